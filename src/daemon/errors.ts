@@ -1,0 +1,52 @@
+/**
+ * The node's error hierarchy. Every failure the node reports to a caller is one of these
+ * classes; the transports translate them in exactly one place each
+ * (`rpc/error-mapping.ts` for JSON-RPC codes, the REST layer for HTTP statuses).
+ * Messages are short and keep geth's wording where clients match on it.
+ */
+export interface NodeErrorOptions {
+  /** Extra facts for logs and the `data` field of a JSON-RPC error. */
+  data?: unknown;
+  cause?: unknown;
+}
+
+export abstract class NodeError extends Error {
+  readonly data?: unknown;
+
+  constructor(message: string, options: NodeErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.data = options.data;
+  }
+}
+
+/** The caller sent something malformed: a parameter, a field, a flag value. */
+export class InvalidInputError extends NodeError {}
+
+/** A named thing (block, transaction, filter, file, contract) does not exist. */
+export class NotFoundError extends NodeError {}
+
+/** A transaction was refused before inclusion (nonce too low, insufficient funds, ...). */
+export class TransactionRejectedError extends NodeError {}
+
+/** EVM execution reverted; `data` carries the revert bytes as a 0x-hex string. */
+export class ExecutionRevertedError extends NodeError {
+  constructor(revertData: string, reason?: string) {
+    super(reason ? `execution reverted: ${reason}` : 'execution reverted', { data: revertData });
+  }
+}
+
+/** A configured limit was hit; the message names the limit and the flag that sets it. */
+export class LimitExceededError extends NodeError {}
+
+/** The caller must authenticate (token) or call from loopback. */
+export class UnauthorizedError extends NodeError {}
+
+/** The method or operation exists in the spec but this node does not support it. */
+export class UnsupportedError extends NodeError {}
+
+/** The request conflicts with the current state (e.g. the datadir is locked by another daemon). */
+export class ConflictError extends NodeError {}
+
+/** A server-side failure that is not the caller's fault and has no better class. */
+export class ServerError extends NodeError {}
