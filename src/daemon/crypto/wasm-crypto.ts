@@ -5,6 +5,11 @@
  */
 import {
   keccak256 as wasmKeccak256,
+  scrypt as wasmScrypt,
+  secp256k1Expand as wasmSecp256k1Expand,
+  secp256k1FromSeed as wasmSecp256k1FromSeed,
+  secp256k1Recover as wasmSecp256k1Recover,
+  secp256k1Sign as wasmSecp256k1Sign,
   sha256 as wasmSha256,
   waitReady,
   isReady,
@@ -31,4 +36,57 @@ export function keccak256(data: Uint8Array): Uint8Array {
 export function sha256(data: Uint8Array): Uint8Array {
   assertReady();
   return wasmSha256(data);
+}
+
+/**
+ * scrypt with N = 2^log2n. Always returns 64 bytes; scrypt's output is a PBKDF2 stream, so a
+ * shorter derived key (e.g. the keystore's dklen 32) is a prefix of it.
+ */
+export function scrypt(
+  password: Uint8Array,
+  salt: Uint8Array,
+  log2n: number,
+  r: number,
+  p: number,
+): Uint8Array {
+  assertReady();
+  return wasmScrypt(password, salt, log2n, r, p);
+}
+
+/**
+ * secp256k1 key pair of a private key: 65 bytes, the 32-byte secret followed by the 33-byte
+ * compressed public key. The secret must be in [1, n-1]; out of range the WebAssembly traps.
+ */
+export function secp256k1KeyPair(secretKey: Uint8Array): Uint8Array {
+  assertReady();
+  return wasmSecp256k1FromSeed(secretKey);
+}
+
+/** Expands a 33-byte compressed public key to its 65-byte `0x04 ‖ x ‖ y` form. */
+export function secp256k1Expand(publicKey: Uint8Array): Uint8Array {
+  assertReady();
+  return wasmSecp256k1Expand(publicKey);
+}
+
+/**
+ * Signs a 32-byte digest with a secp256k1 private key.
+ * Returns 65 bytes `r ‖ s ‖ recoveryId` (recoveryId 0 or 1), the layout the WebAssembly module gives.
+ */
+export function secp256k1SignDigest(digest: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  assertReady();
+  return wasmSecp256k1Sign(digest, privateKey);
+}
+
+/**
+ * Recovers the uncompressed public key (65 bytes, leading 0x04) that signed `digest`.
+ * Throws when the signature is not recoverable; the module also refuses high-s signatures,
+ * so callers that must accept them (the ecrecover precompile) need a fallback.
+ */
+export function secp256k1RecoverPublicKey(
+  digest: Uint8Array,
+  signature64: Uint8Array,
+  recoveryId: number,
+): Uint8Array {
+  assertReady();
+  return wasmSecp256k1Expand(wasmSecp256k1Recover(digest, signature64, recoveryId));
 }

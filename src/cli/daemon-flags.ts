@@ -1,0 +1,38 @@
+/**
+ * The `daemon start` flags, generated from the daemon's option table so that the flags, the
+ * environment variables and the config file keys are always the same set.
+ */
+import { Flags } from '@oclif/core';
+import { OPTION_SPECS, envVarName } from '../daemon/config/options.js';
+
+function helpText(description: string, key: string, defaultText: string | undefined): string {
+  const shownDefault =
+    defaultText === undefined || defaultText === '' ? '' : ` [default: ${defaultText}]`;
+  return `${description}${shownDefault} [env: ${envVarName(key)}]`;
+}
+
+export const daemonOptionFlags = Object.fromEntries(
+  OPTION_SPECS.map((spec) => [
+    spec.key,
+    spec.boolean
+      ? Flags.boolean({
+          description: helpText(spec.description, spec.key, spec.defaultText),
+          allowNo: true,
+          helpGroup: 'NODE',
+        })
+      : Flags.string({
+          description: helpText(spec.description, spec.key, spec.defaultText),
+          helpGroup: 'NODE',
+        }),
+  ]),
+);
+
+/** The option values given on the command line, as raw text by option key. */
+export function explicitOptionValues(flags: Record<string, unknown>): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const spec of OPTION_SPECS) {
+    const value = flags[spec.key];
+    if (value !== undefined) values[spec.key] = String(value);
+  }
+  return values;
+}

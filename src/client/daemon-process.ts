@@ -1,0 +1,172 @@
+/**
+ * Starts, stops and inspects the daemon process of a data directory. Starting spawns the
+ * daemon detached with its output in the log file and waits, through an IPC channel, until it
+ * reports that its interfaces answer or why it could not start; a start that fails leaves no
+ * process behind.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DaemonInfo } from '../shared/daemon-info.js';
+import { dataDirLayout } from '../shared/datadir-layout.js';
+import { DaemonControlError } from './errors.js';
+import { isProcessAlive, readDaemonInfo } from './daemon-files.js';
+
+const DAEMON_ENTRY = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
+
+export interface StartOptions {
+  dataDir: string;
+  /** Raw option values to pass on, by option key. */
+  flags: Partial<Record<string, string>>;
+  /** How long to wait for the daemon to report ready (ms). */
+  readyTimeoutMs?: number;
+}
+
+type LaunchMessage = { type: 'ready'; info: DaemonInfo } | { type: 'failed'; message: string };
+
+function lastLogLines(logFile: string, count: number): string {
+  try {
+    return readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-count).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
+  const layout = dataDirLayout(options.dataDir);
+  const running = readDaemonInfo(layout.root);
+  if (running && isProcessAlive(running.pid)) {
+    throw new DaemonControlError(
+      `a daemon is already running for ${layout.root} (pid ${running.pid})`,
+    );
+  }
+  try {
+    mkdirSync(dirname(layout.logFile), { recursive: true });
+  } catch (error) {
+    throw new DaemonControlError(
+      `cannot create data directory ${layout.root}: ${(error as Error).message}`,
+    );
+  }
+  const logFd = openSync(layout.logFile, 'a', 0o600);
+  const args = [
+    DAEMON_ENTRY,
+    `--datadir=${layout.root}`,
+    ...Object.entries(options.flags)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => `--${key}=${value}`),
+  ];
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    stdio: ['ignore', logFd, logFd, 'ipc'],
+    env: process.env,
+  });
+  closeSync(logFd);
+
+  const timeoutMs = options.readyTimeoutMs ?? 60_000;
+  const outcome = await new Promise<
+    LaunchMessage | { type: 'exited'; code: number | null } | { type: 'timeout' }
+  >((resolve) => {
+    const timer = setTimeout(() => resolve({ type: 'timeout' }), timeoutMs);
+    child.once('message', (message) => {
+      clearTimeout(timer);
+      resolve(message as LaunchMessage);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ type: 'exited', code });
+    });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      resolve({ type: 'failed', message: error.message });
+    });
+  });
+
+  switch (outcome.type) {
+    case 'ready':
+      child.disconnect();
+      child.unref();
+      return outcome.info;
+    case 'failed':
+      await waitForExit(child.pid, 5_000);
+      throw new DaemonControlError(`daemon failed to start: ${outcome.message}`);
+    case 'exited':
+      throw new DaemonControlError(
+        `daemon exited during start-up (code ${outcome.code}); last log lines:\n${lastLogLines(layout.logFile, 10)}`,
+      );
+    case 'timeout':
+      if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+      throw new DaemonControlError(
+        `daemon did not become ready within ${timeoutMs} ms and was killed; see ${layout.logFile}`,
+      );
+  }
+}
+
+/** Polls until the process is gone or the deadline passes; resolves to whether it is gone. */
+async function waitForExit(pid: number | undefined, timeoutMs: number): Promise<boolean> {
+  if (pid === undefined) return true;
+  const deadline = Date.now() + timeoutMs;
+  while (isProcessAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+export interface StopResult {
+  pid: number;
+  /** `graceful` when SIGTERM sufficed, `forced` when SIGKILL was needed. */
+  how: 'graceful' | 'forced';
+}
+
+/**
+ * Stops the daemon: SIGTERM (it finishes the block in flight, flushes and closes), then SIGKILL
+ * if it is still alive after `graceTimeoutMs`. Resolves to undefined when none was running.
+ */
+export async function stopDaemon(
+  dataDir: string,
+  graceTimeoutMs = 15_000,
+): Promise<StopResult | undefined> {
+  const info = readDaemonInfo(dataDir);
+  const pid = info?.pid ?? readLockOwner(dataDir);
+  if (pid === undefined || !isProcessAlive(pid)) return undefined;
+  process.kill(pid, 'SIGTERM');
+  if (await waitForExit(pid, graceTimeoutMs)) return { pid, how: 'graceful' };
+  process.kill(pid, 'SIGKILL');
+  if (await waitForExit(pid, 5_000)) return { pid, how: 'forced' };
+  throw new DaemonControlError(`daemon (pid ${pid}) did not exit after SIGKILL`);
+}
+
+function readLockOwner(dataDir: string): number | undefined {
+  try {
+    const pid = Number.parseInt(readFileSync(dataDirLayout(dataDir).lockFile, 'utf8'), 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export type DaemonStatus =
+  | {
+      running: true;
+      pid: number;
+      uptimeSeconds: number;
+      version: string;
+      endpoints: DaemonInfo['endpoints'];
+      dataDir: string;
+    }
+  | { running: false; dataDir: string };
+
+export function daemonStatus(dataDir: string): DaemonStatus {
+  const layout = dataDirLayout(dataDir);
+  const info = readDaemonInfo(layout.root);
+  if (!info || !isProcessAlive(info.pid)) return { running: false, dataDir: layout.root };
+  return {
+    running: true,
+    pid: info.pid,
+    uptimeSeconds: Math.max(0, Math.round((Date.now() - Date.parse(info.startedAt)) / 1000)),
+    version: info.version,
+    endpoints: info.endpoints,
+    dataDir: layout.root,
+  };
+}

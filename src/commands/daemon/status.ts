@@ -1,0 +1,28 @@
+import { BaseCommand } from '../../cli/base-command.js';
+import { daemonStatus, type DaemonStatus } from '../../client/daemon-process.js';
+
+export default class DaemonStatusCommand extends BaseCommand {
+  static override summary = 'Show whether the node daemon is running.';
+  static override description =
+    'Prints pid, uptime, version and endpoints of the running daemon, or that it is stopped.';
+  static override examples = [
+    '<%= config.bin %> daemon status',
+    '<%= config.bin %> daemon status --json',
+  ];
+
+  async run(): Promise<DaemonStatus> {
+    const { flags } = await this.parse(DaemonStatusCommand);
+    const status = daemonStatus(this.dataDir(flags));
+    if (!status.running) {
+      this.log(`stopped (data directory ${status.dataDir})`);
+      return status;
+    }
+    this.log(
+      `running (pid ${status.pid}, up ${status.uptimeSeconds} s, version ${status.version})`,
+    );
+    this.log(`  data directory ${status.dataDir}`);
+    for (const [name, url] of Object.entries(status.endpoints))
+      this.log(`  ${name.padEnd(12)} ${url}`);
+    return status;
+  }
+}

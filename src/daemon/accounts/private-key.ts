@@ -1,0 +1,40 @@
+/**
+ * Facts about a secp256k1 private key: whether it is usable, and the Ethereum address it
+ * controls. Requires `initCrypto()` to have resolved.
+ */
+import { InvalidInputError } from '../errors.js';
+import { keccak256, secp256k1Expand, secp256k1KeyPair } from '../crypto/wasm-crypto.js';
+
+/** Order of the secp256k1 group; a private key is a scalar in [1, n-1]. */
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+const PRIVATE_KEY_BYTES = 32;
+
+/**
+ * Throws `InvalidInputError` unless `privateKey` is 32 bytes encoding a scalar in [1, n-1].
+ * Checked here because the WebAssembly traps (rather than throws) on an out-of-range key.
+ */
+export function assertValidPrivateKey(privateKey: Uint8Array): void {
+  if (privateKey.length !== PRIVATE_KEY_BYTES) {
+    throw new InvalidInputError(
+      `invalid private key: expected ${PRIVATE_KEY_BYTES} bytes, got ${privateKey.length}`,
+    );
+  }
+  const scalar = BigInt(`0x${Buffer.from(privateKey).toString('hex')}`);
+  if (scalar === 0n || scalar >= SECP256K1_ORDER) {
+    throw new InvalidInputError('invalid private key: not in the secp256k1 scalar range');
+  }
+}
+
+/**
+ * The address of a private key as 40 lowercase hex digits without `0x`: the last 20 bytes of
+ * keccak256 of the uncompressed public key without its 0x04 prefix.
+ *
+ * @example addressOfPrivateKey(key) // 'f39fd6e51aad88f6f4ce6ab8827279cfffb92266'
+ */
+export function addressOfPrivateKey(privateKey: Uint8Array): string {
+  assertValidPrivateKey(privateKey);
+  const compressedPublicKey = secp256k1KeyPair(privateKey).subarray(PRIVATE_KEY_BYTES);
+  const uncompressed = secp256k1Expand(compressedPublicKey);
+  return Buffer.from(keccak256(uncompressed.subarray(1)).subarray(12)).toString('hex');
+}

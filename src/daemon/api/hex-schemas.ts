@@ -1,0 +1,68 @@
+/**
+ * JSON Schemas of the Ethereum JSON-RPC value types, strict as decisions §5 asks: QUANTITY
+ * without leading zeros, DATA of even length, addresses of exactly 20 bytes. Each carries a
+ * `description` that completes the sentence "must be ..." in parameter errors.
+ */
+import type { JsonSchema } from '../rpc/params.js';
+
+export const quantitySchema: JsonSchema = {
+  type: 'string',
+  pattern: '^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$',
+  description: 'a hex QUANTITY (0x-prefixed, no leading zeros)',
+};
+
+export const dataSchema: JsonSchema = {
+  type: 'string',
+  pattern: '^0x([0-9a-fA-F]{2})*$',
+  description: 'hex DATA (0x-prefixed, even number of digits)',
+};
+
+export const addressSchema: JsonSchema = {
+  type: 'string',
+  pattern: '^0x[0-9a-fA-F]{40}$',
+  description: 'a 20-byte address (0x followed by 40 hex digits)',
+};
+
+export const hash32Schema: JsonSchema = {
+  type: 'string',
+  pattern: '^0x[0-9a-fA-F]{64}$',
+  description: 'a 32-byte hash (0x followed by 64 hex digits)',
+};
+
+export const booleanSchema: JsonSchema = { type: 'boolean', description: 'a boolean' };
+
+export const blockTagSchema: JsonSchema = {
+  type: 'string',
+  enum: ['earliest', 'latest', 'pending', 'safe', 'finalized'],
+  description: 'a block tag',
+};
+
+/** A block number or tag (no hash). */
+export const blockNumberOrTagSchema: JsonSchema = {
+  anyOf: [quantitySchema, blockTagSchema],
+  description:
+    'a block number (hex QUANTITY) or one of the tags earliest, latest, pending, safe, finalized',
+};
+
+/** A block number, tag, block hash, or the EIP-1898 object form. */
+export const blockSelectorSchema: JsonSchema = {
+  anyOf: [
+    quantitySchema,
+    blockTagSchema,
+    hash32Schema,
+    {
+      type: 'object',
+      properties: { blockHash: hash32Schema, requireCanonical: { type: 'boolean' } },
+      required: ['blockHash'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      properties: { blockNumber: { anyOf: [quantitySchema, blockTagSchema] } },
+      required: ['blockNumber'],
+      additionalProperties: false,
+    },
+  ],
+  description:
+    'a block number (hex QUANTITY), a tag (earliest, latest, pending, safe, finalized), a 32-byte block hash, or an EIP-1898 object {blockHash} / {blockNumber}',
+};

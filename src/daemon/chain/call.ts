@@ -1,0 +1,219 @@
+/**
+ * `eth_call` and `eth_estimateGas`: a transaction from an unsigned request, run on a throw-away
+ * copy of the state at a block (its trie writes land in a private overlay that is dropped).
+ */
+import { createBlock } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { MerkleStateManager } from '@ethereumjs/statemanager';
+import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { ValueEncoding, bytesToHex, createZeroAddress } from '@ethereumjs/util';
+import type { Address } from '@ethereumjs/util';
+import { createVM, runTx } from '@ethereumjs/vm';
+import type { RunTxResult } from '@ethereumjs/vm';
+import { ExecutionRevertedError, TransactionRejectedError } from '../errors.js';
+import { rejectionReason } from './executor.js';
+import { TrieNodeOverlay } from './trie-node-overlay.js';
+import type { TrieNodeReader } from './trie-node-overlay.js';
+
+/** An unsigned transaction request (`eth_call` / `eth_estimateGas` call object). */
+export interface CallRequest {
+  from?: Address;
+  to?: Address;
+  gas?: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  value?: bigint;
+  data?: Uint8Array;
+  nonce?: bigint;
+}
+
+/**
+ * Outcome of a call that did not revert. `error` is set when execution failed otherwise
+ * ('out of gas', 'invalid opcode', ...); the JSON-RPC layer reports it as a server error.
+ */
+export interface CallResult {
+  returnData: Uint8Array;
+  gasUsed: bigint;
+  error?: string;
+}
+
+/** What a call needs to know about the chain. */
+export interface CallEnvironment {
+  common: Common;
+  readNode: TrieNodeReader;
+  blockchain: EVMMockBlockchainInterface;
+  /** Header of the block whose post-state the call runs on. */
+  block: Block;
+  /** Most gas a call may use (`--rpc.gascap`). */
+  gasCap: bigint;
+}
+
+const ERROR_SELECTOR = '0x08c379a0';
+const PANIC_SELECTOR = '0x4e487b71';
+
+/** Decodes `Error(string)` and `Panic(uint256)` revert data into a reason, when it is one. */
+export function decodeRevertReason(data: Uint8Array): string | undefined {
+  const hex = bytesToHex(data);
+  if (hex.startsWith(ERROR_SELECTOR) && data.length >= 68) {
+    const length = Number(BigInt(bytesToHex(data.subarray(36, 68))));
+    if (68 + length > data.length) return undefined;
+    return new TextDecoder().decode(data.subarray(68, 68 + length));
+  }
+  if (hex.startsWith(PANIC_SELECTOR) && data.length === 36) {
+    return `panic: 0x${BigInt(bytesToHex(data.subarray(4))).toString(16)}`;
+  }
+  return undefined;
+}
+
+function buildTx(env: CallEnvironment, request: CallRequest, gasLimit: bigint): TypedTransaction {
+  const base = {
+    to: request.to,
+    value: request.value ?? 0n,
+    data: request.data ?? new Uint8Array(),
+    gasLimit,
+    nonce: request.nonce ?? 0n,
+  };
+  const opts = { common: env.common, freeze: false };
+  const tx =
+    request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined
+      ? createFeeMarket1559Tx(
+          {
+            ...base,
+            maxFeePerGas: request.maxFeePerGas ?? request.maxPriorityFeePerGas,
+            maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n,
+          },
+          opts,
+        )
+      : createLegacyTx({ ...base, gasPrice: request.gasPrice ?? 0n }, opts);
+  const from = request.from ?? createZeroAddress();
+  tx.getSenderAddress = () => from;
+  return tx;
+}
+
+function hasFee(request: CallRequest): boolean {
+  return (
+    (request.gasPrice ?? 0n) > 0n ||
+    request.maxFeePerGas !== undefined ||
+    request.maxPriorityFeePerGas !== undefined
+  );
+}
+
+/**
+ * Runs the request once with `gasLimit` on a fresh copy of the state. Throws
+ * `TransactionRejectedError` when the transaction is invalid (e.g. intrinsic gas too low).
+ */
+async function runOnce(
+  env: CallEnvironment,
+  request: CallRequest,
+  gasLimit: bigint,
+): Promise<RunTxResult> {
+  const trie = new MerklePatriciaTrie({
+    db: new TrieNodeOverlay(env.readNode),
+    root: env.block.header.stateRoot,
+    useKeyHashing: true,
+    valueEncoding: ValueEncoding.Bytes,
+    common: env.common,
+  });
+  const stateManager = new MerkleStateManager({ trie, common: env.common });
+  const vm = await createVM({ common: env.common, stateManager, blockchain: env.blockchain });
+  const header = env.block.header;
+  // Like geth, a request without any fee runs with a zero base fee so it needs no funds.
+  const block = createBlock(
+    {
+      header: {
+        ...header.toJSON(),
+        baseFeePerGas: hasFee(request) ? header.baseFeePerGas : 0n,
+        gasLimit: gasLimit > header.gasLimit ? gasLimit : header.gasLimit,
+      },
+    },
+    { common: env.common },
+  );
+  try {
+    return await runTx(vm, {
+      tx: buildTx(env, request, gasLimit),
+      block,
+      skipNonce: true,
+      skipBalance: !hasFee(request),
+      skipBlockGasLimitValidation: true,
+      skipHardForkValidation: true,
+    });
+  } catch (error) {
+    throw new TransactionRejectedError(rejectionReason(error), { cause: error });
+  }
+}
+
+function callGasLimit(env: CallEnvironment, request: CallRequest): bigint {
+  return request.gas !== undefined && request.gas < env.gasCap ? request.gas : env.gasCap;
+}
+
+function throwIfReverted(result: RunTxResult): void {
+  if (result.execResult.exceptionError?.error === 'revert') {
+    const data = result.execResult.returnValue;
+    throw new ExecutionRevertedError(bytesToHex(data), decodeRevertReason(data));
+  }
+}
+
+/** Executes a call; reverts throw `ExecutionRevertedError` with the revert data. */
+export async function executeCall(env: CallEnvironment, request: CallRequest): Promise<CallResult> {
+  const result = await runOnce(env, request, callGasLimit(env, request));
+  throwIfReverted(result);
+  return {
+    returnData: result.execResult.returnValue,
+    gasUsed: result.totalGasSpent,
+    error: result.execResult.exceptionError?.error,
+  };
+}
+
+/** geth stops the search once the interval is within 1.5% of the upper bound. */
+const ESTIMATE_ERROR_RATIO = 0.015;
+
+async function succeeds(
+  env: CallEnvironment,
+  request: CallRequest,
+  gasLimit: bigint,
+): Promise<boolean> {
+  try {
+    const result = await runOnce(env, request, gasLimit);
+    return result.execResult.exceptionError === undefined;
+  } catch (error) {
+    if (error instanceof TransactionRejectedError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Smallest gas limit with which the request succeeds, found by binary search like geth.
+ * Reverts throw `ExecutionRevertedError`; a request that fails even with the cap throws
+ * `TransactionRejectedError` ("gas required exceeds allowance (N)" or the EVM error).
+ */
+export async function estimateGas(env: CallEnvironment, request: CallRequest): Promise<bigint> {
+  let hi = request.gas !== undefined && request.gas < env.gasCap ? request.gas : env.gasCap;
+  if (request.gas === undefined && env.block.header.gasLimit < hi) hi = env.block.header.gasLimit;
+  const first = await runOnce(env, request, hi);
+  throwIfReverted(first);
+  const failure = first.execResult.exceptionError?.error;
+  if (failure !== undefined) {
+    throw new TransactionRejectedError(
+      /out of gas/i.test(failure) ? `gas required exceeds allowance (${hi})` : failure,
+    );
+  }
+  let lo = first.totalGasSpent - 1n;
+  const optimistic = ((first.totalGasSpent + first.gasRefund + 2300n) * 64n) / 63n;
+  if (optimistic < hi) {
+    if (await succeeds(env, request, optimistic)) hi = optimistic;
+    else lo = optimistic;
+  }
+  while (lo + 1n < hi) {
+    if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break;
+    let mid = (hi + lo) / 2n;
+    if (mid > lo * 2n) mid = lo * 2n;
+    if (await succeeds(env, request, mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}

@@ -1,0 +1,184 @@
+/**
+ * Single-validator BFT consensus.
+ *
+ * Why real steps with one validator: clients of the consensus socket expect the CometBFT
+ * lifecycle, and keeping propose → prevote → precommit → commit explicit (and observable)
+ * makes the block lifecycle the same shape a multi-validator engine would have; with one
+ * validator each vote is our own and every step succeeds at once.
+ *
+ * Timing: with a block time the engine commits one block per interval (empty ones too unless
+ * disabled). With block time 0 it commits as soon as transactions are pending, batching
+ * everything pending that fits the block gas limit, and otherwise sleeps until the pool wakes it.
+ * `stop()` never abandons a block in flight: it waits for the round to finish.
+ */
+import type { EventBus, Unsubscribe } from '../events/event-bus.js';
+import type { PooledTransaction, TxPoolApi } from '../txpool/types.js';
+import type { CommittedBlock } from './types.js';
+
+export type ConsensusStep = 'propose' | 'prevote' | 'precommit' | 'commit';
+
+/** Observable progress of a round. `blockHash` is set on `commit`. */
+export interface ConsensusStepEvent {
+  height: bigint;
+  round: number;
+  step: ConsensusStep;
+  txCount: number;
+  blockHash?: string;
+}
+
+/** What the engine needs from the chain. */
+export interface BlockProducer {
+  head(): { number: bigint };
+  blockGasLimit(): bigint;
+  buildAndCommitBlock(
+    txs: readonly PooledTransaction[],
+    timestamp: bigint,
+  ): Promise<CommittedBlock>;
+}
+
+export interface ConsensusOptions {
+  chain: BlockProducer;
+  pool: TxPoolApi;
+  bus: EventBus;
+  /** Interval between blocks in ms; 0 commits as soon as transactions are pending. Default 1000. */
+  blockTimeMs?: number;
+  /** Whether to commit blocks without transactions at each interval. Default true. */
+  emptyBlocks?: boolean;
+  /** Clock in ms, for block timestamps. Default `Date.now`. */
+  now?: () => number;
+  /** Told about a round that failed; the engine carries on with the next one. */
+  onRoundError?: (error: unknown) => void;
+}
+
+/** Picks pending transactions in pool order up to the gas limit, keeping each sender's nonces contiguous. */
+export function selectTransactions(
+  executable: readonly PooledTransaction[],
+  gasLimit: bigint,
+): PooledTransaction[] {
+  const selected: PooledTransaction[] = [];
+  const skippedSenders = new Set<string>();
+  let gas = 0n;
+  for (const pooled of executable) {
+    if (skippedSenders.has(pooled.senderHex)) continue;
+    if (gas + pooled.tx.gasLimit > gasLimit) {
+      skippedSenders.add(pooled.senderHex);
+      continue;
+    }
+    gas += pooled.tx.gasLimit;
+    selected.push(pooled);
+  }
+  return selected;
+}
+
+export class ConsensusEngine {
+  private readonly blockTimeMs: number;
+  private readonly emptyBlocks: boolean;
+  private readonly now: () => number;
+  private readonly stepListeners = new Set<(event: ConsensusStepEvent) => void>();
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private unsubscribePool: Unsubscribe | undefined;
+
+  constructor(private readonly options: ConsensusOptions) {
+    this.blockTimeMs = options.blockTimeMs ?? 1000;
+    this.emptyBlocks = options.emptyBlocks ?? true;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Starts producing blocks. Calling it while running does nothing. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribePool = this.options.pool.onPending(() => this.wake?.());
+    this.loop = this.run();
+  }
+
+  /** Stops after the block in flight (if any) is committed and published. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.unsubscribePool?.();
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** Listens to round steps; returns the unsubscribe function. */
+  onStep(listener: (event: ConsensusStepEvent) => void): () => void {
+    this.stepListeners.add(listener);
+    return () => this.stepListeners.delete(listener);
+  }
+
+  private async run(): Promise<void> {
+    let nextBlockAt = this.now() + this.blockTimeMs;
+    while (this.running) {
+      if (this.blockTimeMs > 0) {
+        await this.waitUntil(nextBlockAt);
+        nextBlockAt = Math.max(nextBlockAt + this.blockTimeMs, this.now());
+      } else if (this.options.pool.executable().length === 0) {
+        await this.waitForWake();
+      }
+      if (!this.running) break;
+      try {
+        await this.round();
+      } catch (error) {
+        (this.options.onRoundError ?? ((e) => console.error('consensus round failed', e)))(error);
+      }
+    }
+  }
+
+  /** One height: propose, prevote, precommit, commit. Skipped when there is nothing to commit. */
+  private async round(): Promise<void> {
+    const { chain, pool, bus } = this.options;
+    const txs = selectTransactions(pool.executable(), chain.blockGasLimit());
+    if (txs.length === 0 && (this.blockTimeMs === 0 || !this.emptyBlocks)) return;
+    const height = chain.head().number + 1n;
+    const step = (name: ConsensusStep, blockHash?: string) =>
+      this.emitStep({ height, round: 0, step: name, txCount: txs.length, blockHash });
+    step('propose');
+    step('prevote');
+    step('precommit');
+    const committed = await chain.buildAndCommitBlock(txs, BigInt(Math.floor(this.now() / 1000)));
+    step('commit', committed.block.hashHex);
+    for (const rejected of committed.rejected) pool.drop(rejected.hashHex);
+    await pool.onBlockCommitted(committed.results.map((r) => r.hashHex));
+    bus.publishBlock({
+      block: committed.block,
+      receipts: committed.receipts,
+      results: committed.results,
+    });
+  }
+
+  private emitStep(event: ConsensusStepEvent): void {
+    for (const listener of [...this.stepListeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        (this.options.onRoundError ?? console.error)(error);
+      }
+    }
+  }
+
+  private waitForWake(): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = () => {
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private waitUntil(at: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, Math.max(0, at - this.now()));
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        // With a block time, pending transactions wait for the interval; only stop() ends it early.
+        if (!this.running) done();
+      };
+    });
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Root of a Merkle-Patricia trie built in one pass from a complete key/value list.
+ *
+ * Transaction and receipt roots are computed once per block from lists known in full, so the
+ * general-purpose trie (async, one path walk and re-hash per insert) is not needed: measured at
+ * ~0.3 ms per insert it cost ~0.6 s for a 1 000-transaction block. This builds the same
+ * structure recursively and hashes each node once.
+ */
+import { RLP } from '@ethereumjs/rlp';
+import type { NestedUint8Array } from '@ethereumjs/rlp';
+
+type Node = Uint8Array | NestedUint8Array;
+type Entry = { nibbles: number[]; value: Uint8Array };
+
+function toNibbles(key: Uint8Array): number[] {
+  const nibbles: number[] = [];
+  for (const byte of key) nibbles.push(byte >> 4, byte & 0x0f);
+  return nibbles;
+}
+
+/** Hex-prefix encoding of a path (Yellow Paper appendix C). */
+function hexPrefix(path: number[], leaf: boolean): Uint8Array {
+  const odd = path.length % 2 === 1;
+  const flag = (leaf ? 2 : 0) + (odd ? 1 : 0);
+  const out = new Uint8Array(Math.floor(path.length / 2) + 1);
+  out[0] = odd ? (flag << 4) | path[0] : flag << 4;
+  for (let i = odd ? 1 : 0, j = 1; i < path.length; i += 2, j++)
+    out[j] = (path[i] << 4) | path[i + 1];
+  return out;
+}
+
+function commonPrefixLength(entries: Entry[], depth: number): number {
+  const first = entries[0].nibbles;
+  let length = 0;
+  for (;;) {
+    const at = depth + length;
+    if (at >= first.length) return length;
+    const nibble = first[at];
+    if (entries.some((e) => at >= e.nibbles.length || e.nibbles[at] !== nibble)) return length;
+    length++;
+  }
+}
+
+export class OrderedTrieRoot {
+  constructor(private readonly keccak256: (data: Uint8Array) => Uint8Array) {}
+
+  /** Root of the trie holding `values[i]` under key `RLP(i)`, as transaction and receipt tries do. */
+  ofList(values: readonly Uint8Array[]): Uint8Array {
+    return this.root(values.map((value, i) => ({ nibbles: toNibbles(RLP.encode(i)), value })));
+  }
+
+  private root(entries: Entry[]): Uint8Array {
+    if (entries.length === 0) return this.keccak256(RLP.encode(new Uint8Array()));
+    return this.keccak256(RLP.encode(this.node(entries, 0)));
+  }
+
+  /** A child reference: nodes under 32 bytes of RLP are embedded, the rest hashed. */
+  private reference(node: NestedUint8Array): Node {
+    const encoded = RLP.encode(node);
+    return encoded.length < 32 ? node : this.keccak256(encoded);
+  }
+
+  private node(entries: Entry[], depth: number): NestedUint8Array {
+    if (entries.length === 1) {
+      return [hexPrefix(entries[0].nibbles.slice(depth), true), entries[0].value];
+    }
+    const shared = commonPrefixLength(entries, depth);
+    if (shared > 0) {
+      const path = entries[0].nibbles.slice(depth, depth + shared);
+      return [hexPrefix(path, false), this.reference(this.node(entries, depth + shared))];
+    }
+    const branch: Node[] = Array.from({ length: 17 }, () => new Uint8Array());
+    const groups = new Map<number, Entry[]>();
+    for (const entry of entries) {
+      if (entry.nibbles.length === depth) {
+        branch[16] = entry.value;
+        continue;
+      }
+      const nibble = entry.nibbles[depth];
+      const group = groups.get(nibble) ?? [];
+      group.push(entry);
+      groups.set(nibble, group);
+    }
+    for (const [nibble, group] of groups)
+      branch[nibble] = this.reference(this.node(group, depth + 1));
+    return branch as NestedUint8Array;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Storage form of a block's receipts: one RLP list per block. Block context (hash, number,
+ * log indexes) is not stored; it is attached when the receipts are read.
+ */
+import { RLP } from '@ethereumjs/rlp';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Address, bigIntToBytes, bytesToBigInt } from '@ethereumjs/util';
+import type { ChainLog, ChainReceipt, StoredBlock } from './types.js';
+
+/** The per-transaction facts execution produces that the header and the block do not hold. */
+export interface ReceiptRecord {
+  status: 0 | 1;
+  cumulativeGasUsed: bigint;
+  gasUsed: bigint;
+  effectiveGasPrice: bigint;
+  contractAddress?: Address;
+  logsBloom: Uint8Array;
+  logs: [address: Uint8Array, topics: Uint8Array[], data: Uint8Array][];
+}
+
+export function encodeReceipts(records: readonly ReceiptRecord[]): Uint8Array {
+  return RLP.encode(
+    records.map((r) => [
+      r.status,
+      bigIntToBytes(r.cumulativeGasUsed),
+      bigIntToBytes(r.gasUsed),
+      bigIntToBytes(r.effectiveGasPrice),
+      r.contractAddress?.bytes ?? new Uint8Array(),
+      r.logsBloom,
+      r.logs,
+    ]),
+  );
+}
+
+export function decodeReceipts(encoded: Uint8Array): ReceiptRecord[] {
+  const rows = RLP.decode(encoded) as unknown as [
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+    ReceiptRecord['logs'],
+  ][];
+  return rows.map(([status, cumulative, gasUsed, price, contract, bloom, logs]) => ({
+    status: status.length === 0 ? 0 : 1,
+    cumulativeGasUsed: bytesToBigInt(cumulative),
+    gasUsed: bytesToBigInt(gasUsed),
+    effectiveGasPrice: bytesToBigInt(price),
+    contractAddress: contract.length === 0 ? undefined : new Address(contract),
+    logsBloom: bloom,
+    logs,
+  }));
+}
+
+/** Attaches block context to stored receipt records; log indexes count across the block. */
+export function receiptsOfBlock(
+  stored: StoredBlock,
+  records: readonly ReceiptRecord[],
+): ChainReceipt[] {
+  let logIndex = 0;
+  return records.map((record, index) => {
+    const tx: TypedTransaction = stored.block.transactions[index];
+    const transactionHash = tx.hash();
+    const logs: ChainLog[] = record.logs.map(([address, topics, data]) => ({
+      address: new Address(address),
+      topics,
+      data,
+      blockNumber: stored.number,
+      blockHash: stored.hash,
+      transactionHash,
+      transactionIndex: index,
+      logIndex: logIndex++,
+      removed: false,
+    }));
+    return {
+      type: tx.type,
+      transactionHash,
+      transactionIndex: index,
+      blockHash: stored.hash,
+      blockNumber: stored.number,
+      from: stored.senders[index],
+      to: tx.to,
+      contractAddress: record.contractAddress,
+      status: record.status,
+      cumulativeGasUsed: record.cumulativeGasUsed,
+      gasUsed: record.gasUsed,
+      effectiveGasPrice: record.effectiveGasPrice,
+      logs,
+      logsBloom: record.logsBloom,
+    };
+  });
+}

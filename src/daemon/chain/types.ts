@@ -1,0 +1,101 @@
+/**
+ * The shapes the chain hands to its readers (JSON-RPC, events, consensus socket).
+ * Bytes are `Uint8Array`, addresses `Address`, quantities `bigint`; formatting is the reader's job.
+ */
+import type { Block } from '@ethereumjs/block';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import type { Address } from '@ethereumjs/util';
+
+/** A committed block with the facts every reader needs, computed once. */
+export interface StoredBlock {
+  block: Block;
+  number: bigint;
+  hash: Uint8Array;
+  hashHex: string;
+  /** Length of the block's RLP, the `size` of a JSON-RPC block. */
+  size: number;
+  /** Sender of each transaction, by index. */
+  senders: Address[];
+}
+
+/** One log as clients see it: position in the chain included. */
+export interface ChainLog {
+  address: Address;
+  topics: Uint8Array[];
+  data: Uint8Array;
+  blockNumber: bigint;
+  blockHash: Uint8Array;
+  transactionHash: Uint8Array;
+  transactionIndex: number;
+  /** Index of the log in its block. */
+  logIndex: number;
+  removed: false;
+}
+
+export interface ChainReceipt {
+  type: number;
+  transactionHash: Uint8Array;
+  transactionIndex: number;
+  blockHash: Uint8Array;
+  blockNumber: bigint;
+  from: Address;
+  to?: Address;
+  contractAddress?: Address;
+  /** 1 success, 0 failure. */
+  status: 0 | 1;
+  cumulativeGasUsed: bigint;
+  gasUsed: bigint;
+  effectiveGasPrice: bigint;
+  logs: ChainLog[];
+  logsBloom: Uint8Array;
+}
+
+/** A committed transaction and where it is. */
+export interface ChainTransaction {
+  tx: TypedTransaction;
+  blockNumber: bigint;
+  blockHash: Uint8Array;
+  index: number;
+  sender: Address;
+}
+
+/**
+ * Attributes of the `ethereum_tx` event (decisions §6), as strings the way CometBFT carries them.
+ * `ethereumTxFailed` is present only for failed transactions and holds the EVM error.
+ */
+export interface EthereumTxAttributes {
+  sender: string;
+  recipient: string;
+  ethereumTxHash: string;
+  txIndex: string;
+  amount: string;
+  txGasUsed: string;
+  ethereumTxFailed?: string;
+}
+
+/** The consensus view of one included transaction. */
+export interface TxResult {
+  hash: Uint8Array;
+  hashHex: string;
+  index: number;
+  /** Consensus result code: 0 success (receipt status 1), 1 failure (receipt status 0). */
+  code: 0 | 1;
+  gasUsed: bigint;
+  /** EVM error of a failed transaction ('revert', 'out of gas', ...). */
+  error?: string;
+  logs: ChainLog[];
+  ethereumTx: EthereumTxAttributes;
+}
+
+/** A transaction left out of a block because it cannot execute; the pool should drop it. */
+export interface RejectedTx {
+  hashHex: string;
+  reason: string;
+}
+
+export interface CommittedBlock {
+  block: StoredBlock;
+  receipts: ChainReceipt[];
+  results: TxResult[];
+  rejected: RejectedTx[];
+}

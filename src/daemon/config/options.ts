@@ -1,0 +1,247 @@
+/**
+ * Every daemon option in one table: its flag name (also the config-file key), environment
+ * variable, default, parser and help text. The `daemon start` flags, the environment and the
+ * config file are all read through this table, so they cannot drift apart.
+ */
+import {
+  parseBoolean,
+  parseByteSize,
+  parseDuration,
+  parseHostPort,
+  parseList,
+  parseNonNegativeInteger,
+  parsePositiveInteger,
+  parseTcpListenAddress,
+  parseWeiAmount,
+  type HostPort,
+} from './option-parsers.js';
+
+export interface NodeConfig {
+  dev: boolean;
+  'json-rpc.enable': boolean;
+  'json-rpc.address': HostPort;
+  'json-rpc.ws-address': HostPort;
+  'json-rpc.cors': string[];
+  'json-rpc.ethereum-compat': boolean;
+  'evm.rpc.api': string[];
+  'rpc.laddr': HostPort;
+  'rest.address': HostPort;
+  'minimum-gas-prices': bigint | undefined;
+  'block-time': number;
+  'empty-blocks': boolean;
+  'chain-id': number | undefined;
+  'json-rpc.max-body-size': number;
+  'json-rpc.batch-request-limit': number;
+  'json-rpc.batch-response-max-size': number;
+  'json-rpc.ws-max-message-size': number;
+  'json-rpc.gas-cap': number;
+  'json-rpc.evm-timeout': number;
+  'json-rpc.logs-cap': number;
+  'json-rpc.block-range-cap': number;
+  'json-rpc.filter-timeout': number;
+  'rpc.max-subscription-clients': number;
+  'rpc.max-subscriptions-per-client': number;
+  'log-level': LogLevel;
+}
+
+export type OptionKey = keyof NodeConfig;
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+export interface OptionSpec<K extends OptionKey = OptionKey> {
+  key: K;
+  /** Help text shown by `daemon start --help` and in the man page. */
+  description: string;
+  /** Default as a user would write it (also shown in help). */
+  defaultText: string | undefined;
+  /** True for on/off options: `--name` / `--no-name` on the command line. */
+  boolean?: boolean;
+  parse(raw: string): NodeConfig[K];
+}
+
+function parseLogLevel(raw: string): LogLevel {
+  const level = raw.trim().toLowerCase();
+  if (level === 'error' || level === 'warn' || level === 'info' || level === 'debug') return level;
+  throw new Error(`expected one of error, warn, info, debug, got "${raw}"`);
+}
+
+function option<K extends OptionKey>(spec: OptionSpec<K>): OptionSpec<K> {
+  return spec;
+}
+
+const optional =
+  <T>(parse: (raw: string) => T) =>
+  (raw: string): T | undefined =>
+    raw === '' ? undefined : parse(raw);
+
+export const OPTION_SPECS: readonly OptionSpec[] = [
+  option({
+    key: 'dev',
+    boolean: true,
+    defaultText: 'true',
+    description:
+      'Dev mode: the embedded single-validator dev chain with the ten funded, unlocked test accounts.',
+    parse: parseBoolean,
+  }),
+  option({
+    key: 'json-rpc.enable',
+    boolean: true,
+    defaultText: 'true',
+    description: 'Serve the EVM JSON-RPC interface over HTTP and WebSocket.',
+    parse: parseBoolean,
+  }),
+  option({
+    key: 'json-rpc.address',
+    defaultText: '127.0.0.1:8545',
+    description: 'host:port of the JSON-RPC HTTP server (port 0 picks a free port).',
+    parse: parseHostPort,
+  }),
+  option({
+    key: 'json-rpc.ws-address',
+    defaultText: '0.0.0.0:8546',
+    description: 'host:port of the JSON-RPC WebSocket server (port 0 picks a free port).',
+    parse: parseHostPort,
+  }),
+  option({
+    key: 'json-rpc.cors',
+    defaultText: '',
+    description:
+      'Comma-separated origins allowed by CORS on the HTTP server ("*" for any); empty disables CORS.',
+    parse: parseList,
+  }),
+  option({
+    key: 'json-rpc.ethereum-compat',
+    boolean: true,
+    defaultText: 'false',
+    description:
+      'Give difficulty, nonce, sha3Uncles and totalDifficulty the post-merge values geth returns instead of null (for ethers v6 and Foundry).',
+    parse: parseBoolean,
+  }),
+  option({
+    key: 'evm.rpc.api',
+    defaultText: 'web3,eth,net,txpool,personal,miner,debug',
+    description: 'Comma-separated JSON-RPC namespaces to serve.',
+    parse: parseList,
+  }),
+  option({
+    key: 'rpc.laddr',
+    defaultText: 'tcp://127.0.0.1:26657',
+    description:
+      'Listen address of the CometBFT-compatible consensus RPC (WebSocket at /websocket).',
+    parse: parseTcpListenAddress,
+  }),
+  option({
+    key: 'rest.address',
+    defaultText: '127.0.0.1:1317',
+    description: 'host:port of the REST interface (/v1/api).',
+    parse: parseHostPort,
+  }),
+  option({
+    key: 'minimum-gas-prices',
+    defaultText: undefined,
+    description:
+      'Minimum gas price in wei (e.g. 1000000000 or 1gwei); overrides the config file and miner_setGasPrice. Default: the genesis value.',
+    parse: optional(parseWeiAmount),
+  }),
+  option({
+    key: 'block-time',
+    defaultText: '1s',
+    description:
+      'Interval between blocks (e.g. 1s, 500ms); 0 commits as soon as transactions are pending.',
+    parse: parseDuration,
+  }),
+  option({
+    key: 'empty-blocks',
+    boolean: true,
+    defaultText: 'true',
+    description:
+      'Produce a block at every interval even with no transactions (--no-empty-blocks to skip).',
+    parse: parseBoolean,
+  }),
+  option({
+    key: 'chain-id',
+    defaultText: undefined,
+    description: 'Chain id of the dev chain created on a fresh data directory (default 9000).',
+    parse: optional(parsePositiveInteger),
+  }),
+  option({
+    key: 'json-rpc.max-body-size',
+    defaultText: '5MiB',
+    description: 'Largest accepted HTTP JSON-RPC request body.',
+    parse: parseByteSize,
+  }),
+  option({
+    key: 'json-rpc.batch-request-limit',
+    defaultText: '1000',
+    description: 'Most calls in one JSON-RPC batch.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.batch-response-max-size',
+    defaultText: '25MB',
+    description: 'Largest total response of one JSON-RPC batch.',
+    parse: parseByteSize,
+  }),
+  option({
+    key: 'json-rpc.ws-max-message-size',
+    defaultText: '32MiB',
+    description: 'Largest accepted WebSocket message.',
+    parse: parseByteSize,
+  }),
+  option({
+    key: 'json-rpc.gas-cap',
+    defaultText: '25000000',
+    description: 'Gas cap of eth_call and eth_estimateGas.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.evm-timeout',
+    defaultText: '5s',
+    description: 'Time limit of one eth_call or eth_estimateGas.',
+    parse: parseDuration,
+  }),
+  option({
+    key: 'json-rpc.logs-cap',
+    defaultText: '10000',
+    description: 'Most logs returned by one eth_getLogs call.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.block-range-cap',
+    defaultText: '10000',
+    description: 'Largest block range of one eth_getLogs call.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.filter-timeout',
+    defaultText: '5m',
+    description: 'Idle time after which an unpolled filter is removed.',
+    parse: parseDuration,
+  }),
+  option({
+    key: 'rpc.max-subscription-clients',
+    defaultText: '100',
+    description: 'Most clients subscribed at once on the consensus WebSocket.',
+    parse: parseNonNegativeInteger,
+  }),
+  option({
+    key: 'rpc.max-subscriptions-per-client',
+    defaultText: '5',
+    description: 'Most subscriptions of one consensus WebSocket client.',
+    parse: parseNonNegativeInteger,
+  }),
+  option({
+    key: 'log-level',
+    defaultText: 'info',
+    description: 'Daemon log level: error, warn, info or debug.',
+    parse: parseLogLevel,
+  }),
+];
+
+/** Environment variable that sets an option: `json-rpc.address` -> `NODE_CLI_JSON_RPC_ADDRESS`. */
+export function envVarName(key: string): string {
+  return `NODE_CLI_${key.toUpperCase().replace(/[.-]/g, '_')}`;
+}
+
+export function findOption(key: string): OptionSpec | undefined {
+  return OPTION_SPECS.find((spec) => spec.key === key);
+}

@@ -1,0 +1,94 @@
+/**
+ * The node's event bus: the one place committed blocks and newly pending transactions are
+ * published, and where every reader (JSON-RPC filters and subscriptions, the consensus socket,
+ * `/ws/node`) listens, so none of them polls the database.
+ *
+ * Publishing is synchronous and in subscription order, so readers see blocks in chain order.
+ * Listeners are isolated: one that throws is reported through `onListenerError` and neither
+ * the other listeners nor the producer notice.
+ */
+import type { ChainReceipt, StoredBlock, TxResult } from '../chain/types.js';
+import type { PooledTransaction } from '../txpool/types.js';
+
+/** A block the chain committed, with its receipts and the consensus result of each transaction. */
+export interface BlockCommittedEvent {
+  block: StoredBlock;
+  receipts: ChainReceipt[];
+  results: TxResult[];
+}
+
+export type Unsubscribe = () => void;
+
+type Listener<E> = (event: E) => void;
+
+export interface EventBusOptions {
+  /** Told about listeners that threw; defaults to `console.error`. */
+  onListenerError?: (error: unknown, channel: string) => void;
+}
+
+class Channel<E> {
+  private readonly listeners = new Set<Listener<E>>();
+
+  constructor(
+    private readonly name: string,
+    private readonly onError: (error: unknown, channel: string) => void,
+  ) {}
+
+  subscribe(listener: Listener<E>): Unsubscribe {
+    // Wrapped so the same function may subscribe twice and unsubscribe each time separately.
+    const entry: Listener<E> = (event) => listener(event);
+    this.listeners.add(entry);
+    return () => {
+      this.listeners.delete(entry);
+    };
+  }
+
+  publish(event: E): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.onError(error, this.name);
+      }
+    }
+  }
+
+  get size(): number {
+    return this.listeners.size;
+  }
+}
+
+export class EventBus {
+  private readonly blocks: Channel<BlockCommittedEvent>;
+  private readonly pendingTxs: Channel<PooledTransaction>;
+
+  constructor(options: EventBusOptions = {}) {
+    const onError =
+      options.onListenerError ??
+      ((error: unknown, channel: string) =>
+        console.error(`event bus: ${channel} listener failed`, error));
+    this.blocks = new Channel('block', onError);
+    this.pendingTxs = new Channel('pendingTx', onError);
+  }
+
+  publishBlock(event: BlockCommittedEvent): void {
+    this.blocks.publish(event);
+  }
+
+  onBlock(listener: Listener<BlockCommittedEvent>): Unsubscribe {
+    return this.blocks.subscribe(listener);
+  }
+
+  publishPendingTx(tx: PooledTransaction): void {
+    this.pendingTxs.publish(tx);
+  }
+
+  onPendingTx(listener: Listener<PooledTransaction>): Unsubscribe {
+    return this.pendingTxs.subscribe(listener);
+  }
+
+  /** Number of listeners per channel (for status output and tests). */
+  listenerCount(): { block: number; pendingTx: number } {
+    return { block: this.blocks.size, pendingTx: this.pendingTxs.size };
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Entry point of the background daemon process started by `node-cli daemon start`.
+ * Arguments are `--datadir=<dir>` and `--<option>=<value>` pairs; the parent is told through
+ * the IPC channel when the node is ready or why it could not start.
+ */
+import { parseArgs } from 'node:util';
+import { runDaemon } from './run-daemon.js';
+
+export type LaunchMessage = { type: 'ready'; info: unknown } | { type: 'failed'; message: string };
+
+function report(message: LaunchMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.send || !process.connected) resolve();
+    else process.send(message, undefined, undefined, () => resolve());
+  });
+}
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  strict: false,
+  allowPositionals: false,
+});
+const { datadir, ...flags } = values as Record<string, string | boolean>;
+
+try {
+  await runDaemon({
+    dataDir: String(datadir),
+    flags: Object.fromEntries(Object.entries(flags).map(([key, value]) => [key, String(value)])),
+    env: process.env,
+    onReady: (info) => void report({ type: 'ready', info }),
+  });
+  process.exit(0);
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`${new Date().toISOString()} ERROR daemon failed to start: ${message}\n`);
+  await report({ type: 'failed', message });
+  process.exit(1);
+}

@@ -1,0 +1,194 @@
+/**
+ * The transport-agnostic JSON-RPC 2.0 core: takes the text of one message (a call or a batch),
+ * returns the text to send back (or nothing, for notifications). Envelope checks, batches,
+ * access control, parameter validation and error conversion all happen here, once, for every
+ * transport.
+ */
+import { validateParams } from './params.js';
+import { toRpcError } from './error-mapping.js';
+import { RpcError, RpcErrorCode } from './rpc-error.js';
+import type { CallContext, MethodRegistry } from './registry.js';
+
+export type RpcId = string | number | null;
+
+export interface DispatcherLimits {
+  /** Most calls in one batch (`--json-rpc.batch-request-limit`). */
+  batchRequestLimit: number;
+  /** Largest total response of one batch, in bytes (`--json-rpc.batch-response-max-size`). */
+  batchResponseMaxSize: number;
+}
+
+export interface DispatcherLogger {
+  error(message: string, details?: Record<string, unknown>): void;
+  debug(message: string, details?: Record<string, unknown>): void;
+}
+
+interface Envelope {
+  id: RpcId;
+  /** No id member: a notification, which gets no response. */
+  isNotification: boolean;
+  method: string;
+  params: unknown;
+}
+
+function errorResponse(id: RpcId, error: RpcError): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, error: error.toJSON() });
+}
+
+function isValidId(id: unknown): id is RpcId {
+  return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+}
+
+export class RpcDispatcher {
+  constructor(
+    private readonly registry: MethodRegistry,
+    private readonly limits: DispatcherLimits,
+    private readonly logger: DispatcherLogger,
+  ) {}
+
+  /** Handles one message; resolves to the response text, or undefined when none is due. */
+  async handleText(text: string, context: CallContext): Promise<string | undefined> {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return errorResponse(
+        null,
+        new RpcError(RpcErrorCode.parseError, 'parse error: request body is not valid JSON'),
+      );
+    }
+    return Array.isArray(message)
+      ? this.handleBatch(message, context)
+      : this.handleSingle(message, context);
+  }
+
+  private async handleBatch(calls: unknown[], context: CallContext): Promise<string | undefined> {
+    if (calls.length === 0) {
+      return errorResponse(
+        null,
+        new RpcError(RpcErrorCode.invalidRequest, 'invalid request: empty batch'),
+      );
+    }
+    if (calls.length > this.limits.batchRequestLimit) {
+      return errorResponse(
+        null,
+        new RpcError(
+          RpcErrorCode.limitExceeded,
+          `batch too large: ${calls.length} calls exceed the limit of ${this.limits.batchRequestLimit} (--json-rpc.batch-request-limit)`,
+        ),
+      );
+    }
+    const responses: string[] = [];
+    let size = 2;
+    for (const call of calls) {
+      const response = await this.handleSingle(call, context);
+      if (response === undefined) continue;
+      if (size + response.length + 1 > this.limits.batchResponseMaxSize) {
+        const id = (call as { id?: unknown }).id;
+        responses.push(
+          errorResponse(
+            isValidId(id) ? id : null,
+            new RpcError(
+              RpcErrorCode.limitExceeded,
+              `batch response too large: exceeds ${this.limits.batchResponseMaxSize} bytes (--json-rpc.batch-response-max-size)`,
+            ),
+          ),
+        );
+        continue;
+      }
+      size += response.length + 1;
+      responses.push(response);
+    }
+    return responses.length === 0 ? undefined : `[${responses.join(',')}]`;
+  }
+
+  private async handleSingle(message: unknown, context: CallContext): Promise<string | undefined> {
+    const envelope = this.parseEnvelope(message);
+    if (envelope instanceof RpcError) {
+      const id = (message as { id?: unknown } | null)?.id;
+      return errorResponse(isValidId(id) ? id : null, envelope);
+    }
+    try {
+      const result = await this.invoke(envelope, context);
+      if (envelope.isNotification) return undefined;
+      return JSON.stringify({ jsonrpc: '2.0', id: envelope.id, result: result ?? null });
+    } catch (error) {
+      if (envelope.isNotification) return undefined;
+      const rpcError = toRpcError(error, (internal) =>
+        this.logger.error('JSON-RPC handler failed', {
+          method: envelope.method,
+          error: String((internal as Error)?.stack ?? internal),
+        }),
+      );
+      return errorResponse(envelope.id, rpcError);
+    }
+  }
+
+  private parseEnvelope(message: unknown): Envelope | RpcError {
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+      return new RpcError(
+        RpcErrorCode.invalidRequest,
+        'invalid request: expected a JSON-RPC request object',
+      );
+    }
+    const record = message as Record<string, unknown>;
+    if (record.jsonrpc !== '2.0') {
+      return new RpcError(RpcErrorCode.invalidRequest, 'invalid request: "jsonrpc" must be "2.0"');
+    }
+    if ('id' in record && !isValidId(record.id)) {
+      return new RpcError(
+        RpcErrorCode.invalidRequest,
+        'invalid request: "id" must be a string, a number or null',
+      );
+    }
+    if (typeof record.method !== 'string' || record.method.length === 0) {
+      return new RpcError(
+        RpcErrorCode.invalidRequest,
+        'invalid request: "method" must be a non-empty string',
+      );
+    }
+    return {
+      id: (record.id as RpcId | undefined) ?? null,
+      isNotification: !('id' in record),
+      method: record.method,
+      params: record.params,
+    };
+  }
+
+  private async invoke(envelope: Envelope, context: CallContext): Promise<unknown> {
+    const resolution = this.registry.resolve(envelope.method);
+    switch (resolution.kind) {
+      case 'unknown':
+        throw new RpcError(
+          RpcErrorCode.methodNotFound,
+          `the method ${envelope.method} does not exist/is not available`,
+        );
+      case 'not-enabled':
+        throw new RpcError(
+          RpcErrorCode.methodNotFound,
+          `the method ${envelope.method} does not exist/is not available (namespace "${resolution.namespace}" is not enabled by --evm.rpc.api)`,
+        );
+      case 'unsupported':
+        throw new RpcError(
+          RpcErrorCode.methodNotFound,
+          `the method ${envelope.method} is not supported by this node`,
+        );
+      case 'found':
+        break;
+    }
+    const { method, access } = resolution;
+    const allowed =
+      access === 'public' ||
+      context.authenticated ||
+      (access === 'loopback-or-token' && context.loopback);
+    if (!allowed) {
+      throw new RpcError(
+        RpcErrorCode.unauthorized,
+        `unauthorized: ${envelope.method} requires authentication`,
+      );
+    }
+    const params = validateParams(method.params, envelope.params);
+    this.logger.debug('call', { method: envelope.method, transport: context.transport });
+    return method.handler(params, context);
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The one place where the node's errors become JSON-RPC error codes.
+ */
+import {
+  ConflictError,
+  ExecutionRevertedError,
+  InvalidInputError,
+  LimitExceededError,
+  NodeError,
+  NotFoundError,
+  TransactionRejectedError,
+  UnauthorizedError,
+  UnsupportedError,
+} from '../errors.js';
+import { RpcError, RpcErrorCode } from './rpc-error.js';
+
+const CODE_BY_CLASS: ReadonlyArray<[abstract new (...args: never[]) => NodeError, number]> = [
+  [ExecutionRevertedError, RpcErrorCode.executionReverted],
+  [InvalidInputError, RpcErrorCode.invalidParams],
+  [UnauthorizedError, RpcErrorCode.unauthorized],
+  [UnsupportedError, RpcErrorCode.serverError],
+  [LimitExceededError, RpcErrorCode.limitExceeded],
+  [TransactionRejectedError, RpcErrorCode.serverError],
+  [NotFoundError, RpcErrorCode.serverError],
+  [ConflictError, RpcErrorCode.serverError],
+];
+
+/**
+ * Converts anything thrown by a handler. Unknown errors become `-32603` with a generic message
+ * (their detail goes to the log, not to the caller); `onInternal` receives them for logging.
+ */
+export function toRpcError(error: unknown, onInternal?: (error: unknown) => void): RpcError {
+  if (error instanceof RpcError) return error;
+  if (error instanceof NodeError) {
+    const entry = CODE_BY_CLASS.find(([errorClass]) => error instanceof errorClass);
+    return new RpcError(entry ? entry[1] : RpcErrorCode.serverError, error.message, error.data);
+  }
+  onInternal?.(error);
+  return new RpcError(RpcErrorCode.internalError, 'internal error');
+}

@@ -1,0 +1,41 @@
+import type { Server } from 'node:net';
+import type { HostPort } from '../config/option-parsers.js';
+import { ConflictError, ServerError } from '../errors.js';
+
+/**
+ * Starts listening and resolves to the bound port, or rejects with an error that names the
+ * address, the option that set it and the cause (for example "address already in use").
+ */
+export function listen(server: Server, address: HostPort, optionName: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      const where = `${address.host}:${address.port} (--${optionName})`;
+      if (error.code === 'EADDRINUSE') {
+        reject(new ConflictError(`cannot listen on ${where}: address already in use`));
+      } else if (error.code === 'EACCES') {
+        reject(new ServerError(`cannot listen on ${where}: permission denied`));
+      } else {
+        reject(new ServerError(`cannot listen on ${where}: ${error.message}`));
+      }
+    };
+    server.once('error', onError);
+    server.listen(address.port, address.host, () => {
+      server.off('error', onError);
+      const bound = server.address();
+      resolve(typeof bound === 'object' && bound ? bound.port : address.port);
+    });
+  });
+}
+
+/** `http://host:port` with IPv6 hosts bracketed; wildcard hosts are shown as loopback for clients. */
+export function endpointUrl(scheme: string, host: string, port: number, path = ''): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const shown = reachable.includes(':') ? `[${reachable}]` : reachable;
+  return `${scheme}://${shown}:${port}${path}`;
+}
+
+export function isLoopback(remoteAddress: string | undefined): boolean {
+  if (!remoteAddress) return false;
+  const address = remoteAddress.replace(/^::ffff:/, '');
+  return address === '::1' || address.startsWith('127.');
+}

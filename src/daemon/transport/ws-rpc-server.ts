@@ -1,0 +1,113 @@
+/**
+ * JSON-RPC over WebSocket: the same dispatcher as HTTP, plus a connection object through
+ * which methods push notifications (subscriptions). A client that stops reading is
+ * disconnected once its unsent backlog passes a bound, so it cannot hold memory or slow the
+ * producers of notifications.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { HostPort } from '../config/option-parsers.js';
+import type { AuthToken } from '../datadir/auth-token.js';
+import type { Logger } from '../logger.js';
+import type { RpcDispatcher } from '../rpc/dispatcher.js';
+import type { CallContext, RpcConnection } from '../rpc/registry.js';
+import { isAuthenticated } from './auth.js';
+import type { RunningServer } from './http-rpc-server.js';
+import { endpointUrl, isLoopback, listen } from './listen.js';
+
+export interface WsRpcServerOptions {
+  address: HostPort;
+  maxMessageSize: number;
+  /** Unsent bytes a client may accumulate before it is disconnected. */
+  maxBacklogBytes: number;
+  token: AuthToken;
+  dispatcher: RpcDispatcher;
+  logger: Logger;
+}
+
+/** Close code used when a client falls too far behind (1008: policy violation). */
+const CLOSE_SLOW_CONSUMER = 1008;
+
+class WsConnection implements RpcConnection {
+  readonly id = randomUUID();
+  private readonly closeListeners: Array<() => void> = [];
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly maxBacklogBytes: number,
+  ) {
+    socket.once('close', () => {
+      for (const listener of this.closeListeners.splice(0)) listener();
+    });
+  }
+
+  send(text: string): boolean {
+    if (this.socket.readyState !== this.socket.OPEN) return false;
+    if (this.socket.bufferedAmount + text.length > this.maxBacklogBytes) {
+      this.socket.close(
+        CLOSE_SLOW_CONSUMER,
+        'slow consumer: too many unread messages, disconnected',
+      );
+      return false;
+    }
+    this.socket.send(text);
+    return true;
+  }
+
+  notify(method: string, params: unknown): boolean {
+    return this.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+  }
+
+  onClose(listener: () => void): void {
+    if (this.socket.readyState === this.socket.CLOSED) listener();
+    else this.closeListeners.push(listener);
+  }
+}
+
+export async function startWsRpcServer(options: WsRpcServerOptions): Promise<RunningServer> {
+  const httpServer = createServer((_request, response) => {
+    response
+      .writeHead(426, { 'content-type': 'text/plain' })
+      .end('this endpoint speaks JSON-RPC over WebSocket\n');
+  });
+  const wss = new WebSocketServer({ server: httpServer, maxPayload: options.maxMessageSize });
+
+  wss.on('connection', (socket, request) => {
+    const connection = new WsConnection(socket, options.maxBacklogBytes);
+    const context: CallContext = {
+      transport: 'ws',
+      authenticated: isAuthenticated(request, options.token, true),
+      loopback: isLoopback(request.socket.remoteAddress),
+      remoteAddress: request.socket.remoteAddress ?? '',
+      connection,
+    };
+    socket.on('message', (data, isBinary) => {
+      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
+      options.dispatcher
+        .handleText(text, context)
+        .then((reply) => {
+          if (reply !== undefined) connection.send(reply);
+        })
+        .catch((error: unknown) =>
+          options.logger.error('WebSocket JSON-RPC message failed', { error: String(error) }),
+        );
+    });
+    socket.on('error', (error) =>
+      options.logger.debug('WebSocket client error', { error: error.message }),
+    );
+  });
+
+  const port = await listen(httpServer, options.address, 'json-rpc.ws-address');
+  return {
+    url: endpointUrl('ws', options.address.host, port),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.close(1001, 'daemon shutting down');
+        wss.close(() => {
+          httpServer.close(() => resolve());
+          httpServer.closeAllConnections();
+        });
+      }),
+  };
+}

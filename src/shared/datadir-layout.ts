@@ -1,0 +1,41 @@
+/**
+ * Where things live in a data directory. Shared by the daemon (which writes them) and the
+ * client (which finds a running daemon through them).
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export interface DataDirLayout {
+  root: string;
+  /** Held by the running daemon; a second daemon on the same directory is refused. */
+  lockFile: string;
+  /** Pid, version and endpoints of the running daemon, for the CLI to find it. */
+  daemonInfoFile: string;
+  /** Bearer token for private methods, mode 0600, renewed at each start. */
+  authTokenFile: string;
+  /** Optional JSON object of option values (keys as the `daemon start` flag names). */
+  configFile: string;
+  logFile: string;
+  chainDir: string;
+  keystoreDir: string;
+}
+
+/** `$XDG_DATA_HOME/node-cli`, or `~/.local/share/node-cli`. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  return join(base, 'node-cli');
+}
+
+export function dataDirLayout(dataDir: string): DataDirLayout {
+  const root = resolve(dataDir);
+  return {
+    root,
+    lockFile: join(root, 'daemon.lock'),
+    daemonInfoFile: join(root, 'daemon.json'),
+    authTokenFile: join(root, 'auth.token'),
+    configFile: join(root, 'config.json'),
+    logFile: join(root, 'logs', 'daemon.log'),
+    chainDir: join(root, 'chain'),
+    keystoreDir: join(root, 'keystore'),
+  };
+}

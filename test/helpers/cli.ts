@@ -1,0 +1,52 @@
+/** Runs the built CLI (`bin/run.js`) as a user would, capturing its output and exit code. */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI_ENTRY = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stderr with oclif's line wrapping and "›" markers removed, for matching messages. */
+  message: string;
+}
+
+function unwrap(stderr: string): string {
+  return stderr
+    .replace(/\s*›\s*/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI_ENTRY, ...args],
+      {
+        env: { ...process.env, NO_COLOR: '1', ...env },
+        timeout: 120_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr, message: unwrap(stderr) });
+      },
+    );
+  });
+}
+
+/** Runs a command with `--json` and parses its output; fails with the output when it did not exit 0. */
+export async function runCliJson<T>(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<T> {
+  const result = await runCli([...args, '--json'], env);
+  if (result.code !== 0) {
+    throw new Error(
+      `node-cli ${args.join(' ')} exited ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+    );
+  }
+  return JSON.parse(result.stdout) as T;
+}

@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HttpRpcClient } from '../../src/client/http-rpc-client.js';
+import { runCli, runCliJson } from '../helpers/cli.js';
+import { isAlive, processesMentioning, waitFor } from '../helpers/processes.js';
+import {
+  LOOPBACK_FLAGS,
+  makeDataDir,
+  startTestDaemon,
+  type TestDaemon,
+} from '../helpers/test-daemon.js';
+
+interface StatusJson {
+  running: boolean;
+  pid?: number;
+  uptimeSeconds?: number;
+  version?: string;
+  endpoints?: Record<string, string>;
+}
+
+describe('daemon lifecycle', () => {
+  let daemon: TestDaemon;
+
+  beforeAll(async () => {
+    daemon = await startTestDaemon();
+  });
+  afterAll(() => daemon?.stop());
+
+  it('reports pid, uptime, endpoints and version in status --json', async () => {
+    const status = await runCliJson<StatusJson>(['daemon', 'status', '--datadir', daemon.dataDir]);
+    expect(status).toMatchObject({ running: true, pid: daemon.pid, version: '0.1.0' });
+    expect(status.uptimeSeconds).toBeGreaterThanOrEqual(0);
+    expect(status.endpoints).toEqual(daemon.endpoints);
+  });
+
+  it('refuses a second daemon on the same data directory and leaves the first one serving', async () => {
+    const second = await runCli([
+      'daemon',
+      'start',
+      '--datadir',
+      daemon.dataDir,
+      ...LOOPBACK_FLAGS,
+    ]);
+    expect(second.code).not.toBe(0);
+    expect(second.message).toContain(`already running`);
+    expect(second.message).toContain(String(daemon.pid));
+
+    const foreground = await runCli([
+      'daemon',
+      'start',
+      '--foreground',
+      '--datadir',
+      daemon.dataDir,
+      ...LOOPBACK_FLAGS,
+    ]);
+    expect(foreground.code).not.toBe(0);
+    expect(foreground.message).toContain(
+      `data directory is in use by another daemon (pid ${daemon.pid})`,
+    );
+
+    expect(await daemon.rpc.call('net_version')).toBe('9000');
+  });
+
+  it('fails a start whose port is taken, names the cause and leaves no process behind', async () => {
+    const dataDir = makeDataDir();
+    try {
+      const port = new URL(daemon.endpoints.http).port;
+      const flags = LOOPBACK_FLAGS.map((flag, index) =>
+        LOOPBACK_FLAGS[index - 1] === '--json-rpc.address' ? `127.0.0.1:${port}` : flag,
+      );
+      const result = await runCli(['daemon', 'start', '--datadir', dataDir, ...flags]);
+      expect(result.code).toBe(1);
+      expect(result.message).toContain(
+        `cannot listen on 127.0.0.1:${port} (--json-rpc.address): address already in use`,
+      );
+      await waitFor(
+        () => processesMentioning(dataDir).length === 0,
+        5_000,
+        'the failed daemon to exit',
+      );
+      expect(existsSync(join(dataDir, 'daemon.lock'))).toBe(false);
+      expect(existsSync(join(dataDir, 'daemon.json'))).toBe(false);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails a start with a bad flag value as a usage error naming the flag', async () => {
+    const dataDir = makeDataDir();
+    try {
+      const result = await runCli([
+        'daemon',
+        'start',
+        '--datadir',
+        dataDir,
+        '--block-time',
+        'soon',
+      ]);
+      expect(result.code).toBe(2);
+      expect(result.message).toContain('invalid value for --block-time');
+      expect(processesMentioning(dataDir)).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails a start whose data directory cannot be created', async () => {
+    const parent = makeDataDir();
+    try {
+      writeFileSync(join(parent, 'file'), 'not a directory');
+      const result = await runCli([
+        'daemon',
+        'start',
+        '--datadir',
+        join(parent, 'file', 'node'),
+        ...LOOPBACK_FLAGS,
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.message).toContain('cannot create data directory');
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('prints its log with daemon logs', async () => {
+    const logs = await runCliJson<{ lines: string[] }>([
+      'daemon',
+      'logs',
+      '--datadir',
+      daemon.dataDir,
+    ]);
+    expect(logs.lines.some((line) => line.includes('INFO node started'))).toBe(true);
+  });
+});
+
+describe('daemon configuration precedence', () => {
+  it('takes a flag over an environment variable over the config file over the default', async () => {
+    const dataDir = makeDataDir();
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(
+      join(dataDir, 'config.json'),
+      JSON.stringify({ 'chain-id': 777, 'evm.rpc.api': 'net,web3' }),
+    );
+    const fromFile = await startTestDaemon([], dataDir);
+    try {
+      expect(await fromFile.rpc.call('net_version')).toBe('777');
+    } finally {
+      await runCli(['daemon', 'stop', '--datadir', dataDir]);
+    }
+    const env = { NODE_CLI_CHAIN_ID: '778' };
+    const fromEnv = await runCliJson<{ endpoints: { http: string } }>(
+      ['daemon', 'start', '--datadir', dataDir, ...LOOPBACK_FLAGS],
+      env,
+    );
+    const envClient = new HttpRpcClient(fromEnv.endpoints.http);
+    try {
+      expect(await envClient.call('net_version')).toBe('778');
+    } finally {
+      await envClient.close();
+      await runCli(['daemon', 'stop', '--datadir', dataDir]);
+    }
+    const fromFlag = await startTestDaemon(['--chain-id', '779'], dataDir);
+    try {
+      expect(await fromFlag.rpc.call('net_version')).toBe('779');
+      await expect(fromFlag.authedRpc.call('miner_getHashrate')).rejects.toMatchObject({
+        code: -32601,
+      });
+    } finally {
+      await fromFlag.stop();
+    }
+  });
+});
+
+describe('daemon stop', () => {
+  it('stops gracefully: no process left, status says stopped, the lock is released', async () => {
+    const daemon = await startTestDaemon();
+    const stop = await runCliJson<{ stopped: boolean; how: string }>([
+      'daemon',
+      'stop',
+      '--datadir',
+      daemon.dataDir,
+    ]);
+    expect(stop).toMatchObject({ stopped: true, how: 'graceful' });
+    expect(isAlive(daemon.pid)).toBe(false);
+    expect(processesMentioning(daemon.dataDir)).toEqual([]);
+    const status = await runCliJson<StatusJson>(['daemon', 'status', '--datadir', daemon.dataDir]);
+    expect(status.running).toBe(false);
+    expect(existsSync(join(daemon.dataDir, 'daemon.lock'))).toBe(false);
+    const again = await runCliJson<{ stopped: boolean }>([
+      'daemon',
+      'stop',
+      '--datadir',
+      daemon.dataDir,
+    ]);
+    expect(again.stopped).toBe(false);
+    await daemon.stop();
+  });
+
+  it('restarts on a data directory whose daemon was killed with SIGKILL (stale lock)', async () => {
+    const first = await startTestDaemon();
+    process.kill(first.pid, 'SIGKILL');
+    await waitFor(() => !isAlive(first.pid), 5_000, 'the killed daemon to vanish');
+    const second = await startTestDaemon([], first.dataDir);
+    try {
+      expect(second.pid).not.toBe(first.pid);
+      expect(await second.rpc.call('net_listening')).toBe(true);
+    } finally {
+      await second.stop();
+    }
+  });
+});

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import WebSocket from 'ws';
+import { HttpRpcClient } from '../../src/client/http-rpc-client.js';
+import { WsRpcClient } from '../../src/client/ws-rpc-client.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+
+const call = (id: number, method: string, params: unknown[] = []) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params,
+});
+
+describe('JSON-RPC limits, authentication and CORS', () => {
+  let daemon: TestDaemon;
+
+  beforeAll(async () => {
+    daemon = await startTestDaemon([
+      '--json-rpc.max-body-size',
+      '2KiB',
+      '--json-rpc.batch-request-limit',
+      '5',
+      '--json-rpc.batch-response-max-size',
+      '400',
+      '--json-rpc.ws-max-message-size',
+      '4KiB',
+      '--json-rpc.cors',
+      'https://app.example',
+    ]);
+  });
+  afterAll(() => daemon?.stop());
+
+  it('answers an over-limit body with 413 naming the limit, and keeps serving', async () => {
+    const body = JSON.stringify(call(1, 'web3_sha3', [`0x${'ab'.repeat(2048)}`]));
+    const response = await daemon.rpc.post(body);
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32005,
+        message: 'request body too large: the limit is 2048 bytes (--json-rpc.max-body-size)',
+      },
+    });
+    expect(await daemon.rpc.call('net_version')).toBe('9000');
+  });
+
+  it('refuses a batch over the call limit as a whole', async () => {
+    const batch = [1, 2, 3, 4, 5, 6].map((id) => call(id, 'net_version'));
+    const response = await daemon.rpc.post(JSON.stringify(batch));
+    expect(response.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32005,
+        message: 'batch too large: 6 calls exceed the limit of 5 (--json-rpc.batch-request-limit)',
+      },
+    });
+  });
+
+  it('answers calls past the batch response size with a limit error each', async () => {
+    const batch = [1, 2, 3, 4, 5].map((id) => call(id, 'web3_sha3', ['0x']));
+    const response = await daemon.rpc.post(JSON.stringify(batch));
+    const answers = response.body as Array<{
+      id: number;
+      result?: string;
+      error?: { code: number; message: string };
+    }>;
+    expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(answers[0].result).toMatch(/^0x[0-9a-f]{64}$/);
+    const limited = answers.filter((answer) => answer.error);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0].error).toEqual({
+      code: -32005,
+      message: 'batch response too large: exceeds 400 bytes (--json-rpc.batch-response-max-size)',
+    });
+  });
+
+  it('closes a WebSocket that sends an over-limit message with 1009, and keeps serving others', async () => {
+    const socket = new WebSocket(daemon.endpoints.ws);
+    await new Promise((resolve) => socket.once('open', resolve));
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    socket.send(JSON.stringify(call(1, 'web3_sha3', [`0x${'00'.repeat(4096)}`])));
+    expect(await closed).toBe(1009);
+    const other = await WsRpcClient.connect(daemon.endpoints.ws);
+    try {
+      expect(await other.call('net_listening')).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('serves private methods over HTTP only with the right bearer token', async () => {
+    await expect(daemon.rpc.call('miner_getHashrate')).rejects.toMatchObject({
+      code: -32001,
+      message: 'unauthorized: miner_getHashrate requires authentication',
+    });
+    const wrong = new HttpRpcClient(daemon.endpoints.http, { token: 'f'.repeat(64) });
+    try {
+      await expect(wrong.call('miner_getHashrate')).rejects.toMatchObject({ code: -32001 });
+    } finally {
+      await wrong.close();
+    }
+    expect(await daemon.authedRpc.call('miner_getHashrate')).toBe(0);
+  });
+
+  it('authenticates WebSocket upgrades by header or by the token query parameter', async () => {
+    const anonymous = await WsRpcClient.connect(daemon.endpoints.ws);
+    const byHeader = await WsRpcClient.connect(daemon.endpoints.ws, { token: daemon.token });
+    const byQuery = await WsRpcClient.connect(`${daemon.endpoints.ws}/?token=${daemon.token}`);
+    try {
+      await expect(anonymous.call('debug_memStats')).rejects.toMatchObject({ code: -32001 });
+      expect(await byHeader.call('debug_memStats')).toHaveProperty('heapUsed');
+      expect(await byQuery.call('debug_memStats')).toHaveProperty('rss');
+    } finally {
+      await Promise.all([anonymous.close(), byHeader.close(), byQuery.close()]);
+    }
+  });
+
+  it('answers CORS preflights for configured origins only', async () => {
+    const preflight = await fetch(daemon.endpoints.http, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    const other = await fetch(daemon.endpoints.http, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('refuses other HTTP methods and content types with a clear error', async () => {
+    const get = await fetch(daemon.endpoints.http);
+    expect(get.status).toBe(405);
+    expect(((await get.json()) as { error: { message: string } }).error.message).toContain(
+      'send JSON-RPC requests with POST',
+    );
+    const text = await daemon.rpc.post('{}', { 'content-type': 'text/plain' });
+    expect(text.status).toBe(415);
+  });
+});

@@ -1,0 +1,24 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { bytesToHex } from '@ethereumjs/util';
+import { initCrypto, keccak256 } from '../../src/daemon/crypto/wasm-crypto.js';
+import { OrderedTrieRoot } from '../../src/daemon/chain/ordered-trie-root.js';
+
+describe('ordered trie root', () => {
+  beforeAll(() => initCrypto());
+
+  it.each([0, 1, 2, 3, 15, 16, 17, 127, 128, 129, 300, 1000])(
+    'equals the general trie for %i entries of mixed sizes',
+    async (count) => {
+      const values = Array.from({ length: count }, (_, i) =>
+        Uint8Array.from({ length: ((i * 7) % 45) + 1 }, (_, j) => (i * 31 + j) & 0xff),
+      );
+      const trie = new MerklePatriciaTrie();
+      for (const [i, value] of values.entries()) await trie.put(RLP.encode(i), value);
+      expect(bytesToHex(new OrderedTrieRoot(keccak256).ofList(values))).toBe(
+        bytesToHex(trie.root()),
+      );
+    },
+  );
+});

@@ -1,0 +1,105 @@
+import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  parseByteSize,
+  parseDuration,
+  parseHostPort,
+  parseTcpListenAddress,
+  parseWeiAmount,
+} from '../../src/daemon/config/option-parsers.js';
+import { envVarName } from '../../src/daemon/config/options.js';
+import { readConfigFile, resolveConfig } from '../../src/daemon/config/resolve-config.js';
+
+describe('option parsers', () => {
+  it('parses host:port forms, including port 0 and IPv6', () => {
+    expect(parseHostPort('127.0.0.1:8545')).toEqual({ host: '127.0.0.1', port: 8545 });
+    expect(parseHostPort('[::1]:0')).toEqual({ host: '::1', port: 0 });
+    expect(parseHostPort(':8546')).toEqual({ host: '0.0.0.0', port: 8546 });
+    expect(() => parseHostPort('localhost')).toThrow('expected host:port');
+    expect(() => parseHostPort('1.2.3.4:70000')).toThrow('port 70000 is out of range');
+    expect(parseTcpListenAddress('tcp://127.0.0.1:26657')).toEqual({
+      host: '127.0.0.1',
+      port: 26657,
+    });
+    expect(() => parseTcpListenAddress('127.0.0.1:26657')).toThrow('expected tcp://host:port');
+  });
+
+  it('parses sizes, durations and wei amounts with units', () => {
+    expect(parseByteSize('5MiB')).toBe(5 * 1024 * 1024);
+    expect(parseByteSize('25MB')).toBe(25_000_000);
+    expect(() => parseByteSize('5 parsecs')).toThrow('expected a size');
+    expect(parseDuration('0')).toBe(0);
+    expect(parseDuration('500ms')).toBe(500);
+    expect(parseDuration('1.5s')).toBe(1500);
+    expect(parseDuration('5m')).toBe(300_000);
+    expect(() => parseDuration('-1s')).toThrow('expected a duration');
+    expect(parseWeiAmount('1gwei')).toBe(1_000_000_000n);
+    expect(parseWeiAmount('7aevmos')).toBe(7n);
+    expect(() => parseWeiAmount('1.5gwei')).toThrow('expected an amount in wei');
+  });
+
+  it('names environment variables after the option', () => {
+    expect(envVarName('json-rpc.ws-address')).toBe('NODE_CLI_JSON_RPC_WS_ADDRESS');
+  });
+});
+
+describe('resolveConfig', () => {
+  it('takes flag > environment > config file > default, and reports the source', () => {
+    const resolved = resolveConfig({
+      flags: { 'block-time': '2s' },
+      env: { NODE_CLI_BLOCK_TIME: '3s', NODE_CLI_CHAIN_ID: '12' },
+      file: { 'block-time': '4s', 'chain-id': '13', 'log-level': 'debug' },
+    });
+    expect(resolved.config['block-time']).toBe(2000);
+    expect(resolved.config['chain-id']).toBe(12);
+    expect(resolved.config['log-level']).toBe('debug');
+    expect(resolved.config['json-rpc.address']).toEqual({ host: '127.0.0.1', port: 8545 });
+    expect(resolved.sources).toMatchObject({
+      'block-time': 'flag',
+      'chain-id': 'environment',
+      'log-level': 'config file',
+      'json-rpc.address': 'default',
+    });
+  });
+
+  it('names the source of a bad value', () => {
+    expect(() =>
+      resolveConfig({ flags: {}, env: { NODE_CLI_BLOCK_TIME: 'soon' }, file: {} }),
+    ).toThrow(
+      'invalid value for environment variable NODE_CLI_BLOCK_TIME: expected a duration such as 0, 500ms, 1s or 5m, got "soon"',
+    );
+    expect(() =>
+      resolveConfig({
+        flags: {},
+        env: {},
+        file: { 'json-rpc.address': 'nowhere' },
+        configFilePath: '/d/config.json',
+      }),
+    ).toThrow('invalid value for "json-rpc.address" in /d/config.json');
+  });
+
+  it('reads the config file strictly', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'node-cli-config-'));
+    try {
+      const path = join(dir, 'config.json');
+      expect(readConfigFile(path)).toEqual({});
+      writeFileSync(
+        path,
+        JSON.stringify({ 'chain-id': 5, 'evm.rpc.api': ['eth', 'net'], dev: false }),
+      );
+      expect(readConfigFile(path)).toEqual({
+        'chain-id': '5',
+        'evm.rpc.api': 'eth,net',
+        dev: 'false',
+      });
+      writeFileSync(path, JSON.stringify({ 'no-such-option': 1 }));
+      expect(() => readConfigFile(path)).toThrow('unknown option "no-such-option"');
+      writeFileSync(path, '{');
+      expect(() => readConfigFile(path)).toThrow('is not valid JSON');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,132 @@
+import { describe, expect, it } from '@jest/globals';
+import { ExecutionRevertedError, NotFoundError } from '../../src/daemon/errors.js';
+import { RpcDispatcher } from '../../src/daemon/rpc/dispatcher.js';
+import { MethodRegistry, defineMethod, type CallContext } from '../../src/daemon/rpc/registry.js';
+
+const silent = { error: () => undefined, debug: () => undefined };
+
+function dispatcher(enabled = ['test']) {
+  const registry = new MethodRegistry(new Set(enabled)).register({
+    namespace: 'test',
+    access: 'public',
+    methods: [
+      defineMethod<[number]>({
+        name: 'test_double',
+        params: [{ name: 'value', schema: { type: 'integer', description: 'an integer' } }],
+        handler: ([value]) => value * 2,
+      }),
+      defineMethod<[]>({
+        name: 'test_crash',
+        params: [],
+        handler: () => {
+          throw new TypeError('boom');
+        },
+      }),
+      defineMethod<[]>({
+        name: 'test_revert',
+        params: [],
+        handler: () => {
+          throw new ExecutionRevertedError('0x08c379a0', 'nope');
+        },
+      }),
+      defineMethod<[]>({
+        name: 'test_missing',
+        params: [],
+        handler: () => {
+          throw new NotFoundError('filter not found');
+        },
+      }),
+      defineMethod<[]>({
+        name: 'test_sign',
+        params: [],
+        access: 'loopback-or-token',
+        handler: () => 'signed',
+      }),
+    ],
+  });
+  return new RpcDispatcher(
+    registry,
+    { batchRequestLimit: 10, batchResponseMaxSize: 10_000 },
+    silent,
+  );
+}
+
+const remote: CallContext = {
+  transport: 'http',
+  authenticated: false,
+  loopback: false,
+  remoteAddress: '203.0.113.9',
+};
+const local: CallContext = { ...remote, loopback: true, remoteAddress: '127.0.0.1' };
+
+async function ask(text: string, context = remote, enabled?: string[]) {
+  const reply = await dispatcher(enabled).handleText(text, context);
+  return reply === undefined ? undefined : JSON.parse(reply);
+}
+
+describe('RpcDispatcher', () => {
+  it('calls a method with validated params and echoes the id', async () => {
+    expect(await ask('{"jsonrpc":"2.0","id":"x","method":"test_double","params":[21]}')).toEqual({
+      jsonrpc: '2.0',
+      id: 'x',
+      result: 42,
+    });
+  });
+
+  it('maps an unexpected exception to -32603 without leaking its message', async () => {
+    expect(await ask('{"jsonrpc":"2.0","id":1,"method":"test_crash"}')).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32603, message: 'internal error' },
+    });
+  });
+
+  it('maps a revert to code 3 with the revert data', async () => {
+    expect(await ask('{"jsonrpc":"2.0","id":1,"method":"test_revert"}')).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: 3, message: 'execution reverted: nope', data: '0x08c379a0' },
+    });
+  });
+
+  it('maps other node errors to -32000', async () => {
+    expect((await ask('{"jsonrpc":"2.0","id":1,"method":"test_missing"}')).error).toEqual({
+      code: -32000,
+      message: 'filter not found',
+    });
+  });
+
+  it('names the parameter that failed validation', async () => {
+    expect(
+      (await ask('{"jsonrpc":"2.0","id":1,"method":"test_double","params":["2"]}')).error,
+    ).toEqual({
+      code: -32602,
+      message: 'invalid params: argument 0 (value): must be an integer',
+    });
+  });
+
+  it('serves key-using methods to loopback or authenticated callers only', async () => {
+    const request = '{"jsonrpc":"2.0","id":1,"method":"test_sign"}';
+    expect((await ask(request, remote)).error).toEqual({
+      code: -32001,
+      message: 'unauthorized: test_sign requires authentication',
+    });
+    expect((await ask(request, local)).result).toBe('signed');
+    expect((await ask(request, { ...remote, authenticated: true })).result).toBe('signed');
+  });
+
+  it('treats methods of disabled namespaces as not available', async () => {
+    expect(
+      (await ask('{"jsonrpc":"2.0","id":1,"method":"test_double","params":[1]}', remote, [])).error,
+    ).toEqual({
+      code: -32601,
+      message:
+        'the method test_double does not exist/is not available (namespace "test" is not enabled by --evm.rpc.api)',
+    });
+  });
+
+  it('runs notifications without answering them, even when they fail', async () => {
+    expect(await ask('{"jsonrpc":"2.0","method":"test_crash"}')).toBeUndefined();
+    expect(await ask('[{"jsonrpc":"2.0","method":"test_double","params":[1]}]')).toBeUndefined();
+  });
+});
