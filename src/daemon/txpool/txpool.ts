@@ -1,0 +1,367 @@
+/**
+ * The mempool, with geth's semantics.
+ *
+ * Each sender's transactions are split by nonce: `pending` is the run of consecutive nonces
+ * starting at the account's state nonce (executable now, in that order); `queued` is everything
+ * behind a gap, promoted as soon as the gap fills (by a new transaction or a committed block).
+ * A transaction with the same sender and nonce as a pooled one replaces it only when both its
+ * fee cap and its tip are at least `priceBumpPercent` higher.
+ *
+ * Admission runs the stateless checks (signature, chain id, size, gas, price) first, then the
+ * account checks (nonce, balance, replacement, limits) one admission at a time, so concurrent
+ * submissions from one sender see each other. When the pool is full, a newcomer evicts the
+ * lowest-ranked transaction that can leave without opening a nonce gap (the highest nonce of
+ * another sender), ranking pending above queued and then by fee cap; if the newcomer does not
+ * outrank it, the newcomer is refused with "txpool is full". See docs/txpool.md.
+ */
+import { bytesToHex } from '@ethereumjs/util';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import type { Address } from '@ethereumjs/util';
+import { TransactionRejectedError } from '../errors.js';
+import { admitTransaction } from './admission.js';
+import type { AdmittedTransaction } from './admission.js';
+import { BinaryHeap } from './binary-heap.js';
+import { effectiveTip, isSufficientBump, maxCost } from './fees.js';
+import type { TransactionFees } from './fees.js';
+import { SenderTransactions } from './sender-transactions.js';
+import type { PoolEntry } from './sender-transactions.js';
+import { SerialQueue } from './serial-queue.js';
+import type {
+  PoolLimits,
+  PoolStateView,
+  PoolStatus,
+  PooledTransaction,
+  TxPoolApi,
+} from './types.js';
+
+/**
+ * geth's defaults: 16 executable + 64 queued slots per account, 5120 + 1024 slots in all,
+ * a 10% price bump for replacements, and transactions up to 128 KiB.
+ */
+export const DEFAULT_POOL_LIMITS: PoolLimits = Object.freeze({
+  perSenderSlots: 16 + 64,
+  globalSlots: 5120 + 1024,
+  priceBumpPercent: 10,
+  maxTxBytes: 128 * 1024,
+});
+
+export interface TxPoolOptions {
+  state: PoolStateView;
+  chainId: bigint;
+  /** Floor for the fee cap (legacy: gas price) of every admitted transaction, in wei. */
+  minGasPrice: bigint;
+  limits: PoolLimits;
+  /** Clock in ms for `addedAt`. Default `Date.now`. */
+  now?: () => number;
+  /** Told when a pending listener throws; the pool carries on. Default `console.error`. */
+  onListenerError?: (error: unknown) => void;
+}
+
+/** Where a transaction would stand in the pool, for eviction: pending outranks queued. */
+interface Rank {
+  pending: boolean;
+  feeCap: bigint;
+  seq: number;
+}
+
+function outranks(a: Rank, b: Rank): boolean {
+  if (a.pending !== b.pending) return a.pending;
+  if (a.feeCap !== b.feeCap) return a.feeCap > b.feeCap;
+  return a.seq < b.seq;
+}
+
+/** A sender's pending run being merged into the block order. */
+interface OrderCursor {
+  entries: PoolEntry[];
+  index: number;
+  tip: bigint;
+}
+
+/**
+ * The node's mempool.
+ *
+ * @example
+ * ```ts
+ * const pool = new TxPool({ state: chain, chainId: 9000n, minGasPrice: 0n, limits: DEFAULT_POOL_LIMITS });
+ * const pooled = await pool.add(signedTx);
+ * const forBlock = pool.executable();
+ * ```
+ */
+export class TxPool implements TxPoolApi {
+  private readonly byHash = new Map<string, PoolEntry>();
+  private readonly senders = new Map<string, SenderTransactions>();
+  private readonly listeners = new Set<(tx: PooledTransaction) => void>();
+  private readonly serial = new SerialQueue();
+  private readonly now: () => number;
+  private readonly onListenerError: (error: unknown) => void;
+  private pendingTotal = 0;
+  private nextSeq = 0;
+  private order: { baseFee: bigint; txs: PooledTransaction[] } | undefined;
+
+  constructor(private readonly options: TxPoolOptions) {
+    this.now = options.now ?? Date.now;
+    this.onListenerError =
+      options.onListenerError ??
+      ((error) => console.error('txpool pending listener failed', error));
+  }
+
+  async add(tx: TypedTransaction): Promise<PooledTransaction> {
+    if (tx.isSigned()) this.rejectKnown(bytesToHex(tx.hash()));
+    const { state, chainId, minGasPrice, limits } = this.options;
+    const admitted = admitTransaction(tx, {
+      chainId,
+      minGasPrice,
+      maxTxBytes: limits.maxTxBytes,
+      blockGasLimit: state.blockGasLimit(),
+      nextBaseFee: state.nextBaseFee(),
+    });
+    return this.serial.run(() => this.insert(tx, admitted));
+  }
+
+  executable(): PooledTransaction[] {
+    const baseFee = this.options.state.nextBaseFee();
+    if (this.order === undefined || this.order.baseFee !== baseFee) {
+      this.order = { baseFee, txs: this.blockOrder(baseFee) };
+    }
+    return [...this.order.txs];
+  }
+
+  onBlockCommitted(includedHashes: readonly string[]): Promise<void> {
+    return this.serial.run(async () => {
+      const affected = new Map<string, SenderTransactions>();
+      for (const hashHex of includedHashes) {
+        const account = this.removeByHash(hashHex);
+        if (account !== undefined) affected.set(account.key, account);
+      }
+      const { state } = this.options;
+      const remaining = [...affected.values()].filter((account) => account.size > 0);
+      const fresh = await Promise.all(
+        remaining.map(async (account) => ({
+          account,
+          nonce: await state.getNonce(account.address),
+          balance: await state.getBalance(account.address),
+        })),
+      );
+      const promoted: PoolEntry[] = [];
+      for (const { account, nonce, balance } of fresh) {
+        promoted.push(...this.applyState(account, nonce, balance));
+      }
+      this.announce(promoted);
+    });
+  }
+
+  drop(hashHex: string): void {
+    this.removeByHash(hashHex);
+  }
+
+  getByHash(hashHex: string): PooledTransaction | undefined {
+    return this.byHash.get(hashHex.toLowerCase())?.pooled;
+  }
+
+  pendingBySender(): Map<string, PooledTransaction[]> {
+    return this.bySender((account) => account.pending());
+  }
+
+  queuedBySender(): Map<string, PooledTransaction[]> {
+    return this.bySender((account) => account.queued());
+  }
+
+  async pendingNonce(address: Address): Promise<bigint> {
+    const stateNonce = await this.options.state.getNonce(address);
+    const account = this.senders.get(address.toString());
+    let next = stateNonce;
+    while (account?.get(next) !== undefined) next++;
+    return next;
+  }
+
+  status(): PoolStatus {
+    return { pending: this.pendingTotal, queued: this.byHash.size - this.pendingTotal };
+  }
+
+  onPending(listener: (tx: PooledTransaction) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Account checks and insertion; runs inside the serial queue. */
+  private async insert(
+    tx: TypedTransaction,
+    admitted: AdmittedTransaction,
+  ): Promise<PooledTransaction> {
+    const hash = tx.hash();
+    const hashHex = bytesToHex(hash);
+    this.rejectKnown(hashHex);
+    const { sender, fees } = admitted;
+    const { state, limits } = this.options;
+    const [nonce, balance] = await Promise.all([state.getNonce(sender), state.getBalance(sender)]);
+    const known = this.senders.get(sender.toString());
+    const promotedByState = known === undefined ? [] : this.applyState(known, nonce, balance);
+    this.announce(promotedByState);
+    const account = this.senders.get(sender.toString()) ?? new SenderTransactions(sender, nonce);
+
+    if (tx.nonce < nonce) {
+      throw new TransactionRejectedError(
+        `nonce too low: next nonce ${nonce}, tx nonce ${tx.nonce}`,
+      );
+    }
+    const cost = maxCost(tx, fees);
+    if (balance < cost) {
+      throw new TransactionRejectedError(
+        `insufficient funds for gas * price + value: balance ${balance}, tx cost ${cost}, overshot ${cost - balance}`,
+      );
+    }
+    const current = account.get(tx.nonce);
+    if (current !== undefined && !isSufficientBump(current.fees, fees, limits.priceBumpPercent)) {
+      throw new TransactionRejectedError(
+        `replacement transaction underpriced: needs a ${limits.priceBumpPercent}% higher fee cap and tip than the pooled transaction`,
+      );
+    }
+    const seq = this.nextSeq++;
+    if (current === undefined) this.makeRoom(account, tx.nonce, fees, seq);
+
+    const pooled: PooledTransaction = {
+      tx,
+      hash,
+      hashHex,
+      sender,
+      senderHex: account.key,
+      nonce: tx.nonce,
+      addedAt: this.now(),
+    };
+    const entry: PoolEntry = { pooled, fees, cost, seq, announced: false };
+    this.senders.set(account.key, account);
+    const { replaced, promoted } = this.update(account, () => account.put(entry));
+    if (replaced !== undefined) this.byHash.delete(replaced.pooled.hashHex);
+    this.byHash.set(hashHex, entry);
+    this.announce(promoted);
+    return pooled;
+  }
+
+  private rejectKnown(hashHex: string): void {
+    if (this.byHash.has(hashHex)) throw new TransactionRejectedError(`already known: ${hashHex}`);
+  }
+
+  /** Enforces the per-sender and global limits for a transaction taking a new slot. */
+  private makeRoom(
+    account: SenderTransactions,
+    nonce: bigint,
+    fees: TransactionFees,
+    seq: number,
+  ): void {
+    const { perSenderSlots, globalSlots } = this.options.limits;
+    if (account.size >= perSenderSlots) {
+      throw new TransactionRejectedError(
+        `txpool is full: sender ${account.key} already has ${account.size} transactions (per-sender limit ${perSenderSlots})`,
+      );
+    }
+    if (this.byHash.size < globalSlots) return;
+    const newcomer: Rank = { pending: nonce === account.nextNonce, feeCap: fees.feeCap, seq };
+    const victim = this.lowestEvictable(account.key);
+    if (victim === undefined || !outranks(newcomer, victim.rank)) {
+      throw new TransactionRejectedError(
+        `txpool is full: ${this.byHash.size} transactions (global limit ${globalSlots})`,
+      );
+    }
+    this.removeByHash(victim.entry.pooled.hashHex);
+  }
+
+  /** The lowest-ranked last-nonce transaction of any sender but `exceptSender`. */
+  private lowestEvictable(exceptSender: string): { entry: PoolEntry; rank: Rank } | undefined {
+    let lowest: { entry: PoolEntry; rank: Rank } | undefined;
+    for (const account of this.senders.values()) {
+      if (account.key === exceptSender) continue;
+      const entry = account.last();
+      if (entry === undefined) continue;
+      const rank: Rank = {
+        pending: account.isPending(entry.pooled.nonce),
+        feeCap: entry.fees.feeCap,
+        seq: entry.seq,
+      };
+      if (lowest === undefined || outranks(lowest.rank, rank)) lowest = { entry, rank };
+    }
+    return lowest;
+  }
+
+  /** Removes a transaction (later nonces of its sender become queued); returns its account. */
+  private removeByHash(hashHex: string): SenderTransactions | undefined {
+    const entry = this.byHash.get(hashHex.toLowerCase());
+    if (entry === undefined) return undefined;
+    this.byHash.delete(entry.pooled.hashHex);
+    const account = this.senders.get(entry.pooled.senderHex);
+    if (account !== undefined) this.update(account, () => account.remove(entry.pooled.nonce));
+    return account;
+  }
+
+  /** Re-checks an account against fresh state; returns the entries that became pending. */
+  private applyState(account: SenderTransactions, nonce: bigint, balance: bigint): PoolEntry[] {
+    const { dropped, promoted } = this.update(account, () => account.applyState(nonce, balance));
+    for (const entry of dropped) this.byHash.delete(entry.pooled.hashHex);
+    return promoted;
+  }
+
+  /** Runs a change to one account, keeping the pending count, the sender index and the block order in step. */
+  private update<T>(account: SenderTransactions, change: () => T): T {
+    const before = account.pendingCount;
+    const result = change();
+    this.pendingTotal += account.pendingCount - before;
+    if (account.size === 0) this.senders.delete(account.key);
+    this.order = undefined;
+    return result;
+  }
+
+  /** Tells pending listeners about entries they have not heard of yet. */
+  private announce(entries: readonly PoolEntry[]): void {
+    for (const entry of entries) {
+      if (entry.announced || this.byHash.get(entry.pooled.hashHex) !== entry) continue;
+      entry.announced = true;
+      for (const listener of this.listeners) {
+        try {
+          listener(entry.pooled);
+        } catch (error) {
+          this.onListenerError(error);
+        }
+      }
+    }
+  }
+
+  /**
+   * Merges the senders' pending runs: the best effective tip first (ties by arrival), each
+   * sender strictly by nonce. A sender stops at a transaction that cannot pay the base fee,
+   * since nothing after it can be included before it.
+   */
+  private blockOrder(baseFee: bigint): PooledTransaction[] {
+    const heap = new BinaryHeap<OrderCursor>(
+      (a, b) =>
+        a.tip > b.tip || (a.tip === b.tip && a.entries[a.index].seq < b.entries[b.index].seq),
+    );
+    const pushCursor = (entries: PoolEntry[], index: number) => {
+      if (index >= entries.length) return;
+      const tip = effectiveTip(entries[index].fees, baseFee);
+      if (tip >= 0n) heap.push({ entries, index, tip });
+    };
+    for (const account of this.senders.values()) {
+      if (account.pendingCount > 0) pushCursor(account.pending(), 0);
+    }
+    const ordered: PooledTransaction[] = [];
+    for (let cursor = heap.pop(); cursor !== undefined; cursor = heap.pop()) {
+      ordered.push(cursor.entries[cursor.index].pooled);
+      pushCursor(cursor.entries, cursor.index + 1);
+    }
+    return ordered;
+  }
+
+  private bySender(
+    select: (account: SenderTransactions) => PoolEntry[],
+  ): Map<string, PooledTransaction[]> {
+    const result = new Map<string, PooledTransaction[]>();
+    for (const account of this.senders.values()) {
+      const entries = select(account);
+      if (entries.length > 0)
+        result.set(
+          account.key,
+          entries.map((entry) => entry.pooled),
+        );
+    }
+    return result;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The contract between the mempool and its two users: the JSON-RPC layer adds transactions,
+ * the consensus engine takes executable ones for a block and reports what it committed.
+ */
+import type { TypedTransaction } from '@ethereumjs/tx';
+import type { Address } from '@ethereumjs/util';
+
+/** What the pool needs to know about the latest committed state. */
+export interface PoolStateView {
+  /** Account nonce at the head of the chain. */
+  getNonce(address: Address): Promise<bigint>;
+  /** Account balance (wei) at the head of the chain. */
+  getBalance(address: Address): Promise<bigint>;
+  /** Base fee the next block will have (wei). */
+  nextBaseFee(): bigint;
+  /** Gas limit of the next block. */
+  blockGasLimit(): bigint;
+}
+
+export interface PoolLimits {
+  /** Most executable + queued transactions from one sender (geth: accountslots 16 + accountqueue 64). */
+  perSenderSlots: number;
+  /** Most transactions in the whole pool (geth: globalslots 5120 + globalqueue 1024). */
+  globalSlots: number;
+  /** Minimum fee bump, in percent, to replace a transaction with the same sender and nonce. */
+  priceBumpPercent: number;
+  /** Largest accepted transaction, in bytes of its serialized form. */
+  maxTxBytes: number;
+}
+
+export interface PoolStatus {
+  pending: number;
+  queued: number;
+}
+
+/** A transaction the pool accepted, with facts computed once at admission. */
+export interface PooledTransaction {
+  tx: TypedTransaction;
+  hash: Uint8Array;
+  hashHex: string;
+  sender: Address;
+  senderHex: string;
+  nonce: bigint;
+  /** Unix ms when the pool accepted it. */
+  addedAt: number;
+}
+
+export interface TxPoolApi {
+  /**
+   * Validates and admits a signed transaction; returns its hash. Throws
+   * `TransactionRejectedError` (geth's wording: "nonce too low", "insufficient funds for gas *
+   * price + value", "replacement transaction underpriced", "transaction underpriced",
+   * "intrinsic gas too low", "exceeds block gas limit", "txpool is full", "already known",
+   * "invalid chain id", "invalid sender") or `InvalidInputError` for malformed input.
+   */
+  add(tx: TypedTransaction): Promise<PooledTransaction>;
+  /** Executable transactions in the order a block should include them. */
+  executable(): PooledTransaction[];
+  /**
+   * Called by the consensus engine after a block is committed: drops included and stale
+   * transactions, promotes queued ones that became executable, re-checks balances.
+   */
+  onBlockCommitted(includedHashes: readonly string[]): Promise<void>;
+  /** Drops a transaction that failed to execute as invalid at block time. */
+  drop(hashHex: string): void;
+  getByHash(hashHex: string): PooledTransaction | undefined;
+  /** Pending transactions (executable by nonce) and queued ones (nonce gaps), by sender. */
+  pendingBySender(): Map<string, PooledTransaction[]>;
+  queuedBySender(): Map<string, PooledTransaction[]>;
+  /** Next nonce a sender would use, counting its pending transactions ('pending' block tag). */
+  pendingNonce(address: Address): Promise<bigint>;
+  status(): PoolStatus;
+  /** Listeners for each newly pending transaction (filters and subscriptions). */
+  onPending(listener: (tx: PooledTransaction) => void): () => void;
+}
