@@ -9,21 +9,29 @@ import type { DaemonEndpoints, DaemonInfo } from '../shared/daemon-info.js';
 import type { DataDirLayout } from '../shared/datadir-layout.js';
 import { PACKAGE_VERSION } from '../shared/version.js';
 import { debugRuntimeMethods } from './api/debug-runtime.js';
+import { ethNamespace } from './api/eth.js';
 import { minerNamespace } from './api/miner.js';
 import { netNamespace } from './api/net.js';
+import type { NodeServices } from './api/services.js';
+import { txpoolNamespace } from './api/txpool.js';
 import { UNSUPPORTED_METHODS } from './api/unsupported.js';
 import { web3Namespace } from './api/web3.js';
+import { Chain } from './chain/chain.js';
+import { ConsensusEngine } from './chain/consensus.js';
+import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from './config/options.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
 import { writeFileAtomic } from './datadir/atomic-write.js';
 import { AuthToken } from './datadir/auth-token.js';
 import { ProcessLock } from './datadir/process-lock.js';
 import { ServerError } from './errors.js';
+import { EventBus } from './events/event-bus.js';
 import type { Logger } from './logger.js';
 import { RpcDispatcher } from './rpc/dispatcher.js';
 import { MethodRegistry, type NamespaceModule } from './rpc/registry.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
+import { DEFAULT_POOL_LIMITS, TxPool } from './txpool/txpool.js';
 
 export interface RunningNode {
   info: DaemonInfo;
@@ -31,7 +39,6 @@ export interface RunningNode {
   stop(): Promise<void>;
 }
 
-const DEFAULT_CHAIN_ID = 9000;
 /** Unsent notification bytes a WebSocket client may accumulate before it is dropped. */
 const WS_MAX_BACKLOG_BYTES = 16 * 1024 * 1024;
 
@@ -46,14 +53,72 @@ function prepareDataDir(layout: DataDirLayout): void {
   }
 }
 
-function namespaceModules(config: NodeConfig): NamespaceModule[] {
-  const chainId = config['chain-id'] ?? DEFAULT_CHAIN_ID;
+function namespaceModules(services: NodeServices): NamespaceModule[] {
+  const chainId = services.chain.chainId;
   return [
     web3Namespace(PACKAGE_VERSION),
-    netNamespace({ networkId: () => String(chainId), peerCount: () => 0 }),
+    netNamespace({ networkId: () => chainId.toString(), peerCount: () => 0 }),
+    ethNamespace(services),
+    txpoolNamespace(services),
     minerNamespace(),
     { namespace: 'debug', access: 'private', methods: debugRuntimeMethods },
   ];
+}
+
+/** Opens the chain and starts block production; returns the parts the API modules use. */
+async function startChain(
+  config: NodeConfig,
+  layout: DataDirLayout,
+  logger: Logger,
+  shutdownSteps: Array<() => Promise<void> | void>,
+): Promise<NodeServices> {
+  const { genesis, custom } = loadGenesis(layout, config['chain-id']);
+  const chain = await Chain.open({
+    dataDir: layout.root,
+    genesis,
+    callGasCap: BigInt(config['json-rpc.gas-cap']),
+    minGasPrice: config['minimum-gas-prices'],
+  });
+  shutdownSteps.push(() => chain.close());
+  const bus = new EventBus({
+    onListenerError: (error, channel) =>
+      logger.error('event listener failed', { channel, error: String(error) }),
+  });
+  const pool = new TxPool({
+    state: chain,
+    chainId: chain.chainId,
+    minGasPrice: chain.minGasPrice,
+    limits: DEFAULT_POOL_LIMITS,
+    onListenerError: (error) =>
+      logger.error('pending transaction listener failed', { error: String(error) }),
+  });
+  pool.onPending((pooled) => bus.publishPendingTx(pooled));
+  const engine = new ConsensusEngine({
+    chain,
+    pool,
+    bus,
+    blockTimeMs: config['block-time'],
+    emptyBlocks: config['empty-blocks'],
+    onRoundError: (error) =>
+      logger.error('consensus round failed', { error: String((error as Error)?.stack ?? error) }),
+  });
+  engine.start();
+  shutdownSteps.push(() => engine.stop());
+  logger.info('chain opened', {
+    chainId: chain.chainId,
+    genesis: custom ? layout.genesisFile : 'embedded dev chain',
+    head: chain.head().number,
+    blockTime: `${config['block-time']}ms`,
+  });
+  return {
+    chain,
+    pool,
+    bus,
+    config,
+    layout,
+    format: { ethereumCompat: config['json-rpc.ethereum-compat'] },
+    logger,
+  };
 }
 
 export async function startNode(
@@ -77,10 +142,11 @@ export async function startNode(
   try {
     await initCrypto();
     const token = AuthToken.createIn(layout.authTokenFile);
+    const services = await startChain(config, layout, logger, shutdownSteps);
     const registry = new MethodRegistry(new Set(config['evm.rpc.api'])).declareUnsupported(
       UNSUPPORTED_METHODS,
     );
-    for (const module of namespaceModules(config)) registry.register(module);
+    for (const module of namespaceModules(services)) registry.register(module);
     const dispatcher = new RpcDispatcher(
       registry,
       {

@@ -16,6 +16,8 @@ export interface DataDirLayout {
   /** Optional JSON object of option values (keys as the `daemon start` flag names). */
   configFile: string;
   logFile: string;
+  /** A custom genesis written by `daemon init --genesis`; absent for the embedded dev chain. */
+  genesisFile: string;
   chainDir: string;
   keystoreDir: string;
 }
@@ -35,6 +37,7 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     authTokenFile: join(root, 'auth.token'),
     configFile: join(root, 'config.json'),
     logFile: join(root, 'logs', 'daemon.log'),
+    genesisFile: join(root, 'genesis.json'),
     chainDir: join(root, 'chain'),
     keystoreDir: join(root, 'keystore'),
   };

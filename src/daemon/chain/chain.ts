@@ -56,6 +56,11 @@ export interface ChainOptions {
   coinbase?: Address;
   /** Most gas `call` and `estimateGas` may use. Default 25 000 000. */
   callGasCap?: bigint;
+  /**
+   * Minimum gas price (wei) and base-fee floor from the configuration (`--minimum-gas-prices`,
+   * `miner_setGasPrice`); defaults to the genesis value. The genesis block keeps its own.
+   */
+  minGasPrice?: bigint;
 }
 
 const RECENT_BLOCKS = 256;
@@ -121,6 +126,7 @@ export class Chain implements PoolStateView {
     private headBlock: StoredBlock,
     private coinbaseAddress: Address,
     private readonly callGasCap: bigint,
+    private readonly minGasPriceOverride: bigint | undefined,
   ) {
     this.headState = this.openState(headBlock.block.header.stateRoot);
   }
@@ -162,6 +168,7 @@ export class Chain implements PoolStateView {
         headBlock,
         options.coinbase ?? genesis.coinbase ?? createZeroAddress(),
         options.callGasCap ?? 25_000_000n,
+        options.minGasPrice,
       );
       chain.blocksByNumber.set(headBlock.number, headBlock);
       built.chain = chain;
@@ -224,7 +231,7 @@ export class Chain implements PoolStateView {
 
   /** Minimum gas price (wei), also the floor of the base fee. */
   get minGasPrice(): bigint {
-    return this.genesis.minGasPrice;
+    return this.minGasPriceOverride ?? this.genesis.minGasPrice;
   }
 
   head(): StoredBlock {
@@ -244,7 +251,7 @@ export class Chain implements PoolStateView {
         gasUsed: header.gasUsed,
         gasLimit: header.gasLimit,
       },
-      this.genesis.minGasPrice,
+      this.minGasPrice,
     );
   }
 

@@ -1,0 +1,53 @@
+/**
+ * Turns a JSON-RPC block selector (number, tag, hash, EIP-1898 object) into a block number.
+ * With a single-validator BFT engine every committed block is final, so `safe` and
+ * `finalized` are the head; `pending` is the head too (the node builds no pending block;
+ * methods for which pending matters, such as the nonce, consult the pool themselves).
+ */
+import { hexToBytes } from '@ethereumjs/util';
+import type { Chain } from '../chain/chain.js';
+import { InvalidInputError, NotFoundError } from '../errors.js';
+
+export type BlockSelector =
+  string | { blockHash: string; requireCanonical?: boolean } | { blockNumber: string };
+
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+
+/** Resolves to the block number, or undefined when a number lies beyond the head. */
+export function resolveBlockNumber(
+  chain: Chain,
+  selector: BlockSelector | undefined,
+): bigint | undefined {
+  const value = selector ?? 'latest';
+  if (typeof value === 'object') {
+    return 'blockHash' in value
+      ? numberOfHash(chain, value.blockHash)
+      : resolveBlockNumber(chain, value.blockNumber);
+  }
+  switch (value) {
+    case 'earliest':
+      return 0n;
+    case 'latest':
+    case 'pending':
+    case 'safe':
+    case 'finalized':
+      return chain.head().number;
+  }
+  if (HASH.test(value)) return numberOfHash(chain, value);
+  const number = BigInt(value);
+  return number > chain.head().number ? undefined : number;
+}
+
+/** Like `resolveBlockNumber`, but a block beyond the head is an error (state queries). */
+export function requireBlockNumber(chain: Chain, selector: BlockSelector | undefined): bigint {
+  const number = resolveBlockNumber(chain, selector);
+  if (number === undefined) throw new NotFoundError('header not found');
+  return number;
+}
+
+function numberOfHash(chain: Chain, hash: string): bigint {
+  if (!HASH.test(hash)) throw new InvalidInputError(`invalid block hash ${hash}`);
+  const block = chain.getBlockByHash(hexToBytes(hash as `0x${string}`));
+  if (!block) throw new NotFoundError(`header for hash ${hash} not found`);
+  return block.number;
+}

@@ -1,0 +1,70 @@
+/**
+ * The call/transaction object of eth_call and eth_estimateGas: its schema and its conversion
+ * to the chain's `CallRequest`. Unknown fields are ignored (clients add `type`, `chainId`, ...).
+ */
+import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import type { CallRequest } from '../chain/call.js';
+import { InvalidInputError } from '../errors.js';
+import type { JsonSchema } from '../rpc/params.js';
+import { addressSchema, dataSchema, quantitySchema } from './hex-schemas.js';
+
+export interface CallObject {
+  from?: string;
+  to?: string | null;
+  gas?: string;
+  gasPrice?: string;
+  maxFeePerGas?: string;
+  maxPriorityFeePerGas?: string;
+  value?: string;
+  data?: string;
+  input?: string;
+  nonce?: string;
+}
+
+export const callObjectSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    from: addressSchema,
+    to: { anyOf: [addressSchema, { type: 'null' }], description: 'a 20-byte address or null' },
+    gas: quantitySchema,
+    gasPrice: quantitySchema,
+    maxFeePerGas: quantitySchema,
+    maxPriorityFeePerGas: quantitySchema,
+    value: quantitySchema,
+    data: dataSchema,
+    input: dataSchema,
+    nonce: quantitySchema,
+  },
+  description: 'a call object {from, to, gas, gasPrice, value, data, ...}',
+};
+
+const toAddress = (value: string) => new Address(hexToBytes(value as PrefixedHexString));
+const toBigInt = (value: string | undefined) => (value === undefined ? undefined : BigInt(value));
+
+export function toCallRequest(call: CallObject): CallRequest {
+  if (call.data !== undefined && call.input !== undefined && call.data !== call.input) {
+    throw new InvalidInputError(
+      'invalid params: both "data" and "input" are set and differ; send only "input"',
+    );
+  }
+  if (
+    call.gasPrice !== undefined &&
+    (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined)
+  ) {
+    throw new InvalidInputError(
+      'invalid params: both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified',
+    );
+  }
+  const input = call.input ?? call.data;
+  return {
+    from: call.from === undefined ? undefined : toAddress(call.from),
+    to: call.to === undefined || call.to === null ? undefined : toAddress(call.to),
+    gas: toBigInt(call.gas),
+    gasPrice: toBigInt(call.gasPrice),
+    maxFeePerGas: toBigInt(call.maxFeePerGas),
+    maxPriorityFeePerGas: toBigInt(call.maxPriorityFeePerGas),
+    value: toBigInt(call.value),
+    data: input === undefined ? undefined : hexToBytes(input as PrefixedHexString),
+    nonce: toBigInt(call.nonce),
+  };
+}

@@ -1,0 +1,132 @@
+/** eth_* methods that read blocks, transactions and receipts. */
+import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import type { StoredBlock } from '../chain/types.js';
+import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
+import { resolveBlockNumber, type BlockSelector } from './block-selector.js';
+import {
+  formatBlock,
+  formatCommittedTransaction,
+  formatReceipt,
+  formatTransaction,
+  quantity,
+} from './formatters.js';
+import {
+  blockNumberOrTagSchema,
+  blockSelectorSchema,
+  booleanSchema,
+  hash32Schema,
+  quantitySchema,
+} from './hex-schemas.js';
+import type { NodeServices } from './services.js';
+
+const bytes = (value: string) => hexToBytes(value as PrefixedHexString);
+const blockHashParam = { name: 'blockHash', schema: hash32Schema };
+const blockNumberParam = { name: 'block', schema: blockNumberOrTagSchema };
+const indexParam = { name: 'index', schema: quantitySchema };
+
+export function ethBlockMethods({ chain, pool, format }: NodeServices): MethodDefinition[] {
+  const byNumber = (selector: BlockSelector): StoredBlock | undefined => {
+    const number = resolveBlockNumber(chain, selector);
+    return number === undefined ? undefined : chain.getBlockByNumber(number);
+  };
+  const byHash = (hash: string) => chain.getBlockByHash(bytes(hash));
+
+  const transactionAt = (block: StoredBlock | undefined, index: string) => {
+    const position = Number(BigInt(index));
+    const tx = block?.block.transactions[position];
+    if (!block || !tx) return null;
+    return formatTransaction(tx, block.senders[position], {
+      blockHash: block.hash,
+      blockNumber: block.number,
+      index: position,
+      baseFee: block.block.header.baseFeePerGas,
+    });
+  };
+
+  const transactionByBlockNumberAndIndex = (name: string) =>
+    defineMethod<[BlockSelector, string]>({
+      name,
+      params: [blockNumberParam, indexParam],
+      handler: ([selector, index]) => transactionAt(byNumber(selector), index),
+    });
+
+  return [
+    defineMethod<[]>({
+      name: 'eth_blockNumber',
+      params: [],
+      handler: () => quantity(chain.head().number),
+    }),
+    defineMethod<[BlockSelector, boolean]>({
+      name: 'eth_getBlockByNumber',
+      params: [
+        blockNumberParam,
+        { name: 'fullTransactions', schema: booleanSchema, optional: true },
+      ],
+      handler: ([selector, full]) => {
+        const block = byNumber(selector);
+        return block ? formatBlock(block, full ?? false, format) : null;
+      },
+    }),
+    defineMethod<[string, boolean]>({
+      name: 'eth_getBlockByHash',
+      params: [blockHashParam, { name: 'fullTransactions', schema: booleanSchema, optional: true }],
+      handler: ([hash, full]) => {
+        const block = byHash(hash);
+        return block ? formatBlock(block, full ?? false, format) : null;
+      },
+    }),
+    defineMethod<[BlockSelector]>({
+      name: 'eth_getBlockTransactionCountByNumber',
+      params: [blockNumberParam],
+      handler: ([selector]) => {
+        const block = byNumber(selector);
+        return block ? quantity(block.block.transactions.length) : null;
+      },
+    }),
+    defineMethod<[string]>({
+      name: 'eth_getBlockTransactionCountByHash',
+      params: [blockHashParam],
+      handler: ([hash]) => {
+        const block = byHash(hash);
+        return block ? quantity(block.block.transactions.length) : null;
+      },
+    }),
+    defineMethod<[string]>({
+      name: 'eth_getTransactionByHash',
+      params: [{ name: 'transactionHash', schema: hash32Schema }],
+      handler: ([hash]) => {
+        const committed = chain.getTransaction(bytes(hash));
+        if (committed) {
+          const block = chain.getBlockByNumber(committed.blockNumber);
+          return formatCommittedTransaction(committed, block?.block.header.baseFeePerGas);
+        }
+        const pending = pool.getByHash(hash.toLowerCase());
+        return pending ? formatTransaction(pending.tx, pending.sender) : null;
+      },
+    }),
+    defineMethod<[string, string]>({
+      name: 'eth_getTransactionByBlockHashAndIndex',
+      params: [blockHashParam, indexParam],
+      handler: ([hash, index]) => transactionAt(byHash(hash), index),
+    }),
+    transactionByBlockNumberAndIndex('eth_getTransactionByBlockNumberAndIndex'),
+    transactionByBlockNumberAndIndex('eth_getTransactionbyBlockNumberAndIndex'),
+    defineMethod<[string]>({
+      name: 'eth_getTransactionReceipt',
+      params: [{ name: 'transactionHash', schema: hash32Schema }],
+      handler: ([hash]) => {
+        const receipt = chain.getReceipt(bytes(hash));
+        return receipt ? formatReceipt(receipt) : null;
+      },
+    }),
+    defineMethod<[BlockSelector]>({
+      name: 'eth_getBlockReceipts',
+      params: [{ name: 'block', schema: blockSelectorSchema }],
+      handler: ([selector]) => {
+        const number = resolveBlockNumber(chain, selector);
+        const receipts = number === undefined ? undefined : chain.getBlockReceipts(number);
+        return receipts ? receipts.map(formatReceipt) : null;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,94 @@
+/** eth_* methods that read account state at a block, or execute against it. */
+import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { ServerError } from '../errors.js';
+import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
+import { requireBlockNumber, type BlockSelector } from './block-selector.js';
+import { callObjectSchema, toCallRequest, type CallObject } from './call-request.js';
+import { hex, quantity } from './formatters.js';
+import { addressSchema, blockSelectorSchema } from './hex-schemas.js';
+import type { NodeServices } from './services.js';
+
+const toAddress = (value: string) => new Address(hexToBytes(value as PrefixedHexString));
+const address = { name: 'address', schema: addressSchema };
+const block = { name: 'block', schema: blockSelectorSchema, optional: true };
+
+/** Storage keys: QUANTITY-like or 32-byte DATA; at most 32 bytes. */
+const storageKeySchema = {
+  type: 'string',
+  pattern: '^0x[0-9a-fA-F]{1,64}$',
+  description: 'a storage key (0x followed by 1 to 64 hex digits)',
+};
+
+function slotBytes(key: string): Uint8Array {
+  const digits = key.slice(2);
+  return hexToBytes(`0x${digits.length % 2 === 0 ? digits : `0${digits}`}`);
+}
+
+export function ethStateMethods({ chain, pool }: NodeServices): MethodDefinition[] {
+  return [
+    defineMethod<[string, BlockSelector?]>({
+      name: 'eth_getBalance',
+      params: [address, block],
+      handler: async ([who, selector]) =>
+        quantity(await chain.getBalance(toAddress(who), requireBlockNumber(chain, selector))),
+    }),
+    defineMethod<[string, BlockSelector?]>({
+      name: 'eth_getTransactionCount',
+      params: [address, block],
+      handler: async ([who, selector]) =>
+        selector === 'pending'
+          ? quantity(await pool.pendingNonce(toAddress(who)))
+          : quantity(await chain.getNonce(toAddress(who), requireBlockNumber(chain, selector))),
+    }),
+    defineMethod<[string, BlockSelector?]>({
+      name: 'eth_getCode',
+      params: [address, block],
+      handler: async ([who, selector]) =>
+        hex(await chain.getCode(toAddress(who), requireBlockNumber(chain, selector))),
+    }),
+    defineMethod<[string, string, BlockSelector?]>({
+      name: 'eth_getStorageAt',
+      params: [address, { name: 'position', schema: storageKeySchema }, block],
+      handler: async ([who, position, selector]) =>
+        hex(
+          await chain.getStorageAt(
+            toAddress(who),
+            slotBytes(position),
+            requireBlockNumber(chain, selector),
+          ),
+        ),
+    }),
+    defineMethod<[string, string[], BlockSelector?]>({
+      name: 'eth_getProof',
+      params: [
+        address,
+        {
+          name: 'storageKeys',
+          schema: {
+            type: 'array',
+            items: storageKeySchema,
+            description: 'an array of storage keys',
+          },
+        },
+        block,
+      ],
+      handler: ([who, keys, selector]) =>
+        chain.getProof(toAddress(who), keys.map(slotBytes), requireBlockNumber(chain, selector)),
+    }),
+    defineMethod<[CallObject, BlockSelector?]>({
+      name: 'eth_call',
+      params: [{ name: 'transaction', schema: callObjectSchema }, block],
+      handler: async ([call, selector]) => {
+        const result = await chain.call(toCallRequest(call), requireBlockNumber(chain, selector));
+        if (result.error) throw new ServerError(result.error);
+        return hex(result.returnData);
+      },
+    }),
+    defineMethod<[CallObject, BlockSelector?]>({
+      name: 'eth_estimateGas',
+      params: [{ name: 'transaction', schema: callObjectSchema }, block],
+      handler: async ([call, selector]) =>
+        quantity(await chain.estimateGas(toCallRequest(call), requireBlockNumber(chain, selector))),
+    }),
+  ];
+}

@@ -1,0 +1,21 @@
+/**
+ * What the API modules are given: the node's parts, built once by the composition root
+ * (`node.ts`). API modules read the node only through this.
+ */
+import type { DataDirLayout } from '../../shared/datadir-layout.js';
+import type { Chain } from '../chain/chain.js';
+import type { NodeConfig } from '../config/options.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Logger } from '../logger.js';
+import type { TxPoolApi } from '../txpool/types.js';
+import type { FormatOptions } from './formatters.js';
+
+export interface NodeServices {
+  chain: Chain;
+  pool: TxPoolApi;
+  bus: EventBus;
+  config: NodeConfig;
+  layout: DataDirLayout;
+  format: FormatOptions;
+  logger: Logger;
+}

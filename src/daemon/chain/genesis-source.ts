@@ -1,0 +1,49 @@
+/**
+ * Which genesis a data directory runs: the custom one `daemon init --genesis` stored there, or
+ * the embedded dev chain (with `--chain-id` applied).
+ */
+import { readFileSync } from 'node:fs';
+import type { DataDirLayout } from '../../shared/datadir-layout.js';
+import { InvalidInputError } from '../errors.js';
+import { devGenesis, parseGenesisFile, type GenesisConfig } from './genesis.js';
+
+export const DEFAULT_CHAIN_ID = 9000n;
+
+export function readGenesisFile(path: string): GenesisConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new InvalidInputError(`cannot read genesis file ${path}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidInputError(
+      `genesis file ${path} is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+  return parseGenesisFile(json);
+}
+
+export function loadGenesis(
+  layout: DataDirLayout,
+  chainId: number | undefined,
+): { genesis: GenesisConfig; custom: boolean } {
+  try {
+    readFileSync(layout.genesisFile);
+  } catch {
+    return {
+      genesis: devGenesis({ chainId: chainId === undefined ? DEFAULT_CHAIN_ID : BigInt(chainId) }),
+      custom: false,
+    };
+  }
+  const genesis = readGenesisFile(layout.genesisFile);
+  if (chainId !== undefined && BigInt(chainId) !== genesis.chainId) {
+    throw new InvalidInputError(
+      `--chain-id ${chainId} contradicts the chain id ${genesis.chainId} of ${layout.genesisFile}; leave --chain-id out`,
+    );
+  }
+  return { genesis, custom: true };
+}
