@@ -7,15 +7,17 @@ import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { MerkleStateManager } from '@ethereumjs/statemanager';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { ValueEncoding, bytesToHex, createZeroAddress } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
-import type { RunTxResult } from '@ethereumjs/vm';
+import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { ExecutionRevertedError, TransactionRejectedError } from '../errors.js';
+import { SerialQueue } from '../txpool/serial-queue.js';
 import { rejectionReason } from './executor.js';
+import { LruCache } from './lru-cache.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
 import type { TrieNodeReader } from './trie-node-overlay.js';
 
@@ -49,8 +51,10 @@ export interface CallEnvironment {
   blockchain: EVMMockBlockchainInterface;
   /** Header of the block whose post-state the call runs on. */
   block: Block;
-  /** Most gas a call may use (`--rpc.gascap`). */
+  /** Most gas a call may use (`--json-rpc.gas-cap`). */
   gasCap: bigint;
+  /** VMs reused across calls on the same state. */
+  vms: CallVmCache;
 }
 
 const ERROR_SELECTOR = '0x08c379a0';
@@ -103,24 +107,64 @@ function hasFee(request: CallRequest): boolean {
   );
 }
 
+/** VMs kept for the most recently called-on states (usually just the head). */
+const CACHED_CALL_STATES = 4;
+
+interface CallVm {
+  vm: VM;
+  /** Calls on one VM run one at a time: each wraps its run in a checkpoint it reverts. */
+  queue: SerialQueue;
+}
+
 /**
- * Runs the request once with `gasLimit` on a fresh copy of the state. Throws
- * `TransactionRejectedError` when the transaction is invalid (e.g. intrinsic gas too low).
+ * Keeps a VM per recently used state root, so a call does not build a VM and a cold state
+ * cache each time (building them dominated the cost of a simple `eth_call`). Every call runs
+ * inside a state checkpoint that is reverted afterwards, so nothing it writes survives.
+ */
+export class CallVmCache {
+  private readonly vms = new LruCache<string, Promise<CallVm>>(CACHED_CALL_STATES);
+
+  async run<T>(env: CallEnvironment, task: (vm: VM) => Promise<T>): Promise<T> {
+    const key = bytesToHex(env.block.header.stateRoot);
+    let entry = this.vms.get(key);
+    if (entry === undefined) {
+      entry = this.create(env);
+      this.vms.set(key, entry);
+    }
+    const { vm, queue } = await entry;
+    return queue.run(async () => {
+      await vm.stateManager.checkpoint();
+      try {
+        return await task(vm);
+      } finally {
+        await vm.stateManager.revert();
+      }
+    });
+  }
+
+  private async create(env: CallEnvironment): Promise<CallVm> {
+    const trie = new MerklePatriciaTrie({
+      db: new TrieNodeOverlay(env.readNode),
+      root: env.block.header.stateRoot,
+      useKeyHashing: true,
+      valueEncoding: ValueEncoding.Bytes,
+      common: env.common,
+    });
+    const stateManager = new MerkleStateManager({ trie, common: env.common, caches: new Caches() });
+    const vm = await createVM({ common: env.common, stateManager, blockchain: env.blockchain });
+    return { vm, queue: new SerialQueue() };
+  }
+}
+
+/**
+ * Runs the request once with `gasLimit` on the state after `env.block`, discarding its writes.
+ * Throws `TransactionRejectedError` when the transaction is invalid (e.g. intrinsic gas too low).
  */
 async function runOnce(
   env: CallEnvironment,
   request: CallRequest,
   gasLimit: bigint,
 ): Promise<RunTxResult> {
-  const trie = new MerklePatriciaTrie({
-    db: new TrieNodeOverlay(env.readNode),
-    root: env.block.header.stateRoot,
-    useKeyHashing: true,
-    valueEncoding: ValueEncoding.Bytes,
-    common: env.common,
-  });
-  const stateManager = new MerkleStateManager({ trie, common: env.common });
-  const vm = await createVM({ common: env.common, stateManager, blockchain: env.blockchain });
   const header = env.block.header;
   // Like geth, a request without any fee runs with a zero base fee so it needs no funds.
   const block = createBlock(
@@ -133,18 +177,20 @@ async function runOnce(
     },
     { common: env.common },
   );
-  try {
-    return await runTx(vm, {
-      tx: buildTx(env, request, gasLimit),
-      block,
-      skipNonce: true,
-      skipBalance: !hasFee(request),
-      skipBlockGasLimitValidation: true,
-      skipHardForkValidation: true,
-    });
-  } catch (error) {
-    throw new TransactionRejectedError(rejectionReason(error), { cause: error });
-  }
+  return env.vms.run(env, async (vm) => {
+    try {
+      return await runTx(vm, {
+        tx: buildTx(env, request, gasLimit),
+        block,
+        skipNonce: true,
+        skipBalance: !hasFee(request),
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+      });
+    } catch (error) {
+      throw new TransactionRejectedError(rejectionReason(error), { cause: error });
+    }
+  });
 }
 
 function callGasLimit(env: CallEnvironment, request: CallRequest): bigint {

@@ -30,7 +30,7 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import type { PoolStateView, PooledTransaction } from '../txpool/types.js';
 import { nextBaseFee } from './base-fee.js';
 import { decodeBlockRecord, encodeBlockRecord, storedBlock } from './block-record.js';
-import { estimateGas, executeCall } from './call.js';
+import { CallVmCache, estimateGas, executeCall } from './call.js';
 import type { CallEnvironment, CallRequest, CallResult } from './call.js';
 import { createChainCommon } from './common.js';
 import { BlockExecutor } from './executor.js';
@@ -115,6 +115,7 @@ export class Chain implements PoolStateView {
   private readonly headAccounts = new LruCache<string, Account | null>(HEAD_ACCOUNTS);
   private headState: MerkleStateManager;
   private producing: Promise<unknown> = Promise.resolve();
+  private readonly callVms = new CallVmCache();
 
   private constructor(
     readonly common: Common,
@@ -456,6 +457,7 @@ export class Chain implements PoolStateView {
       blockchain: blockHashSource((number) => this.getBlockByNumber(number)?.hash),
       block: this.requireBlock(blockNumber).block,
       gasCap: this.callGasCap,
+      vms: this.callVms,
     };
   }
 }
