@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpRpcClient } from '../../src/client/http-rpc-client.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
@@ -137,38 +137,55 @@ describe('daemon lifecycle', () => {
 describe('daemon configuration precedence', () => {
   it('takes a flag over an environment variable over the config file over the default', async () => {
     const dataDir = makeDataDir();
-    mkdirSync(dataDir, { recursive: true });
     writeFileSync(
       join(dataDir, 'config.json'),
       JSON.stringify({ 'chain-id': 777, 'evm.rpc.api': 'net,web3' }),
     );
+    const notServed = { code: -32601 };
     const fromFile = await startTestDaemon([], dataDir);
     try {
       expect(await fromFile.rpc.call('net_version')).toBe('777');
+      await expect(fromFile.rpc.call('eth_blockNumber')).rejects.toMatchObject(notServed);
     } finally {
       await runCli(['daemon', 'stop', '--datadir', dataDir]);
     }
-    const env = { NODE_CLI_CHAIN_ID: '778' };
+    const env = { NODE_CLI_EVM_RPC_API: 'eth,net' };
     const fromEnv = await runCliJson<{ endpoints: { http: string } }>(
       ['daemon', 'start', '--datadir', dataDir, ...LOOPBACK_FLAGS],
       env,
     );
     const envClient = new HttpRpcClient(fromEnv.endpoints.http);
     try {
-      expect(await envClient.call('net_version')).toBe('778');
+      expect(await envClient.call('eth_chainId')).toBe('0x309');
+      await expect(envClient.call('web3_clientVersion')).rejects.toMatchObject(notServed);
     } finally {
       await envClient.close();
       await runCli(['daemon', 'stop', '--datadir', dataDir]);
     }
-    const fromFlag = await startTestDaemon(['--chain-id', '779'], dataDir);
+    const fromFlag = await startTestDaemon(['--evm.rpc.api', 'web3'], dataDir);
     try {
-      expect(await fromFlag.rpc.call('net_version')).toBe('779');
-      await expect(fromFlag.authedRpc.call('miner_getHashrate')).rejects.toMatchObject({
-        code: -32601,
-      });
+      expect(await fromFlag.rpc.call('web3_sha3', ['0x'])).toMatch(/^0x/);
+      await expect(fromFlag.rpc.call('net_version')).rejects.toMatchObject(notServed);
     } finally {
       await fromFlag.stop();
     }
+  });
+
+  it('refuses to start a data directory with a different chain id than it was created with', async () => {
+    const daemon = await startTestDaemon(['--chain-id', '31337']);
+    await runCli(['daemon', 'stop', '--datadir', daemon.dataDir]);
+    const result = await runCli([
+      'daemon',
+      'start',
+      '--datadir',
+      daemon.dataDir,
+      ...LOOPBACK_FLAGS,
+      '--chain-id',
+      '1',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.message).toContain('the data directory holds another chain');
+    await daemon.stop();
   });
 });
 
