@@ -35,7 +35,6 @@ export interface NodeConfig {
   'json-rpc.batch-response-max-size': number;
   'json-rpc.ws-max-message-size': number;
   'json-rpc.gas-cap': number;
-  'json-rpc.evm-timeout': number;
   'json-rpc.logs-cap': number;
   'json-rpc.block-range-cap': number;
   'json-rpc.filter-timeout': number;
@@ -192,12 +191,6 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '25000000',
     description: 'Gas cap of eth_call and eth_estimateGas.',
     parse: parsePositiveInteger,
-  }),
-  option({
-    key: 'json-rpc.evm-timeout',
-    defaultText: '5s',
-    description: 'Time limit of one eth_call or eth_estimateGas.',
-    parse: parseDuration,
   }),
   option({
     key: 'json-rpc.logs-cap',
