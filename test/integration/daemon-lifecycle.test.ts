@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpRpcClient } from '../../src/client/http-rpc-client.js';
-import { runCli, runCliJson } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
+import { CLI_ENTRY, runCli, runCliJson } from '../helpers/cli.js';
 import { isAlive, processesMentioning, waitFor } from '../helpers/processes.js';
 import {
   LOOPBACK_FLAGS,
@@ -211,6 +212,35 @@ describe('daemon stop', () => {
       daemon.dataDir,
     ]);
     expect(again.stopped).toBe(false);
+    await daemon.stop();
+  });
+
+  it('follows the log with daemon logs -f until Ctrl-C', async () => {
+    const daemon = await startTestDaemon();
+    const follower = spawn(process.execPath, [
+      CLI_ENTRY,
+      'daemon',
+      'logs',
+      '-f',
+      '-n',
+      '1',
+      '--datadir',
+      daemon.dataDir,
+    ]);
+    let output = '';
+    follower.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(() => output.includes('node started'), 15_000, 'the last log line');
+    await runCli(['daemon', 'stop', '--datadir', daemon.dataDir]);
+    await waitFor(
+      () => output.includes('INFO stopped'),
+      15_000,
+      'the stop to appear in the followed log',
+    );
+    const exited = new Promise<number | null>((resolve) =>
+      follower.once('exit', (code) => resolve(code)),
+    );
+    follower.kill('SIGINT');
+    expect(await exited).toBe(0);
     await daemon.stop();
   });
 
