@@ -28,21 +28,39 @@ export abstract class BaseCommand extends Command {
     this.error(message, { exit: 2 });
   }
 
-  /** Known failures become one-line messages with exit code 1; anything else keeps oclif's report. */
-  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+  /**
+   * Known failures become one-line messages with exit code 1; anything else keeps oclif's
+   * report. The exit code an error carries (2 for usage errors) holds with --json too, where
+   * oclif would otherwise answer 1.
+   */
+  protected override async catch(
+    error: Error & { exitCode?: number; oclif?: { exit?: number } },
+  ): Promise<unknown> {
+    const reported = this.toReportedError(error);
+    process.exitCode ??= reported.oclif?.exit;
+    return super.catch(reported);
+  }
+
+  /** `--json` errors as `{error: {message, exit}}`, without oclif's parser internals. */
+  protected override toErrorJson(error: unknown): { error: { message: string; exit: number } } {
+    const { message, oclif } = error as Error & { oclif?: { exit?: number } };
+    return { error: { message, exit: oclif?.exit ?? 1 } };
+  }
+
+  private toReportedError(
+    error: Error & { oclif?: { exit?: number } },
+  ): Error & { oclif?: { exit?: number } } {
     if (error instanceof RpcResponseError) {
       const data = error.data === undefined ? '' : ` (data: ${JSON.stringify(error.data)})`;
-      return super.catch(
-        new Errors.CLIError(`RPC error ${error.code}: ${error.message}${data}`, { exit: 1 }),
-      );
+      return new Errors.CLIError(`RPC error ${error.code}: ${error.message}${data}`, { exit: 1 });
     }
     if (
       error instanceof DaemonControlError ||
       error instanceof DaemonNotRunningError ||
       error instanceof NodeError
     ) {
-      return super.catch(new Errors.CLIError(error.message, { exit: 1 }));
+      return new Errors.CLIError(error.message, { exit: 1 });
     }
-    return super.catch(error);
+    return error;
   }
 }
