@@ -10,6 +10,12 @@ import type { DataDirLayout } from '../shared/datadir-layout.js';
 import { PACKAGE_VERSION } from '../shared/version.js';
 import { debugRuntimeMethods } from './api/debug-runtime.js';
 import { ethNamespace } from './api/eth.js';
+import { AccountManager } from './accounts/account-manager.js';
+import { TransactionSigner } from './accounts/transaction-signer.js';
+import { ethAccountsNamespace } from './api/eth-accounts.js';
+import { FeeOracle } from './api/fee-oracle.js';
+import { minerConfigMethods } from './api/miner-config.js';
+import { personalNamespace } from './api/personal.js';
 import { minerNamespace } from './api/miner.js';
 import { netNamespace } from './api/net.js';
 import type { NodeServices } from './api/services.js';
@@ -53,14 +59,26 @@ function prepareDataDir(layout: DataDirLayout): void {
   }
 }
 
-function namespaceModules(services: NodeServices): NamespaceModule[] {
+function namespaceModules(services: NodeServices, accounts: AccountManager): NamespaceModule[] {
   const chainId = services.chain.chainId;
+  const fees = new FeeOracle(services.chain);
+  const signer = new TransactionSigner(
+    {
+      common: services.chain.common,
+      pool: services.pool,
+      nextBaseFee: () => services.chain.nextBaseFee(),
+      suggestedTip: () => fees.suggestedTip(),
+    },
+    accounts,
+  );
   return [
     web3Namespace(PACKAGE_VERSION),
     netNamespace({ networkId: () => chainId.toString(), peerCount: () => 0 }),
-    ethNamespace(services),
+    ethNamespace(services, fees),
     txpoolNamespace(services),
-    minerNamespace(),
+    ethAccountsNamespace(accounts, signer),
+    personalNamespace(accounts, signer),
+    minerNamespace(minerConfigMethods(services)),
     { namespace: 'debug', access: 'private', methods: debugRuntimeMethods },
   ];
 }
@@ -146,7 +164,14 @@ export async function startNode(
     const registry = new MethodRegistry(new Set(config['evm.rpc.api'])).declareUnsupported(
       UNSUPPORTED_METHODS,
     );
-    for (const module of namespaceModules(services)) registry.register(module);
+    const accounts = new AccountManager({
+      keystoreDir: layout.keystoreDir,
+      walletsDir: layout.walletsDir,
+      dev: config.dev,
+      lightKdf: config['keystore.light-kdf'],
+    });
+    shutdownSteps.push(() => accounts.close());
+    for (const module of namespaceModules(services, accounts)) registry.register(module);
     const dispatcher = new RpcDispatcher(
       registry,
       {

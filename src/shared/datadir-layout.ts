@@ -20,6 +20,8 @@ export interface DataDirLayout {
   genesisFile: string;
   chainDir: string;
   keystoreDir: string;
+  /** Local wallets created by personal_initializeWallet. */
+  walletsDir: string;
 }
 
 /** `$XDG_DATA_HOME/node-cli`, or `~/.local/share/node-cli`. */
@@ -40,5 +42,6 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     genesisFile: join(root, 'genesis.json'),
     chainDir: join(root, 'chain'),
     keystoreDir: join(root, 'keystore'),
+    walletsDir: join(root, 'wallets'),
   };
 }

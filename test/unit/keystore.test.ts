@@ -28,10 +28,10 @@ function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('hex');
 }
 
-function expectInvalidInput(run: () => unknown, message: string | RegExp): void {
+async function expectInvalidInput(run: () => unknown, message: string | RegExp): Promise<void> {
   let thrown: unknown;
   try {
-    run();
+    await run();
   } catch (error) {
     thrown = error;
   }
@@ -72,17 +72,20 @@ describe('private key', () => {
     );
   });
 
-  it('refuses keys outside the secp256k1 scalar range', () => {
+  it('refuses keys outside the secp256k1 scalar range', async () => {
     const order = 'fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141';
-    expectInvalidInput(() => assertValidPrivateKey(new Uint8Array(32)), /scalar range/);
-    expectInvalidInput(() => assertValidPrivateKey(Buffer.from(order, 'hex')), /scalar range/);
-    expectInvalidInput(() => assertValidPrivateKey(new Uint8Array(31).fill(1)), /32 bytes/);
+    await expectInvalidInput(() => assertValidPrivateKey(new Uint8Array(32)), /scalar range/);
+    await expectInvalidInput(
+      () => assertValidPrivateKey(Buffer.from(order, 'hex')),
+      /scalar range/,
+    );
+    await expectInvalidInput(() => assertValidPrivateKey(new Uint8Array(31).fill(1)), /32 bytes/);
   });
 });
 
 describe('encryptKey / decryptKey', () => {
-  it('round-trips with the light KDF and writes a complete v3 document', () => {
-    const file = encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
+  it('round-trips with the light KDF and writes a complete v3 document', async () => {
+    const file = await encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
     expect(file.version).toBe(3);
     expect(file.address).toBe(DEV_ADDRESS);
     expect(file.id).toMatch(
@@ -99,27 +102,27 @@ describe('encryptKey / decryptKey', () => {
     expect(file.crypto.kdfparams.salt).toMatch(/^[0-9a-f]{64}$/);
     expect(file.crypto.ciphertext).not.toBe(DEV_KEY_HEX);
 
-    expect(hex(decryptKey(file, PASSPHRASE))).toBe(DEV_KEY_HEX);
-    expect(hex(decryptKey(JSON.stringify(file), PASSPHRASE))).toBe(DEV_KEY_HEX);
+    expect(hex(await decryptKey(file, PASSPHRASE))).toBe(DEV_KEY_HEX);
+    expect(hex(await decryptKey(JSON.stringify(file), PASSPHRASE))).toBe(DEV_KEY_HEX);
   });
 
-  it('uses fresh randomness for every file', () => {
-    const a = encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
-    const b = encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
+  it('uses fresh randomness for every file', async () => {
+    const a = await encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
+    const b = await encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
     expect(a.id).not.toBe(b.id);
     expect(a.crypto.kdfparams.salt).not.toBe(b.crypto.kdfparams.salt);
     expect(a.crypto.cipherparams.iv).not.toBe(b.crypto.cipherparams.iv);
   });
 
-  it('round-trips with the standard scrypt parameters', () => {
-    const file = encryptKey(DEV_KEY, PASSPHRASE);
+  it('round-trips with the standard scrypt parameters', async () => {
+    const file = await encryptKey(DEV_KEY, PASSPHRASE);
     expect(file.crypto.kdfparams).toMatchObject({ n: 262144, r: 8, p: 1, dklen: 32 });
-    expect(hex(decryptKey(file, PASSPHRASE))).toBe(DEV_KEY_HEX);
+    expect(hex(await decryptKey(file, PASSPHRASE))).toBe(DEV_KEY_HEX);
   });
 
-  it('rejects a wrong passphrase with geth’s message', () => {
-    const file = encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
-    expectInvalidInput(() => decryptKey(file, 'wrong'), WRONG_PASSPHRASE_MESSAGE);
+  it('rejects a wrong passphrase with geth’s message', async () => {
+    const file = await encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
+    await expectInvalidInput(() => decryptKey(file, 'wrong'), WRONG_PASSPHRASE_MESSAGE);
     expect(WRONG_PASSPHRASE_MESSAGE).toBe('could not decrypt key with given password');
   });
 
@@ -129,7 +132,7 @@ describe('encryptKey / decryptKey', () => {
       PASSPHRASE,
       { scrypt: { N: 4096 } },
     );
-    expect(hex(decryptKey(json, PASSPHRASE))).toBe(DEV_KEY_HEX);
+    expect(hex(await decryptKey(json, PASSPHRASE))).toBe(DEV_KEY_HEX);
   });
 
   it('opens an ethers file whose passphrase ethers normalised to NFKC', async () => {
@@ -139,11 +142,11 @@ describe('encryptKey / decryptKey', () => {
       decomposed,
       { scrypt: { N: 4096 } },
     );
-    expect(hex(decryptKey(json, decomposed))).toBe(DEV_KEY_HEX);
+    expect(hex(await decryptKey(json, decomposed))).toBe(DEV_KEY_HEX);
   });
 
   it('writes files that ethers v6 decrypts to the same account', async () => {
-    const file = encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
+    const file = await encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
     const wallet = await Wallet.fromEncryptedJson(JSON.stringify(file), PASSPHRASE);
     expect(wallet.address.toLowerCase()).toBe(`0x${DEV_ADDRESS}`);
     expect(wallet.privateKey).toBe(`0x${DEV_KEY_HEX}`);
@@ -153,11 +156,11 @@ describe('encryptKey / decryptKey', () => {
     const file = pbkdf2KeyFile(DEV_KEY, PASSPHRASE);
     const wallet = await Wallet.fromEncryptedJson(JSON.stringify(file), PASSPHRASE);
     expect(wallet.privateKey).toBe(`0x${DEV_KEY_HEX}`);
-    expect(hex(decryptKey(file, PASSPHRASE))).toBe(DEV_KEY_HEX);
-    expectInvalidInput(() => decryptKey(file, 'wrong'), WRONG_PASSPHRASE_MESSAGE);
+    expect(hex(await decryptKey(file, PASSPHRASE))).toBe(DEV_KEY_HEX);
+    await expectInvalidInput(() => decryptKey(file, 'wrong'), WRONG_PASSPHRASE_MESSAGE);
   });
 
-  it('decrypts the Web3 Secret Storage PBKDF2 test vector', () => {
+  it('decrypts the Web3 Secret Storage PBKDF2 test vector', async () => {
     const vector = {
       crypto: {
         cipher: 'aes-128-ctr',
@@ -175,18 +178,21 @@ describe('encryptKey / decryptKey', () => {
       id: '3198bc9c-6672-5ab3-d995-4942343ae5b6',
       version: 3,
     };
-    expect(hex(decryptKey(vector, 'testpassword'))).toBe(
+    expect(hex(await decryptKey(vector, 'testpassword'))).toBe(
       '7a28b5ba57c53603b0b07b56bba752f7784bf506fa95edc395f5cf6c7514fe9d',
     );
   });
 
-  it('refuses a file whose key does not belong to its address', () => {
-    const file = { ...encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' }), address: '00'.repeat(20) };
-    expectInvalidInput(() => decryptKey(file, PASSPHRASE), /key content mismatch/);
+  it('refuses a file whose key does not belong to its address', async () => {
+    const file = {
+      ...(await encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' })),
+      address: '00'.repeat(20),
+    };
+    await expectInvalidInput(() => decryptKey(file, PASSPHRASE), /key content mismatch/);
   });
 
-  it('names the bad field of a malformed file', () => {
-    const good = encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
+  it('names the bad field of a malformed file', async () => {
+    const good = await encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
     const withCrypto = (patch: Record<string, unknown>) => ({
       ...good,
       crypto: { ...good.crypto, ...patch },
@@ -194,62 +200,74 @@ describe('encryptKey / decryptKey', () => {
     const withKdfParams = (patch: Record<string, unknown>) =>
       withCrypto({ kdfparams: { ...good.crypto.kdfparams, ...patch } });
 
-    expectInvalidInput(() => decryptKey('{not json', PASSPHRASE), /not valid JSON/);
-    expectInvalidInput(() => decryptKey(42, PASSPHRASE), /field keystore/);
-    expectInvalidInput(() => decryptKey({ ...good, version: 1 }, PASSPHRASE), /field version/);
-    expectInvalidInput(
+    await expectInvalidInput(() => decryptKey('{not json', PASSPHRASE), /not valid JSON/);
+    await expectInvalidInput(() => decryptKey(42, PASSPHRASE), /field keystore/);
+    await expectInvalidInput(
+      () => decryptKey({ ...good, version: 1 }, PASSPHRASE),
+      /field version/,
+    );
+    await expectInvalidInput(
       () => decryptKey({ ...good, crypto: undefined }, PASSPHRASE),
       /field crypto:/,
     );
-    expectInvalidInput(
+    await expectInvalidInput(
       () => decryptKey(withCrypto({ cipher: 'aes-256-gcm' }), PASSPHRASE),
       /crypto\.cipher/,
     );
-    expectInvalidInput(() => decryptKey(withCrypto({ kdf: 'argon2' }), PASSPHRASE), /crypto\.kdf:/);
-    expectInvalidInput(() => decryptKey(withCrypto({ mac: 'zz' }), PASSPHRASE), /crypto\.mac/);
-    expectInvalidInput(
+    await expectInvalidInput(
+      () => decryptKey(withCrypto({ kdf: 'argon2' }), PASSPHRASE),
+      /crypto\.kdf:/,
+    );
+    await expectInvalidInput(
+      () => decryptKey(withCrypto({ mac: 'zz' }), PASSPHRASE),
+      /crypto\.mac/,
+    );
+    await expectInvalidInput(
       () => decryptKey(withCrypto({ ciphertext: 'abcd' }), PASSPHRASE),
       /crypto\.ciphertext: expected 32 bytes/,
     );
-    expectInvalidInput(
+    await expectInvalidInput(
       () => decryptKey(withCrypto({ cipherparams: {} }), PASSPHRASE),
       /crypto\.cipherparams\.iv/,
     );
-    expectInvalidInput(
+    await expectInvalidInput(
       () => decryptKey(withKdfParams({ salt: 12 }), PASSPHRASE),
       /crypto\.kdfparams\.salt/,
     );
-    expectInvalidInput(
+    await expectInvalidInput(
       () => decryptKey(withKdfParams({ n: 4095 }), PASSPHRASE),
       /crypto\.kdfparams\.n: must be a power of two/,
     );
-    expectInvalidInput(
+    await expectInvalidInput(
       () => decryptKey(withKdfParams({ dklen: 16 }), PASSPHRASE),
       /crypto\.kdfparams\.dklen/,
     );
   });
 
-  it('refuses KDF parameters that would take minutes or gigabytes', () => {
-    const good = encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
+  it('refuses KDF parameters that would take minutes or gigabytes', async () => {
+    const good = await encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
     const costly = (kdfparams: Record<string, unknown>) => ({
       ...good,
       crypto: { ...good.crypto, kdfparams: { ...good.crypto.kdfparams, ...kdfparams } },
     });
-    expectInvalidInput(
+    await expectInvalidInput(
       () => decryptKey(costly({ n: 2 ** 22, r: 8 }), PASSPHRASE),
       /crypto\.kdfparams\.n/,
     );
-    expectInvalidInput(() => decryptKey(costly({ p: 1000 }), PASSPHRASE), /crypto\.kdfparams\.p/);
+    await expectInvalidInput(
+      () => decryptKey(costly({ p: 1000 }), PASSPHRASE),
+      /crypto\.kdfparams\.p/,
+    );
   });
 
-  it('accepts geth’s early `Crypto` spelling and 0x-prefixed hex', () => {
-    const { crypto, ...rest } = encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
+  it('accepts geth’s early `Crypto` spelling and 0x-prefixed hex', async () => {
+    const { crypto, ...rest } = await encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
     const legacy = { ...rest, Crypto: { ...crypto, mac: `0x${crypto.mac.toUpperCase()}` } };
-    expect(hex(decryptKey(legacy, PASSPHRASE))).toBe(DEV_KEY_HEX);
+    expect(hex(await decryptKey(legacy, PASSPHRASE))).toBe(DEV_KEY_HEX);
   });
 
-  it('refuses to encrypt an invalid private key', () => {
-    expectInvalidInput(
+  it('refuses to encrypt an invalid private key', async () => {
+    await expectInvalidInput(
       () => encryptKey(new Uint8Array(32), PASSPHRASE, { kdf: 'light' }),
       /invalid private key/,
     );
@@ -261,8 +279,8 @@ describe('KeystoreDirectory', () => {
   let keystoreDir: string;
   let lightFile: KeystoreV3;
 
-  beforeAll(() => {
-    lightFile = encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
+  beforeAll(async () => {
+    lightFile = await encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
   });
 
   beforeEach(async () => {
@@ -295,7 +313,7 @@ describe('KeystoreDirectory', () => {
   it('lists, finds (any case) and reads stored accounts', async () => {
     const directory = new KeystoreDirectory(keystoreDir);
     const otherKey = randomBytes(32);
-    const other = encryptKey(otherKey, PASSPHRASE, { kdf: 'light' });
+    const other = await encryptKey(otherKey, PASSPHRASE, { kdf: 'light' });
     const first = await directory.store(lightFile);
     const second = await directory.store(other);
 
@@ -316,16 +334,18 @@ describe('KeystoreDirectory', () => {
     });
     expect(await directory.find('0x' + '11'.repeat(20))).toBeUndefined();
 
-    expect(hex(decryptKey(await directory.read(checksummed), PASSPHRASE))).toBe(DEV_KEY_HEX);
-    expect(hex(decryptKey(await directory.read(other.address), PASSPHRASE))).toBe(hex(otherKey));
+    expect(hex(await decryptKey(await directory.read(checksummed), PASSPHRASE))).toBe(DEV_KEY_HEX);
+    expect(hex(await decryptKey(await directory.read(other.address), PASSPHRASE))).toBe(
+      hex(otherKey),
+    );
   });
 
   it('refuses a second file for the same account', async () => {
     const directory = new KeystoreDirectory(keystoreDir);
     await directory.store(lightFile);
-    await expect(directory.store(encryptKey(DEV_KEY, 'other', { kdf: 'light' }))).rejects.toThrow(
-      ConflictError,
-    );
+    await expect(
+      directory.store(await encryptKey(DEV_KEY, 'other', { kdf: 'light' })),
+    ).rejects.toThrow(ConflictError);
     expect(await directory.list()).toHaveLength(1);
   });
 

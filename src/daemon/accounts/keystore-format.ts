@@ -60,7 +60,7 @@ const MAX_SCRYPT_MEMORY_BYTES = 1024 * 1024 * 1024;
 const MAX_SCRYPT_N_OR_R = MAX_SCRYPT_MEMORY_BYTES / 128;
 const MAX_SCRYPT_P = 16;
 const MAX_PBKDF2_ROUNDS = 10_000_000;
-/** The wasm scrypt returns 64 bytes; the cipher and MAC need the first 32. */
+/** The cipher and the MAC need 32 bytes of derived key between them. */
 const MIN_DKLEN = 32;
 const MAX_SCRYPT_DKLEN = 64;
 const MAX_PBKDF2_DKLEN = 64;

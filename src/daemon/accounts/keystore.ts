@@ -4,8 +4,8 @@
  * A passphrase is stretched by the KDF into a derived key DK; the private key is encrypted with
  * AES-128-CTR under DK[0..16], and MAC = keccak256(DK[16..32] ‖ ciphertext) tells a wrong
  * passphrase from a right one before the plaintext is trusted. Both functions need
- * `initCrypto()` to have resolved, and both are synchronous and CPU-bound: a standard-strength
- * file takes about 1.8 s of scrypt.
+ * `initCrypto()` to have resolved. The KDF (about 1 s of scrypt for a standard-strength file)
+ * runs on the libuv thread pool, so both return promises and never block the event loop.
  */
 import {
   createCipheriv,
@@ -45,14 +45,14 @@ export interface EncryptKeyOptions {
  * @throws InvalidInputError if the private key is not a valid secp256k1 key.
  * @example
  * await initCrypto();
- * const file = encryptKey(privateKey, 'correct horse', { kdf: 'light' });
+ * const file = await encryptKey(privateKey, 'correct horse', { kdf: 'light' });
  * file.address; // 'f39fd6e51aad88f6f4ce6ab8827279cfffb92266'
  */
-export function encryptKey(
+export async function encryptKey(
   privateKey: Uint8Array,
   passphrase: string,
   opts: EncryptKeyOptions = {},
-): KeystoreV3 {
+): Promise<KeystoreV3> {
   assertValidPrivateKey(privateKey);
   const kdf = {
     kdf: 'scrypt' as const,
@@ -62,7 +62,7 @@ export function encryptKey(
     },
   };
   const iv = randomBytes(IV_BYTES);
-  const derivedKey = deriveKey(Buffer.from(passphrase, 'utf8'), kdf);
+  const derivedKey = await deriveKey(Buffer.from(passphrase, 'utf8'), kdf);
   try {
     const cipher = createCipheriv(CIPHER, derivedKey.subarray(0, 16), iv);
     const ciphertext = Buffer.concat([cipher.update(privateKey), cipher.final()]);
@@ -94,19 +94,22 @@ export function encryptKey(
  *   with a message naming the field when the file is malformed; with
  *   "key content mismatch" when the key does not belong to the file's `address`.
  */
-export function decryptKey(json: unknown, passphrase: string): Uint8Array {
+export async function decryptKey(json: unknown, passphrase: string): Promise<Uint8Array> {
   const keystore = parseKeystore(json);
   const candidates = new Set([passphrase, passphrase.normalize('NFKC')]);
   for (const candidate of candidates) {
-    const privateKey = tryDecrypt(keystore.crypto, Buffer.from(candidate, 'utf8'));
+    const privateKey = await tryDecrypt(keystore.crypto, Buffer.from(candidate, 'utf8'));
     if (privateKey) return checkedAgainstAddress(privateKey, keystore);
   }
   throw new InvalidInputError(WRONG_PASSPHRASE_MESSAGE);
 }
 
 /** The private key, or `undefined` when the MAC shows the passphrase is wrong. */
-function tryDecrypt(crypto: KeystoreCrypto, password: Uint8Array): Uint8Array | undefined {
-  const derivedKey = deriveKey(password, crypto);
+async function tryDecrypt(
+  crypto: KeystoreCrypto,
+  password: Uint8Array,
+): Promise<Uint8Array | undefined> {
+  const derivedKey = await deriveKey(password, crypto);
   try {
     const ciphertext = Buffer.from(crypto.ciphertext, 'hex');
     const expectedMac = Buffer.from(crypto.mac, 'hex');

@@ -2,6 +2,7 @@
  * Facts about a secp256k1 private key: whether it is usable, and the Ethereum address it
  * controls. Requires `initCrypto()` to have resolved.
  */
+import { randomBytes } from 'node:crypto';
 import { InvalidInputError } from '../errors.js';
 import { keccak256, secp256k1Expand, secp256k1KeyPair } from '../crypto/wasm-crypto.js';
 
@@ -20,10 +21,22 @@ export function assertValidPrivateKey(privateKey: Uint8Array): void {
       `invalid private key: expected ${PRIVATE_KEY_BYTES} bytes, got ${privateKey.length}`,
     );
   }
-  const scalar = BigInt(`0x${Buffer.from(privateKey).toString('hex')}`);
-  if (scalar === 0n || scalar >= SECP256K1_ORDER) {
+  if (!isInScalarRange(privateKey)) {
     throw new InvalidInputError('invalid private key: not in the secp256k1 scalar range');
   }
+}
+
+/** A new private key from the operating system's random source, uniform over [1, n-1]. */
+export function generatePrivateKey(): Uint8Array {
+  for (;;) {
+    const candidate = new Uint8Array(randomBytes(PRIVATE_KEY_BYTES));
+    if (isInScalarRange(candidate)) return candidate;
+  }
+}
+
+function isInScalarRange(privateKey: Uint8Array): boolean {
+  const scalar = BigInt(`0x${Buffer.from(privateKey).toString('hex')}`);
+  return scalar !== 0n && scalar < SECP256K1_ORDER;
 }
 
 /**

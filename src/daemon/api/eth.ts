@@ -10,7 +10,7 @@ import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rp
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { ethBlockMethods } from './eth-blocks.js';
 import { ethStateMethods } from './eth-state.js';
-import { FeeOracle } from './fee-oracle.js';
+import type { FeeOracle } from './fee-oracle.js';
 import { hex, quantity } from './formatters.js';
 import { blockNumberOrTagSchema, dataSchema, hash32Schema, quantitySchema } from './hex-schemas.js';
 import type { NodeServices } from './services.js';
@@ -157,9 +157,9 @@ function proofOfWorkMethods(): MethodDefinition[] {
 
 export function ethNamespace(
   services: NodeServices,
+  fees: FeeOracle,
   extraMethods: readonly MethodDefinition[] = [],
 ): NamespaceModule {
-  const fees = new FeeOracle(services.chain);
   return {
     namespace: 'eth',
     access: 'public',

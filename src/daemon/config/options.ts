@@ -41,6 +41,7 @@ export interface NodeConfig {
   'rpc.max-subscription-clients': number;
   'rpc.max-subscriptions-per-client': number;
   'log-level': LogLevel;
+  'keystore.light-kdf': boolean;
 }
 
 export type OptionKey = keyof NodeConfig;
@@ -147,6 +148,14 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     description:
       'Interval between blocks (e.g. 1s, 500ms); 0 commits as soon as transactions are pending.',
     parse: parseDuration,
+  }),
+  option({
+    key: 'keystore.light-kdf',
+    boolean: true,
+    defaultText: 'false',
+    description:
+      'Encrypt new key files with light scrypt (fast, weak): for tests only, refused without --dev.',
+    parse: parseBoolean,
   }),
   option({
     key: 'empty-blocks',

@@ -5,7 +5,6 @@
  */
 import {
   keccak256 as wasmKeccak256,
-  scrypt as wasmScrypt,
   secp256k1Expand as wasmSecp256k1Expand,
   secp256k1FromSeed as wasmSecp256k1FromSeed,
   secp256k1Recover as wasmSecp256k1Recover,
@@ -36,21 +35,6 @@ export function keccak256(data: Uint8Array): Uint8Array {
 export function sha256(data: Uint8Array): Uint8Array {
   assertReady();
   return wasmSha256(data);
-}
-
-/**
- * scrypt with N = 2^log2n. Always returns 64 bytes; scrypt's output is a PBKDF2 stream, so a
- * shorter derived key (e.g. the keystore's dklen 32) is a prefix of it.
- */
-export function scrypt(
-  password: Uint8Array,
-  salt: Uint8Array,
-  log2n: number,
-  r: number,
-  p: number,
-): Uint8Array {
-  assertReady();
-  return wasmScrypt(password, salt, log2n, r, p);
 }
 
 /**

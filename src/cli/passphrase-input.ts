@@ -1,0 +1,58 @@
+/**
+ * Where commands get passphrases: a masked prompt when stdin is a terminal, or the first line
+ * of `--password-file` (geth's convention) for scripts. A script never gets a prompt: without a
+ * terminal and without the flag the command fails with a usage error naming the flag.
+ */
+import { readFile } from 'node:fs/promises';
+import { password } from '@inquirer/prompts';
+import { Errors, Flags } from '@oclif/core';
+
+/** The `--password-file` flag. */
+export const passwordFileFlag = Flags.string({
+  description:
+    'File whose first line is the passphrase (for scripts; without it a terminal prompts).',
+});
+
+/** How to ask for one passphrase. */
+export interface PassphraseRequest {
+  /** Value of `--password-file`, if given. */
+  passwordFile: string | undefined;
+  /** The prompt's text, e.g. "Passphrase for 0xabc…". */
+  message: string;
+  /** Ask twice and require both to match (for new key files). */
+  confirm?: boolean;
+}
+
+/**
+ * The passphrase, from the file or a prompt.
+ *
+ * @throws CLIError exit 2 when there is neither a file nor a terminal; exit 1 when the two
+ *   entries of a confirmed prompt differ or the file cannot be read.
+ */
+export async function readPassphrase(request: PassphraseRequest): Promise<string> {
+  if (request.passwordFile !== undefined) return readPasswordFile(request.passwordFile);
+  if (!process.stdin.isTTY) {
+    throw new Errors.CLIError(
+      'no terminal to prompt for the passphrase: pass it with --password-file <file>',
+      { exit: 2 },
+    );
+  }
+  const first = await password({ message: request.message, mask: '*' });
+  if (request.confirm) {
+    const again = await password({ message: 'Repeat the passphrase', mask: '*' });
+    if (again !== first) throw new Errors.CLIError('the passphrases do not match', { exit: 1 });
+  }
+  return first;
+}
+
+async function readPasswordFile(path: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new Errors.CLIError(`cannot read --password-file ${path}: ${(error as Error).message}`, {
+      exit: 1,
+    });
+  }
+  return text.split(/\r?\n/, 1)[0];
+}

@@ -1,0 +1,79 @@
+import { readFile } from 'node:fs/promises';
+import { Args, Errors } from '@oclif/core';
+import { Wallet } from 'ethers';
+import { BaseCommand } from '../../cli/base-command.js';
+import { passwordFileFlag, readPassphrase } from '../../cli/passphrase-input.js';
+import { AccountsClient } from '../../client/accounts-client.js';
+import { connectDaemon } from '../../client/daemon-connection.js';
+import type { Hex } from '../../client/eth-client.js';
+
+export interface AccountImportResult {
+  address: Hex;
+  /** What the file held. */
+  source: 'private-key' | 'keystore';
+}
+
+const RAW_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
+
+export default class AccountImport extends BaseCommand {
+  static override summary = 'Import a private key or a key file into the node’s keystore.';
+  static override description =
+    'FILE holds either a private key (64 hex digits, 0x optional) or a v3 key file (JSON, as ' +
+    'geth, ethers and wallets write them). A key file is decrypted here with the passphrase; ' +
+    'the node then stores the key encrypted with the same passphrase.';
+  static override examples = [
+    '<%= config.bin %> account import ./key.txt',
+    '<%= config.bin %> account import ./wallet.json --password-file ./passphrase.txt --json',
+  ];
+  static override args = {
+    file: Args.string({
+      description: 'File with the private key or the key file.',
+      required: true,
+    }),
+  };
+  static override flags = { 'password-file': passwordFileFlag };
+
+  async run(): Promise<AccountImportResult> {
+    const { args, flags } = await this.parse(AccountImport);
+    const content = (
+      await readFile(args.file, 'utf8').catch((error: Error) => {
+        throw new Errors.CLIError(`cannot read ${args.file}: ${error.message}`, { exit: 1 });
+      })
+    ).trim();
+    const source = content.startsWith('{') ? 'keystore' : 'private-key';
+    if (source === 'private-key' && !RAW_KEY.test(content)) {
+      throw new Errors.CLIError(
+        `${args.file} holds neither a private key (64 hex digits) nor a key file (JSON)`,
+        { exit: 2 },
+      );
+    }
+    const passphrase = await readPassphrase({
+      passwordFile: flags['password-file'],
+      message:
+        source === 'keystore' ? 'Passphrase of the key file' : 'Passphrase to encrypt the key with',
+      confirm: source === 'private-key',
+    });
+    const privateKey = source === 'keystore' ? await decryptKeyFile(content, passphrase) : content;
+    const connection = connectDaemon(this.dataDir(flags));
+    try {
+      const address = await new AccountsClient(connection.rpc).importRawKey(
+        (privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`) as Hex,
+        passphrase,
+      );
+      this.log(address);
+      return { address, source };
+    } finally {
+      await connection.close();
+    }
+  }
+}
+
+async function decryptKeyFile(json: string, passphrase: string): Promise<string> {
+  try {
+    return (await Wallet.fromEncryptedJson(json, passphrase)).privateKey;
+  } catch (error) {
+    throw new Errors.CLIError(`cannot open the key file: ${(error as Error).message}`, {
+      exit: 1,
+    });
+  }
+}

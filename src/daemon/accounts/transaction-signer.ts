@@ -1,0 +1,139 @@
+/**
+ * Turns a transaction request of a managed account (eth_sendTransaction, eth_signTransaction,
+ * personal_sendTransaction) into a signed transaction, and submits it to the pool.
+ *
+ * Missing fields are filled as geth fills them: the nonce is the sender's pending nonce, gas is
+ * 90 000 (the spec's default), and fees follow EIP-1559 with the suggested tip
+ * (eth_maxPriorityFeePerGas) and a fee cap of twice the next base fee plus the tip, which keeps
+ * the transaction includable through several blocks of rising base fee. A `gasPrice` makes a
+ * legacy (EIP-155) transaction instead. Filling, signing and admission run one request at a
+ * time, so concurrent sends from one account get consecutive nonces instead of colliding.
+ */
+import type { Common } from '@ethereumjs/common';
+import { createTx, type TypedTransaction } from '@ethereumjs/tx';
+import { Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { InvalidInputError } from '../errors.js';
+import { SerialQueue } from '../txpool/serial-queue.js';
+import type { TxPoolApi } from '../txpool/types.js';
+import type { AccountManager } from './account-manager.js';
+
+/** Gas of a transaction request that names none (spec, Limits). */
+export const DEFAULT_TRANSACTION_GAS = 90_000n;
+
+/** A transaction request with its values parsed; absent fields are filled. */
+export interface TransactionFields {
+  /** The sender, a managed account (`0x` and 40 hex digits). */
+  from: string;
+  /** Recipient; absent to create a contract. */
+  to?: string;
+  gasLimit?: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  value?: bigint;
+  data?: Uint8Array;
+  /** Reusing a pending transaction's nonce replaces it (when the fees are bumped enough). */
+  nonce?: bigint;
+  /** When given, must be the chain's. */
+  chainId?: bigint;
+}
+
+/** What the signer reads from the node. */
+export interface TransactionSignerDeps {
+  /** The chain's Common (chain id, hardfork, crypto). */
+  common: Common;
+  pool: TxPoolApi;
+  /** Base fee of the next block. */
+  nextBaseFee(): bigint;
+  /** The tip eth_maxPriorityFeePerGas suggests. */
+  suggestedTip(): bigint;
+}
+
+/** Signs and sends transactions of the node's accounts. */
+export class TransactionSigner {
+  private readonly serial = new SerialQueue();
+
+  constructor(
+    private readonly deps: TransactionSignerDeps,
+    private readonly accounts: AccountManager,
+  ) {}
+
+  /**
+   * Fills and signs `fields` with the unlocked key of `fields.from`.
+   *
+   * @throws ConflictError if the account is locked; NotFoundError if it is not managed.
+   */
+  async signWithUnlockedKey(fields: TransactionFields): Promise<TypedTransaction> {
+    const key = await this.accounts.unlockedKey(fields.from);
+    return this.serial.run(() => this.fillAndSign(fields, key));
+  }
+
+  /** Fills, signs with the unlocked key of `fields.from` and submits; returns the hash. */
+  async sendWithUnlockedKey(fields: TransactionFields): Promise<string> {
+    const key = await this.accounts.unlockedKey(fields.from);
+    return this.serial.run(() => this.fillSignAndSubmit(fields, key));
+  }
+
+  /**
+   * Decrypts the key of `fields.from` with `passphrase`, fills, signs and submits; the key is
+   * zeroed afterwards and the account's unlock state is untouched.
+   */
+  sendWithPassphrase(fields: TransactionFields, passphrase: string): Promise<string> {
+    return this.accounts.withPassphrase(fields.from, passphrase, (key) =>
+      this.serial.run(() => this.fillSignAndSubmit(fields, key)),
+    );
+  }
+
+  private async fillSignAndSubmit(fields: TransactionFields, key: Uint8Array): Promise<string> {
+    const signed = await this.fillAndSign(fields, key);
+    return (await this.deps.pool.add(signed)).hashHex;
+  }
+
+  private async fillAndSign(fields: TransactionFields, key: Uint8Array): Promise<TypedTransaction> {
+    const { common, pool } = this.deps;
+    if (fields.chainId !== undefined && fields.chainId !== common.chainId()) {
+      throw new InvalidInputError(
+        `invalid chain id: have ${fields.chainId} want ${common.chainId()}`,
+      );
+    }
+    const base = {
+      nonce: fields.nonce ?? (await pool.pendingNonce(toAddress(fields.from))),
+      to: fields.to === undefined ? undefined : toAddress(fields.to),
+      value: fields.value ?? 0n,
+      data: bytesToHex(fields.data ?? new Uint8Array()),
+      gasLimit: fields.gasLimit ?? DEFAULT_TRANSACTION_GAS,
+    };
+    const fees = this.fees(fields);
+    const data =
+      fees.type === 0 ? { ...base, ...fees } : { ...base, ...fees, chainId: common.chainId() };
+    return createTx(data, { common }).sign(key);
+  }
+
+  private fees(
+    fields: TransactionFields,
+  ):
+    | { type: 0; gasPrice: bigint }
+    | { type: 2; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } {
+    if (fields.gasPrice !== undefined) {
+      if (fields.maxFeePerGas !== undefined || fields.maxPriorityFeePerGas !== undefined) {
+        throw new InvalidInputError(
+          'both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified',
+        );
+      }
+      return { type: 0, gasPrice: fields.gasPrice };
+    }
+    const suggested = this.deps.suggestedTip();
+    const cap = fields.maxFeePerGas;
+    const tip =
+      fields.maxPriorityFeePerGas ?? (cap !== undefined && cap < suggested ? cap : suggested);
+    const maxFeePerGas = cap ?? 2n * this.deps.nextBaseFee() + tip;
+    if (maxFeePerGas < tip) {
+      throw new InvalidInputError(`maxFeePerGas (${maxFeePerGas}) < maxPriorityFeePerGas (${tip})`);
+    }
+    return { type: 2, maxFeePerGas, maxPriorityFeePerGas: tip };
+  }
+}
+
+function toAddress(hex: string): Address {
+  return new Address(hexToBytes(hex as PrefixedHexString));
+}

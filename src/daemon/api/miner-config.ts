@@ -1,0 +1,78 @@
+/**
+ * The miner methods that change the node's settings rather than do nothing: the validator's
+ * reward address (at once) and the minimum gas price (in the config file, for the next start;
+ * a `--minimum-gas-prices` flag or environment variable still wins then, as the spec says).
+ * Passed to `minerNamespace(extra)`.
+ */
+import { readFile } from 'node:fs/promises';
+import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { writeFileAtomic } from '../datadir/atomic-write.js';
+import { ServerError } from '../errors.js';
+import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
+import { addressSchema, quantitySchema } from './hex-schemas.js';
+import type { NodeServices } from './services.js';
+
+/** The config-file key miner_setGasPrice writes (the `daemon start` flag's name). */
+export const MINIMUM_GAS_PRICES_KEY = 'minimum-gas-prices';
+
+/**
+ * miner_setEtherbase and miner_setGasPrice.
+ *
+ * @example minerNamespace(minerConfigMethods(services))
+ */
+export function minerConfigMethods(
+  services: Pick<NodeServices, 'chain' | 'layout' | 'logger'>,
+): MethodDefinition[] {
+  return [
+    defineMethod<[string]>({
+      name: 'miner_setEtherbase',
+      params: [{ name: 'address', schema: addressSchema }],
+      handler: ([address]) => {
+        services.chain.setCoinbase(new Address(hexToBytes(address as PrefixedHexString)));
+        services.logger.info('validator reward address changed', { address });
+        return true;
+      },
+    }),
+    defineMethod<[string]>({
+      name: 'miner_setGasPrice',
+      params: [{ name: 'gasPrice', schema: quantitySchema }],
+      handler: async ([gasPrice]) => {
+        await writeConfigValue(
+          services.layout.configFile,
+          MINIMUM_GAS_PRICES_KEY,
+          BigInt(gasPrice).toString(),
+        );
+        services.logger.info('minimum gas price written for the next start', {
+          [MINIMUM_GAS_PRICES_KEY]: BigInt(gasPrice).toString(),
+        });
+        return true;
+      },
+    }),
+  ];
+}
+
+/** Sets one key of the JSON config file, keeping the others; the file is replaced atomically. */
+async function writeConfigValue(path: string, key: string, value: string): Promise<void> {
+  let current: Record<string, unknown> = {};
+  let text: string | undefined;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new ServerError(`cannot read config file ${path}: ${(error as Error).message}`);
+    }
+  }
+  if (text !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (cause) {
+      throw new ServerError(`config file ${path} is not valid JSON; not changing it`, { cause });
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new ServerError(`config file ${path} is not a JSON object; not changing it`);
+    }
+    current = parsed as Record<string, unknown>;
+  }
+  writeFileAtomic(path, `${JSON.stringify({ ...current, [key]: value }, null, 2)}\n`);
+}
