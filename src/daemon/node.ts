@@ -13,6 +13,9 @@ import { ethNamespace } from './api/eth.js';
 import { AccountManager } from './accounts/account-manager.js';
 import { TransactionSigner } from './accounts/transaction-signer.js';
 import { ethAccountsNamespace } from './api/eth-accounts.js';
+import { ethFilterMethods } from './api/eth-filters.js';
+import { ethLogMethods } from './api/eth-logs.js';
+import { ethSubscribeMethods } from './api/eth-subscribe.js';
 import { FeeOracle } from './api/fee-oracle.js';
 import { minerConfigMethods } from './api/miner-config.js';
 import { personalNamespace } from './api/personal.js';
@@ -32,6 +35,7 @@ import { AuthToken } from './datadir/auth-token.js';
 import { ProcessLock } from './datadir/process-lock.js';
 import { ServerError } from './errors.js';
 import { EventBus } from './events/event-bus.js';
+import { openLogReaders } from './events/log-readers.js';
 import type { Logger } from './logger.js';
 import { RpcDispatcher } from './rpc/dispatcher.js';
 import { MethodRegistry, type NamespaceModule } from './rpc/registry.js';
@@ -74,7 +78,11 @@ function namespaceModules(services: NodeServices, accounts: AccountManager): Nam
   return [
     web3Namespace(PACKAGE_VERSION),
     netNamespace({ networkId: () => chainId.toString(), peerCount: () => 0 }),
-    ethNamespace(services, fees),
+    ethNamespace(services, fees, [
+      ...ethLogMethods(services.logs.query),
+      ...ethFilterMethods(services.logs.filters, services.logs.query),
+      ...ethSubscribeMethods(services),
+    ]),
     txpoolNamespace(services),
     ethAccountsNamespace(accounts, signer),
     personalNamespace(accounts, signer),
@@ -111,6 +119,8 @@ async function startChain(
       logger.error('pending transaction listener failed', { error: String(error) }),
   });
   pool.onPending((pooled) => bus.publishPendingTx(pooled));
+  const logs = await openLogReaders({ chain, bus, dataDir: layout.root, config, logger });
+  shutdownSteps.push(() => logs.close());
   const engine = new ConsensusEngine({
     chain,
     pool,
@@ -132,6 +142,7 @@ async function startChain(
     chain,
     pool,
     bus,
+    logs,
     config,
     layout,
     format: { ethereumCompat: config['json-rpc.ethereum-compat'] },

@@ -5,9 +5,9 @@ import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { resolveBlockNumber, type BlockSelector } from './block-selector.js';
 import {
   formatBlock,
-  formatCommittedTransaction,
   formatReceipt,
   formatTransaction,
+  locationInBlock,
   quantity,
 } from './formatters.js';
 import {
@@ -35,12 +35,7 @@ export function ethBlockMethods({ chain, pool, format }: NodeServices): MethodDe
     const position = Number(BigInt(index));
     const tx = block?.block.transactions[position];
     if (!block || !tx) return null;
-    return formatTransaction(tx, block.senders[position], {
-      blockHash: block.hash,
-      blockNumber: block.number,
-      index: position,
-      baseFee: block.block.header.baseFeePerGas,
-    });
+    return formatTransaction(tx, block.senders[position], locationInBlock(block, position));
   };
 
   const transactionByBlockNumberAndIndex = (name: string) =>
@@ -58,21 +53,18 @@ export function ethBlockMethods({ chain, pool, format }: NodeServices): MethodDe
     }),
     defineMethod<[BlockSelector, boolean]>({
       name: 'eth_getBlockByNumber',
-      params: [
-        blockNumberParam,
-        { name: 'fullTransactions', schema: booleanSchema, optional: true },
-      ],
+      params: [blockNumberParam, { name: 'fullTransactions', schema: booleanSchema }],
       handler: ([selector, full]) => {
         const block = byNumber(selector);
-        return block ? formatBlock(block, full ?? false, format) : null;
+        return block ? formatBlock(block, full, format) : null;
       },
     }),
     defineMethod<[string, boolean]>({
       name: 'eth_getBlockByHash',
-      params: [blockHashParam, { name: 'fullTransactions', schema: booleanSchema, optional: true }],
+      params: [blockHashParam, { name: 'fullTransactions', schema: booleanSchema }],
       handler: ([hash, full]) => {
         const block = byHash(hash);
-        return block ? formatBlock(block, full ?? false, format) : null;
+        return block ? formatBlock(block, full, format) : null;
       },
     }),
     defineMethod<[BlockSelector]>({
@@ -96,9 +88,13 @@ export function ethBlockMethods({ chain, pool, format }: NodeServices): MethodDe
       params: [{ name: 'transactionHash', schema: hash32Schema }],
       handler: ([hash]) => {
         const committed = chain.getTransaction(bytes(hash));
-        if (committed) {
-          const block = chain.getBlockByNumber(committed.blockNumber);
-          return formatCommittedTransaction(committed, block?.block.header.baseFeePerGas);
+        const block = committed && chain.getBlockByNumber(committed.blockNumber);
+        if (committed && block) {
+          return formatTransaction(
+            committed.tx,
+            committed.sender,
+            locationInBlock(block, committed.index),
+          );
         }
         const pending = pool.getByHash(hash.toLowerCase());
         return pending ? formatTransaction(pending.tx, pending.sender) : null;

@@ -24,6 +24,26 @@ function slotBytes(key: string): Uint8Array {
   return hexToBytes(`0x${digits.length % 2 === 0 ? digits : `0${digits}`}`);
 }
 
+type Proof = Awaited<ReturnType<NodeServices['chain']['getProof']>>;
+
+/**
+ * EIP-1186 in geth's form: one storage entry per requested key (keys echoed as given), values as
+ * QUANTITY; an account that does not exist proves every key empty with an empty proof.
+ */
+function formatProof(proof: Proof, keys: readonly string[]): Record<string, unknown> {
+  return {
+    ...proof,
+    storageProof: keys.map((key, index) => {
+      const entry = proof.storageProof[index];
+      return {
+        key,
+        value: entry ? quantity(BigInt(entry.value)) : '0x0',
+        proof: entry ? entry.proof : [],
+      };
+    }),
+  };
+}
+
 export function ethStateMethods({ chain, pool }: NodeServices): MethodDefinition[] {
   return [
     defineMethod<[string, BlockSelector?]>({
@@ -72,8 +92,15 @@ export function ethStateMethods({ chain, pool }: NodeServices): MethodDefinition
         },
         block,
       ],
-      handler: ([who, keys, selector]) =>
-        chain.getProof(toAddress(who), keys.map(slotBytes), requireBlockNumber(chain, selector)),
+      handler: async ([who, keys, selector]) =>
+        formatProof(
+          await chain.getProof(
+            toAddress(who),
+            keys.map(slotBytes),
+            requireBlockNumber(chain, selector),
+          ),
+          keys,
+        ),
     }),
     defineMethod<[CallObject, BlockSelector?]>({
       name: 'eth_call',

@@ -4,7 +4,8 @@
  * subscriptions) add their methods through `extraMethods`.
  */
 import { createTxFromRLP } from '@ethereumjs/tx';
-import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { RLP } from '@ethereumjs/rlp';
+import { bytesToBigInt, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { InvalidInputError, TransactionRejectedError, UnsupportedError } from '../errors.js';
 import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
@@ -20,10 +21,36 @@ const PROTOCOL_VERSION = '0x41';
 /** Type of EIP-4844 blob transactions, which this node refuses. */
 const BLOB_TX_TYPE = 3;
 
+/**
+ * The chain id a raw transaction was signed for, read from its encoding without the library's
+ * checks (which would throw their own message first): a typed transaction's first field, or
+ * EIP-155's `v = 35 + 2 * chainId (+1)` of a legacy one; undefined when unprotected or unreadable.
+ */
+function signedChainId(bytes: Uint8Array): bigint | undefined {
+  try {
+    if (bytes[0] <= 0x7f) {
+      const fields = RLP.decode(bytes.subarray(1)) as Uint8Array[];
+      return bytesToBigInt(fields[0]);
+    }
+    const fields = RLP.decode(bytes) as Uint8Array[];
+    const v = bytesToBigInt(fields[6]);
+    return v >= 35n ? (v - 35n) / 2n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function decodeRawTransaction(services: NodeServices, raw: string) {
   const bytes = hexToBytes(raw as PrefixedHexString);
-  if (bytes.length > 0 && bytes[0] === BLOB_TX_TYPE) {
+  if (bytes.length === 0) throw new InvalidInputError('invalid raw transaction: empty');
+  if (bytes[0] === BLOB_TX_TYPE) {
     throw new TransactionRejectedError('blob transactions (type 3) are not supported by this node');
+  }
+  const chainId = signedChainId(bytes);
+  if (chainId !== undefined && chainId !== services.chain.chainId) {
+    throw new TransactionRejectedError(
+      `invalid chain id for signer: have ${chainId} want ${services.chain.chainId}`,
+    );
   }
   try {
     return createTxFromRLP(bytes, { common: services.chain.common });

@@ -5,7 +5,7 @@
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bigIntToHex, bytesToHex, type Address } from '@ethereumjs/util';
-import type { ChainLog, ChainReceipt, ChainTransaction, StoredBlock } from '../chain/types.js';
+import type { ChainLog, ChainReceipt, StoredBlock } from '../chain/types.js';
 
 export interface FormatOptions {
   ethereumCompat: boolean;
@@ -22,9 +22,22 @@ const address = (value: Address | undefined): string | null => (value ? value.to
 export interface TxLocation {
   blockHash: Uint8Array;
   blockNumber: bigint;
+  blockTimestamp: bigint;
   index: number;
   /** Base fee of the block, to give the effective gas price of EIP-1559 transactions. */
   baseFee: bigint | undefined;
+}
+
+/** Where transaction `index` of a committed block is. */
+export function locationInBlock(stored: StoredBlock, index: number): TxLocation {
+  const { header } = stored.block;
+  return {
+    blockHash: stored.hash,
+    blockNumber: stored.number,
+    blockTimestamp: header.timestamp,
+    index,
+    baseFee: header.baseFeePerGas,
+  };
 }
 
 function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
@@ -46,6 +59,7 @@ export function formatTransaction(
   const formatted: Record<string, unknown> = {
     blockHash: location ? hex(location.blockHash) : null,
     blockNumber: location ? quantity(location.blockNumber) : null,
+    blockTimestamp: location ? quantity(location.blockTimestamp) : null,
     from: sender.toString(),
     gas: json.gasLimit,
     gasPrice: quantity(effectiveGasPrice(tx, location?.baseFee)),
@@ -69,18 +83,6 @@ export function formatTransaction(
   if (json.yParity !== undefined) formatted.yParity = json.yParity;
   if (json.authorizationList !== undefined) formatted.authorizationList = json.authorizationList;
   return formatted;
-}
-
-export function formatCommittedTransaction(
-  entry: ChainTransaction,
-  baseFee: bigint | undefined,
-): Record<string, unknown> {
-  return formatTransaction(entry.tx, entry.sender, {
-    blockHash: entry.blockHash,
-    blockNumber: entry.blockNumber,
-    index: entry.index,
-    baseFee,
-  });
 }
 
 export function formatBlock(
@@ -110,12 +112,7 @@ export function formatBlock(
     totalDifficulty: compat ? '0x0' : null,
     transactions: transactions.map((tx, index) =>
       fullTransactions
-        ? formatTransaction(tx, stored.senders[index], {
-            blockHash: stored.hash,
-            blockNumber: stored.number,
-            index,
-            baseFee: header.baseFeePerGas,
-          })
+        ? formatTransaction(tx, stored.senders[index], locationInBlock(stored, index))
         : hex(tx.hash()),
     ),
     transactionsRoot: hex(header.transactionsTrie),

@@ -6,6 +6,7 @@ import type { DataDirLayout } from '../../shared/datadir-layout.js';
 import type { Chain } from '../chain/chain.js';
 import type { NodeConfig } from '../config/options.js';
 import type { EventBus } from '../events/event-bus.js';
+import type { LogReaders } from '../events/log-readers.js';
 import type { Logger } from '../logger.js';
 import type { TxPoolApi } from '../txpool/types.js';
 import type { FormatOptions } from './formatters.js';
@@ -14,6 +15,8 @@ export interface NodeServices {
   chain: Chain;
   pool: TxPoolApi;
   bus: EventBus;
+  /** The log index, eth_getLogs queries and polling filters. */
+  logs: LogReaders;
   config: NodeConfig;
   layout: DataDirLayout;
   format: FormatOptions;

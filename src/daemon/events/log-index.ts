@@ -1,0 +1,265 @@
+/**
+ * The log index: which blocks hold logs of a given address, or a given topic at a given
+ * position, so `eth_getLogs` reads the receipts of those blocks only instead of every block of
+ * the range.
+ *
+ * Why it is shaped this way:
+ * - It is derived data. It lives in its own LMDB environment (`<datadir>/log-index`), is fed by
+ *   the event bus after each commit, and on open catches up from the chain (the chain is the
+ *   truth; after a crash the index may lag by a block or two, never lead). Queries read the
+ *   index up to `indexedHeight` and the receipts of any newer block directly, so a block is
+ *   found by `eth_getLogs` as soon as the chain has it.
+ * - One key per (kind, value, block): kind 0 marks a block with any log, kind 1 an address,
+ *   kinds 2 to 5 a topic at positions 0 to 3. The block number ends the key (big-endian), so
+ *   the blocks of one value within a range are one ordered LMDB range scan.
+ * - Candidate blocks are exact for each single constraint and intersected across constraints;
+ *   the caller still matches every log of a candidate block, since one log may satisfy the
+ *   address and another the topic.
+ * - Writes are asynchronous LMDB transactions chained in block order, so indexing never holds
+ *   up the publisher of blocks.
+ * - The index remembers the hash of the last block it indexed and starts over when the chain
+ *   no longer has that block at that height (a re-initialised data directory).
+ */
+import { mkdirSync } from 'node:fs';
+import { bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { open } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
+import type { Chain } from '../chain/chain.js';
+import { ServerError } from '../errors.js';
+import type { ChainReceipt } from '../chain/types.js';
+import type { BlockCommittedEvent, EventBus, Unsubscribe } from './event-bus.js';
+import type { LogCriteria } from './log-filter.js';
+
+export interface LogIndexOptions {
+  /** Directory of the index's LMDB environment (created if missing). */
+  dir: string;
+  chain: Chain;
+  bus: EventBus;
+  /** Told when indexing a block failed; queries then read receipts past the indexed height. */
+  onError?: (error: unknown) => void;
+}
+
+const KIND_ANY = 0;
+const KIND_ADDRESS = 1;
+const KIND_TOPIC_0 = 2;
+const NUMBER_BYTES = 8;
+/** Blocks per LMDB transaction while catching up with the chain. */
+const CATCH_UP_BATCH = 512;
+const STATE_KEY = 'state';
+const PRESENT = Uint8Array.of(1);
+
+interface IndexState {
+  /** Highest indexed block, -1 when none is. */
+  height: number;
+  /** Hash (0x-hex) of that block, to recognise the chain it belongs to. */
+  hash: string;
+}
+
+const EMPTY_STATE: IndexState = { height: -1, hash: '' };
+
+function encodeNumber(target: Buffer, offset: number, number: number): void {
+  target.writeUInt32BE(Math.floor(number / 2 ** 32), offset);
+  target.writeUInt32BE(number >>> 0, offset + 4);
+}
+
+function decodeNumber(key: Uint8Array): number {
+  const view = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+  const offset = key.byteLength - NUMBER_BYTES;
+  return view.readUInt32BE(offset) * 2 ** 32 + view.readUInt32BE(offset + 4);
+}
+
+function entryKey(prefix: Uint8Array, number: number): Buffer {
+  const key = Buffer.allocUnsafe(prefix.length + NUMBER_BYTES);
+  key.set(prefix, 0);
+  encodeNumber(key, prefix.length, number);
+  return key;
+}
+
+function prefix(kind: number, value?: Uint8Array): Uint8Array {
+  const bytes = new Uint8Array(1 + (value?.length ?? 0));
+  bytes[0] = kind;
+  if (value !== undefined) bytes.set(value, 1);
+  return bytes;
+}
+
+/** The index keys of one block: one per distinct address, positioned topic, plus the marker. */
+function blockKeys(number: number, receipts: readonly ChainReceipt[]): Buffer[] {
+  const prefixes = new Map<string, Uint8Array>();
+  const add = (kind: number, value: Uint8Array) => {
+    const key = prefix(kind, value);
+    prefixes.set(bytesToHex(key), key);
+  };
+  for (const receipt of receipts) {
+    for (const log of receipt.logs) {
+      add(KIND_ADDRESS, log.address.bytes);
+      log.topics.forEach((topic, position) => add(KIND_TOPIC_0 + position, topic));
+    }
+  }
+  if (prefixes.size === 0) return [];
+  return [prefix(KIND_ANY), ...prefixes.values()].map((p) => entryKey(p, number));
+}
+
+function intersectSorted(a: readonly number[], b: readonly number[]): number[] {
+  const result: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      result.push(a[i]);
+      i++;
+      j++;
+    } else if (a[i] < b[j]) i++;
+    else j++;
+  }
+  return result;
+}
+
+export class LogIndex {
+  private height: number;
+  private writing: Promise<void> = Promise.resolve();
+  private unsubscribe: Unsubscribe | undefined;
+
+  private constructor(
+    private readonly root: RootDatabase,
+    private readonly entries: Database<Uint8Array, Buffer>,
+    private readonly meta: Database<IndexState, string>,
+    private readonly chain: Chain,
+    private readonly onError: (error: unknown) => void,
+    state: IndexState,
+  ) {
+    this.height = state.height;
+  }
+
+  /**
+   * Opens the index, brings it up to the chain's head, then follows committed blocks on the bus.
+   * Call it before blocks are produced, and `close` it before the chain.
+   */
+  static async open(options: LogIndexOptions): Promise<LogIndex> {
+    mkdirSync(options.dir, { recursive: true });
+    const root = open({ path: options.dir, maxDbs: 2, compression: false });
+    const entries = root.openDB<Uint8Array, Buffer>('entries', {
+      keyEncoding: 'binary',
+      encoding: 'binary',
+    });
+    const meta = root.openDB<IndexState, string>('meta', {});
+    let state = meta.get(STATE_KEY) ?? EMPTY_STATE;
+    if (
+      state.height >= 0 &&
+      options.chain.getBlockByNumber(BigInt(state.height))?.hashHex !== state.hash
+    ) {
+      state = EMPTY_STATE;
+      await root.transaction(() => {
+        entries.clearSync();
+        meta.putSync(STATE_KEY, EMPTY_STATE);
+      });
+    }
+    const index = new LogIndex(
+      root,
+      entries,
+      meta,
+      options.chain,
+      options.onError ?? ((error) => console.error('log index: indexing failed', error)),
+      state,
+    );
+    try {
+      await index.catchUp(Number(options.chain.head().number));
+    } catch (error) {
+      await root.close();
+      throw error;
+    }
+    index.unsubscribe = options.bus.onBlock((event) => index.follow(event));
+    return index;
+  }
+
+  /** Every block up to this one is in the index; newer blocks must be read from the chain. */
+  get indexedHeight(): bigint {
+    return BigInt(this.height);
+  }
+
+  /**
+   * Ascending numbers of the indexed blocks in `[from, to]` that may hold logs matching
+   * `criteria` (blocks above `indexedHeight` are never returned).
+   */
+  candidateBlocks(criteria: LogCriteria, from: bigint, to: bigint): number[] {
+    const first = Number(from);
+    const last = Math.min(Number(to), this.height);
+    if (first > last) return [];
+    const groups: Uint8Array[][] = [];
+    if (criteria.addresses !== undefined) {
+      groups.push([...criteria.addresses].map((a) => prefix(KIND_ADDRESS, bytesOf(a))));
+    }
+    criteria.topics.forEach((topics, position) => {
+      if (topics !== undefined) {
+        groups.push([...topics].map((t) => prefix(KIND_TOPIC_0 + position, bytesOf(t))));
+      }
+    });
+    if (groups.length === 0) groups.push([prefix(KIND_ANY)]);
+    let result: number[] | undefined;
+    for (const group of groups) {
+      const numbers = this.blocksOf(group, first, last);
+      result = result === undefined ? numbers : intersectSorted(result, numbers);
+      if (result.length === 0) break;
+    }
+    return result ?? [];
+  }
+
+  /** Resolves once every block published so far is written to the index. */
+  async whenIdle(): Promise<void> {
+    await this.writing;
+  }
+
+  /** Stops following the bus, waits for writes in flight and closes the environment. */
+  async close(): Promise<void> {
+    this.unsubscribe?.();
+    await this.writing;
+    await this.root.close();
+  }
+
+  private blocksOf(prefixes: readonly Uint8Array[], first: number, last: number): number[] {
+    const numbers = new Set<number>();
+    for (const p of prefixes) {
+      const range = { start: entryKey(p, first), end: entryKey(p, last + 1) };
+      for (const key of this.entries.getKeys(range)) numbers.add(decodeNumber(key));
+    }
+    const sorted = [...numbers];
+    if (prefixes.length > 1) sorted.sort((a, b) => a - b);
+    return sorted;
+  }
+
+  private follow(event: BlockCommittedEvent): void {
+    const target = Number(event.block.number);
+    this.writing = this.writing
+      .then(() => this.catchUp(target, event))
+      .catch((error: unknown) => this.onError(error));
+  }
+
+  /** Indexes every block after `height` up to `target`, taking `event`'s block when given. */
+  private async catchUp(target: number, event?: BlockCommittedEvent): Promise<void> {
+    while (this.height < target) {
+      const first = this.height + 1;
+      const last = Math.min(target, first + CATCH_UP_BATCH - 1);
+      const keys: Buffer[] = [];
+      let hash = '';
+      for (let number = first; number <= last; number++) {
+        const fromEvent = event !== undefined && Number(event.block.number) === number;
+        const block = fromEvent ? event.block : this.chain.getBlockByNumber(BigInt(number));
+        const receipts = fromEvent ? event.receipts : this.chain.getBlockReceipts(BigInt(number));
+        if (block === undefined || receipts === undefined) {
+          throw new ServerError(`block ${number} or its receipts are missing`);
+        }
+        keys.push(...blockKeys(number, receipts));
+        hash = block.hashHex;
+      }
+      const state: IndexState = { height: last, hash };
+      await this.root.transaction(() => {
+        for (const key of keys) this.entries.putSync(key, PRESENT);
+        this.meta.putSync(STATE_KEY, state);
+      });
+      this.height = last;
+    }
+  }
+}
+
+function bytesOf(hex: string): Uint8Array {
+  return hexToBytes(hex as PrefixedHexString);
+}

@@ -1,0 +1,60 @@
+/**
+ * The readers of committed logs that the JSON-RPC layer serves from, built and closed together:
+ * the log index, historical queries over it, and the polling filters.
+ */
+import { join } from 'node:path';
+import type { Chain } from '../chain/chain.js';
+import type { NodeConfig } from '../config/options.js';
+import type { Logger } from '../logger.js';
+import type { EventBus } from './event-bus.js';
+import { LogIndex } from './log-index.js';
+import { LogQuery } from './log-query.js';
+import { PollingFilters } from './polling-filters.js';
+
+export interface LogReadersOptions {
+  chain: Chain;
+  bus: EventBus;
+  /** The data directory; the index lives in its `log-index` folder. */
+  dataDir: string;
+  config: Pick<
+    NodeConfig,
+    'json-rpc.block-range-cap' | 'json-rpc.logs-cap' | 'json-rpc.filter-timeout'
+  >;
+  logger: Pick<Logger, 'error'>;
+}
+
+export interface LogReaders {
+  index: LogIndex;
+  query: LogQuery;
+  filters: PollingFilters;
+  /** Drops the filters, then closes the index (after its writes in flight). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the log index (catching up with the chain) and builds the query and filter services.
+ * Open it before block production starts so polling filters see every block from the first.
+ */
+export async function openLogReaders(options: LogReadersOptions): Promise<LogReaders> {
+  const { chain, bus, config, logger } = options;
+  const index = await LogIndex.open({
+    dir: join(options.dataDir, 'log-index'),
+    chain,
+    bus,
+    onError: (error) => logger.error('log index: indexing failed', { error: String(error) }),
+  });
+  const query = new LogQuery(chain, index, {
+    blockRangeCap: config['json-rpc.block-range-cap'],
+    logsCap: config['json-rpc.logs-cap'],
+  });
+  const filters = new PollingFilters({ bus, timeoutMs: config['json-rpc.filter-timeout'] });
+  return {
+    index,
+    query,
+    filters,
+    close: async () => {
+      filters.close();
+      await index.close();
+    },
+  };
+}

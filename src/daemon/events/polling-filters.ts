@@ -1,0 +1,192 @@
+/**
+ * Polling filters (`eth_newFilter`, `eth_newBlockFilter`, `eth_newPendingTransactionFilter`,
+ * polled with `eth_getFilterChanges`).
+ *
+ * Why it is shaped this way:
+ * - Fed by the event bus: one listener per channel for all filters, which appends what each
+ *   filter selects to that filter's buffer; a poll hands the buffer over and empties it.
+ *   Nothing reads the database on a timer.
+ * - A filter nobody polls for `timeoutMs` is removed (geth's behaviour; default five minutes),
+ *   so abandoned filters do not collect events forever. Each filter has one unref'd timer that a
+ *   poll restarts; timers never keep the process alive.
+ * - Ids are 16 random bytes as a hex quantity, like geth's, so they are not guessable.
+ * - Filter types carry geth's numbering (`filters.Type`) because the spec's error for
+ *   `eth_getFilterLogs` on a non-log filter prints that number.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ChainLog } from '../chain/types.js';
+import { NotFoundError } from '../errors.js';
+import type { PooledTransaction } from '../txpool/types.js';
+import type { BlockCommittedEvent, EventBus, Unsubscribe } from './event-bus.js';
+import { logMatcher, type LogFilter } from './log-filter.js';
+
+/** geth's `filters.Type` values of the filter kinds this node serves. */
+export const FilterType = {
+  logs: 1,
+  pendingTransactions: 4,
+  blocks: 5,
+} as const;
+
+export type FilterTypeNumber = (typeof FilterType)[keyof typeof FilterType];
+
+/** What a poll returns: logs for a log filter, hashes (0x-hex) for block and pending filters. */
+export type FilterChanges =
+  { kind: 'logs'; logs: ChainLog[] } | { kind: 'hashes'; hashes: string[] };
+
+export interface PollingFiltersOptions {
+  bus: EventBus;
+  /** Idle time (ms) after which an unpolled filter is removed (`json-rpc.filter-timeout`). */
+  timeoutMs: number;
+}
+
+type InstalledFilter =
+  | {
+      type: typeof FilterType.logs;
+      filter: LogFilter;
+      matches: (log: ChainLog) => boolean;
+      logs: ChainLog[];
+      expiry: NodeJS.Timeout;
+    }
+  | {
+      type: typeof FilterType.blocks | typeof FilterType.pendingTransactions;
+      hashes: string[];
+      expiry: NodeJS.Timeout;
+    };
+
+const NUMBER = /^0x[0-9a-fA-F]+$/;
+
+/** geth's rpc.ID: random bytes in hex without leading zeros. */
+export function newFilterId(): string {
+  const digits = randomBytes(16).toString('hex').replace(/^0+/, '');
+  return `0x${digits === '' ? '0' : digits}`;
+}
+
+/** Whether a block falls inside a filter's numeric bounds (tags are open bounds for new blocks). */
+function withinRange(filter: LogFilter, event: BlockCommittedEvent): boolean {
+  if (filter.kind === 'block') return event.block.hashHex === filter.blockHash;
+  const number = event.block.number;
+  if (NUMBER.test(filter.fromBlock) && number < BigInt(filter.fromBlock)) return false;
+  if (NUMBER.test(filter.toBlock) && number > BigInt(filter.toBlock)) return false;
+  return true;
+}
+
+export class PollingFilters {
+  private readonly filters = new Map<string, InstalledFilter>();
+  private readonly unsubscribes: Unsubscribe[];
+
+  constructor(private readonly options: PollingFiltersOptions) {
+    this.unsubscribes = [
+      options.bus.onBlock((event) => this.onBlock(event)),
+      options.bus.onPendingTx((tx) => this.onPendingTx(tx)),
+    ];
+  }
+
+  installLogFilter(filter: LogFilter): string {
+    return this.install((id) => ({
+      type: FilterType.logs,
+      filter,
+      matches: logMatcher(filter.criteria),
+      logs: [],
+      expiry: this.expiryTimer(id),
+    }));
+  }
+
+  installBlockFilter(): string {
+    return this.install((id) => ({
+      type: FilterType.blocks,
+      hashes: [],
+      expiry: this.expiryTimer(id),
+    }));
+  }
+
+  installPendingTransactionFilter(): string {
+    return this.install((id) => ({
+      type: FilterType.pendingTransactions,
+      hashes: [],
+      expiry: this.expiryTimer(id),
+    }));
+  }
+
+  /** What arrived since the last poll; restarts the filter's idle timer. */
+  changes(id: string): FilterChanges {
+    const installed = this.require(id);
+    installed.expiry.refresh();
+    if (installed.type === FilterType.logs) {
+      const logs = installed.logs;
+      installed.logs = [];
+      return { kind: 'logs', logs };
+    }
+    const hashes = installed.hashes;
+    installed.hashes = [];
+    return { kind: 'hashes', hashes };
+  }
+
+  /** The criteria of a log filter. Fails with the spec's message for block and pending filters. */
+  logFilter(id: string): LogFilter {
+    const installed = this.require(id);
+    if (installed.type !== FilterType.logs) {
+      throw new NotFoundError(
+        `filter ${id} doesn't have a LogsSubscription type: got ${installed.type}`,
+      );
+    }
+    return installed.filter;
+  }
+
+  /** Removes a filter; false when there was none with this id. */
+  uninstall(id: string): boolean {
+    const key = id.toLowerCase();
+    const installed = this.filters.get(key);
+    if (installed === undefined) return false;
+    clearTimeout(installed.expiry);
+    this.filters.delete(key);
+    return true;
+  }
+
+  /** Number of installed filters. */
+  get size(): number {
+    return this.filters.size;
+  }
+
+  /** Stops listening to the bus and drops every filter. */
+  close(): void {
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+    for (const installed of this.filters.values()) clearTimeout(installed.expiry);
+    this.filters.clear();
+  }
+
+  private install(make: (id: string) => InstalledFilter): string {
+    const id = newFilterId();
+    this.filters.set(id, make(id));
+    return id;
+  }
+
+  private expiryTimer(id: string): NodeJS.Timeout {
+    return setTimeout(() => this.uninstall(id), this.options.timeoutMs).unref();
+  }
+
+  private require(id: string): InstalledFilter {
+    const installed = this.filters.get(id.toLowerCase());
+    if (installed === undefined) throw new NotFoundError('filter not found');
+    return installed;
+  }
+
+  private onBlock(event: BlockCommittedEvent): void {
+    for (const installed of this.filters.values()) {
+      if (installed.type === FilterType.blocks) {
+        installed.hashes.push(event.block.hashHex);
+      } else if (installed.type === FilterType.logs && withinRange(installed.filter, event)) {
+        for (const receipt of event.receipts) {
+          for (const log of receipt.logs) if (installed.matches(log)) installed.logs.push(log);
+        }
+      }
+    }
+  }
+
+  private onPendingTx(tx: PooledTransaction): void {
+    for (const installed of this.filters.values()) {
+      if (installed.type === FilterType.pendingTransactions) {
+        installed.hashes.push(tx.hashHex);
+      }
+    }
+  }
+}

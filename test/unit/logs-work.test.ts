@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { Interface } from 'ethers';
+import { formatLogOnce } from '../../src/daemon/api/eth-logs.js';
+import { formatLog } from '../../src/daemon/api/formatters.js';
+import { parseLogFilter } from '../../src/daemon/events/log-filter.js';
+import { LogQuery } from '../../src/daemon/events/log-query.js';
+import { openLogChain, type LogChain } from './logs-fixtures.js';
+
+const fixture = JSON.parse(
+  readFileSync(new URL('../fixtures/contracts/Fixture.json', import.meta.url), 'utf8'),
+) as { abi: unknown[]; bytecode: string };
+const abi = new Interface(fixture.abi as string[]);
+const UNKNOWN = '0x000000000000000000000000000000000000dead';
+
+/**
+ * The benchmark's shape: 10 000 logs from one contract among many empty blocks. What keeps
+ * eth_getLogs fast, checked without timing: the index narrows the blocks whose receipts are
+ * read, and formatted logs are reused (docs/events.md has the measurements).
+ */
+describe('eth_getLogs work', () => {
+  let logChain: LogChain;
+  let address: string;
+
+  beforeAll(async () => {
+    logChain = await openLogChain();
+    const deployed = await logChain.commit([
+      logChain.tx({
+        data: hexToBytes(fixture.bytecode as PrefixedHexString),
+        gasLimit: 1_000_000n,
+      }),
+    ]);
+    address = deployed.receipts[0].contractAddress!.toString();
+    const emit = hexToBytes(abi.encodeFunctionData('emitMany', [500]) as PrefixedHexString);
+    for (let block = 0; block < 10; block++) {
+      const txs = [0, 1].map(() =>
+        logChain.tx({ to: deployed.receipts[0].contractAddress, data: emit, gasLimit: 2_000_000n }),
+      );
+      const committed = await logChain.commit(txs);
+      expect(committed.receipts.map((r) => r.status)).toEqual([1, 1]);
+    }
+    // Empty blocks the index lets the query skip.
+    for (let block = 0; block < 200; block++) await logChain.commit([]);
+    await logChain.index.whenIdle();
+  }, 120_000);
+
+  afterAll(async () => {
+    await logChain.close();
+  });
+
+  it('reads the receipts of the blocks that can match only', () => {
+    const query = new LogQuery(logChain.chain, logChain.index, {
+      blockRangeCap: 10_000,
+      logsCap: 10_000,
+    });
+    const read = jest.spyOn(logChain.chain, 'getBlockReceipts');
+    try {
+      const logs = query.logs(parseLogFilter({ fromBlock: '0x0', toBlock: 'latest', address }));
+      expect(logs).toHaveLength(10_000);
+      expect(read).toHaveBeenCalledTimes(10);
+      read.mockClear();
+      const tick7 = `0x${'7'.padStart(64, '0')}`;
+      expect(query.logs(parseLogFilter({ fromBlock: '0x0', topics: [null, tick7] }))).toHaveLength(
+        20,
+      );
+      expect(read).toHaveBeenCalledTimes(10);
+      read.mockClear();
+      expect(query.logs(parseLogFilter({ fromBlock: '0x0', address: UNKNOWN }))).toEqual([]);
+      expect(read).not.toHaveBeenCalled();
+    } finally {
+      read.mockRestore();
+    }
+  });
+
+  it('formats each log once while its block stays in the chain cache', () => {
+    const query = new LogQuery(logChain.chain, logChain.index, {
+      blockRangeCap: 10_000,
+      logsCap: 10_000,
+    });
+    const filter = parseLogFilter({ fromBlock: '0x0', toBlock: 'latest', address });
+    const first = query.logs(filter).map(formatLogOnce);
+    const again = query.logs(filter).map(formatLogOnce);
+    expect(again).toHaveLength(10_000);
+    expect(again.every((log, i) => log === first[i])).toBe(true);
+    expect(first[0]).toEqual(formatLog(query.logs(filter)[0]));
+  });
+});
