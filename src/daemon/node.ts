@@ -31,7 +31,9 @@ import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from './config/options.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
 import { writeFileAtomic } from './datadir/atomic-write.js';
+import { startConsensusRpcServer } from './consensus-rpc/server.js';
 import { AuthToken } from './datadir/auth-token.js';
+import { loadOrCreateNodeKey } from './datadir/node-key.js';
 import { ProcessLock } from './datadir/process-lock.js';
 import { ServerError } from './errors.js';
 import { EventBus } from './events/event-bus.js';
@@ -215,6 +217,18 @@ export async function startNode(
       shutdownSteps.push(() => ws.close());
       endpoints.ws = ws.url;
     }
+    const consensusRpc = await startConsensusRpcServer({
+      address: config['rpc.laddr'],
+      chain: services.chain,
+      bus: services.bus,
+      validatorPublicKey: loadOrCreateNodeKey(layout.nodeKeyFile).publicKey,
+      maxClients: config['rpc.max-subscription-clients'],
+      maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
+      maxBacklogBytes: WS_MAX_BACKLOG_BYTES,
+      logger,
+    });
+    shutdownSteps.push(() => consensusRpc.close());
+    endpoints.consensusWs = consensusRpc.websocketUrl;
 
     const info: DaemonInfo = {
       pid: process.pid,

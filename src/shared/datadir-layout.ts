@@ -20,6 +20,8 @@ export interface DataDirLayout {
   genesisFile: string;
   chainDir: string;
   keystoreDir: string;
+  /** The node's own secp256k1 key (validator key), mode 0600. */
+  nodeKeyFile: string;
   /** Local wallets created by personal_initializeWallet. */
   walletsDir: string;
 }
@@ -43,5 +45,6 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     chainDir: join(root, 'chain'),
     keystoreDir: join(root, 'keystore'),
     walletsDir: join(root, 'wallets'),
+    nodeKeyFile: join(root, 'node_key.json'),
   };
 }

@@ -4,7 +4,7 @@
  * gives after the merge, which ethers v6 and Foundry need (decisions §4).
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { bigIntToHex, bytesToHex, type Address } from '@ethereumjs/util';
+import { bigIntToHex, type Address } from '@ethereumjs/util';
 import type { ChainLog, ChainReceipt, StoredBlock } from '../chain/types.js';
 
 export interface FormatOptions {
@@ -15,7 +15,9 @@ export interface FormatOptions {
 const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
 
 export const quantity = (value: bigint | number): string => bigIntToHex(BigInt(value));
-export const hex = (bytes: Uint8Array): string => bytesToHex(bytes);
+/** 0x-hex of bytes through Buffer's native encoder (the formatters' hot path). */
+export const hex = (bytes: Uint8Array): string =>
+  `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
 const address = (value: Address | undefined): string | null => (value ? value.toString() : null);
 
 /** Where a transaction is in the chain, or nothing for a pending one. */

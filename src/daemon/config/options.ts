@@ -25,7 +25,6 @@ export interface NodeConfig {
   'json-rpc.ethereum-compat': boolean;
   'evm.rpc.api': string[];
   'rpc.laddr': HostPort;
-  'rest.address': HostPort;
   'minimum-gas-prices': bigint | undefined;
   'block-time': number;
   'empty-blocks': boolean;
@@ -128,12 +127,6 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     description:
       'Listen address of the CometBFT-compatible consensus RPC (WebSocket at /websocket).',
     parse: parseTcpListenAddress,
-  }),
-  option({
-    key: 'rest.address',
-    defaultText: '127.0.0.1:1317',
-    description: 'host:port of the REST interface (/v1/api).',
-    parse: parseHostPort,
   }),
   option({
     key: 'minimum-gas-prices',

@@ -1,0 +1,150 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseQuery } from '../../src/daemon/events/query/index.js';
+import { handleRequestText } from '../../src/daemon/consensus-rpc/request-handler.js';
+import { RouteArgs } from '../../src/daemon/consensus-rpc/route-args.js';
+import { ClientSubscriptions } from '../../src/daemon/consensus-rpc/subscriptions.js';
+import { heightRange } from '../../src/daemon/consensus-rpc/tx-search.js';
+import { InvalidInputError, NotFoundError } from '../../src/daemon/errors.js';
+
+const ADDRESS_KEYS = new Set(['ethereum_tx.sender', 'ethereum_tx.recipient']);
+const query = (text: string) => parseQuery(text, { caseInsensitiveKeys: ADDRESS_KEYS });
+const RECIPIENT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+describe('consensus subscriptions', () => {
+  it('matches addresses ignoring case and keeps subscription order', () => {
+    const subscriptions = new ClientSubscriptions(5);
+    subscriptions.add({
+      id: 'a',
+      queryText: `tm.event='Tx' AND ethereum_tx.recipient='${RECIPIENT.toLowerCase()}'`,
+      query: query(`tm.event='Tx' AND ethereum_tx.recipient='${RECIPIENT.toLowerCase()}'`),
+    });
+    subscriptions.add({ id: 7, queryText: "tm.event='Tx'", query: query("tm.event='Tx'") });
+    const toRecipient = { 'tm.event': ['Tx'], 'ethereum_tx.recipient': [RECIPIENT] };
+    const elsewhere = { 'tm.event': ['Tx'], 'ethereum_tx.recipient': ['0x' + '11'.repeat(20)] };
+    expect(subscriptions.matching(toRecipient).map((s) => s.id)).toEqual(['a', 7]);
+    expect(subscriptions.matching(elsewhere).map((s) => s.id)).toEqual([7]);
+    expect(subscriptions.matching({ 'tm.event': ['NewBlock'] })).toEqual([]);
+  });
+
+  it('treats spellings of one query as one subscription, and enforces the limit', () => {
+    const subscriptions = new ClientSubscriptions(2);
+    subscriptions.add({ id: 1, queryText: "tm.event='Tx'", query: query("tm.event='Tx'") });
+    expect(() =>
+      subscriptions.add({ id: 2, queryText: "tm.event = 'Tx'", query: query("tm.event = 'Tx'") }),
+    ).toThrow('already subscribed');
+    subscriptions.add({ id: 3, queryText: 'a.b EXISTS', query: query('a.b EXISTS') });
+    expect(() =>
+      subscriptions.add({ id: 4, queryText: 'c.d EXISTS', query: query('c.d EXISTS') }),
+    ).toThrow('max_subscriptions_per_client 2 reached');
+    subscriptions.remove(query("tm.event =   'Tx'"));
+    expect(subscriptions.size).toBe(1);
+    expect(() => subscriptions.remove(query("tm.event='Tx'"))).toThrow(NotFoundError);
+    subscriptions.removeAll();
+    expect(() => subscriptions.removeAll()).toThrow('subscription not found');
+  });
+});
+
+describe('consensus route arguments', () => {
+  const hashHex = 'ab'.repeat(32);
+
+  it('reads the URI form: quoted strings, integers, 0x hashes', () => {
+    const args = RouteArgs.fromSearchParams(
+      new URLSearchParams(`query="tm.event='Tx'"&page=2&hash=0x${hashHex}&prove=false`),
+      ['query', 'page', 'hash', 'prove'],
+    );
+    expect(args.string('query')).toBe("tm.event='Tx'");
+    expect(args.integer('page')).toBe(2);
+    expect(Buffer.from(args.hash('hash')!).toString('hex')).toBe(hashHex);
+    expect(args.boolean('prove')).toBe(false);
+    expect(args.integer('missing')).toBeUndefined();
+  });
+
+  it('reads named and positional JSON params, and base64 hashes', () => {
+    const base64Hash = Buffer.from(hashHex, 'hex').toString('base64');
+    const named = RouteArgs.fromJsonParams({ hash: base64Hash, height: '12' }, ['hash', 'height']);
+    expect(Buffer.from(named.hash('hash')!).toString('hex')).toBe(hashHex);
+    expect(named.integer('height')).toBe(12);
+    const positional = RouteArgs.fromJsonParams([7], ['height']);
+    expect(positional.integer('height')).toBe(7);
+  });
+
+  it('names the parameter that is wrong', () => {
+    expect(() =>
+      RouteArgs.fromSearchParams(new URLSearchParams('height=-1'), ['height']).integer('height'),
+    ).toThrow('height must be a non-negative integer');
+    expect(() => RouteArgs.fromJsonParams({ nope: 1 }, ['height'])).toThrow(
+      'unknown parameter nope',
+    );
+    expect(() => RouteArgs.fromJsonParams([1, 2], ['height'])).toThrow(InvalidInputError);
+    expect(() => RouteArgs.fromJsonParams({ hash: 'zz' }, ['hash']).hash('hash')).toThrow(
+      'hash must be a 32-byte hash',
+    );
+  });
+});
+
+describe('consensus JSON-RPC envelopes', () => {
+  const echo = (method: string, params: unknown) => {
+    if (method === 'fail') throw new InvalidInputError('query is required');
+    if (method === 'missing') throw new NotFoundError('subscription not found');
+    if (method === 'crash') throw new Error('secret detail');
+    return { method, params };
+  };
+  const handle = (text: string) => {
+    const reply = handleRequestText(text, echo, () => {});
+    return reply === undefined ? undefined : JSON.parse(reply);
+  };
+
+  it('echoes string and number ids and answers notifications with nothing', () => {
+    expect(handle('{"jsonrpc":"2.0","id":"x1","method":"health"}')).toEqual({
+      jsonrpc: '2.0',
+      id: 'x1',
+      result: { method: 'health' },
+    });
+    expect(handle('{"jsonrpc":"2.0","id":0,"method":"health","params":[1]}').id).toBe(0);
+    expect(handle('{"jsonrpc":"2.0","method":"health"}')).toBeUndefined();
+  });
+
+  it('gives errors in CometBFT shape with the reason in data', () => {
+    expect(handle('{"jsonrpc":"2.0","id":1,"method":"fail"}').error).toEqual({
+      code: -32602,
+      message: 'Invalid params',
+      data: 'query is required',
+    });
+    expect(handle('{"jsonrpc":"2.0","id":1,"method":"missing"}').error).toEqual({
+      code: -32000,
+      message: 'Server error',
+      data: 'subscription not found',
+    });
+    expect(handle('{"jsonrpc":"2.0","id":1,"method":"crash"}').error).toEqual({
+      code: -32603,
+      message: 'Internal error',
+      data: 'internal error',
+    });
+    expect(handle('{not json').error.code).toBe(-32700);
+    expect(handle('{"id":1,"method":"x"}').error.code).toBe(-32600);
+    expect(handle('[]').error.code).toBe(-32600);
+  });
+
+  it('answers batches in order, leaving out notifications', () => {
+    const replies = handle(
+      '[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"},{"jsonrpc":"2.0","id":2,"method":"fail"}]',
+    );
+    expect(replies.map((r: { id: number }) => r.id)).toEqual([1, 2]);
+    expect(replies[1].error.code).toBe(-32602);
+  });
+});
+
+describe('tx_search height range', () => {
+  it('narrows the scanned heights with tx.height conditions', () => {
+    expect(heightRange(query("tm.event='Tx'"), 50n)).toEqual({ from: 1n, to: 50n });
+    expect(heightRange(query('tx.height = 7'), 50n)).toEqual({ from: 7n, to: 7n });
+    expect(heightRange(query('tx.height > 10 AND tx.height <= 20'), 50n)).toEqual({
+      from: 11n,
+      to: 20n,
+    });
+    expect(heightRange(query('tx.height >= 40 AND tx.height < 100'), 50n)).toEqual({
+      from: 40n,
+      to: 50n,
+    });
+  });
+});
