@@ -41,12 +41,22 @@ export const callObjectSchema: JsonSchema = {
 const toAddress = (value: string) => new Address(hexToBytes(value as PrefixedHexString));
 const toBigInt = (value: string | undefined) => (value === undefined ? undefined : BigInt(value));
 
-export function toCallRequest(call: CallObject): CallRequest {
+/**
+ * The input bytes of a call or transaction object, which clients send as `input` or `data`.
+ *
+ * @throws InvalidInputError when both are set and differ.
+ */
+export function callInput(call: Pick<CallObject, 'data' | 'input'>): Uint8Array | undefined {
   if (call.data !== undefined && call.input !== undefined && call.data !== call.input) {
     throw new InvalidInputError(
       'invalid params: both "data" and "input" are set and differ; send only "input"',
     );
   }
+  const input = call.input ?? call.data;
+  return input === undefined ? undefined : hexToBytes(input as PrefixedHexString);
+}
+
+export function toCallRequest(call: CallObject): CallRequest {
   if (
     call.gasPrice !== undefined &&
     (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined)
@@ -55,7 +65,6 @@ export function toCallRequest(call: CallObject): CallRequest {
       'invalid params: both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified',
     );
   }
-  const input = call.input ?? call.data;
   return {
     from: call.from === undefined ? undefined : toAddress(call.from),
     to: call.to === undefined || call.to === null ? undefined : toAddress(call.to),
@@ -64,7 +73,7 @@ export function toCallRequest(call: CallObject): CallRequest {
     maxFeePerGas: toBigInt(call.maxFeePerGas),
     maxPriorityFeePerGas: toBigInt(call.maxPriorityFeePerGas),
     value: toBigInt(call.value),
-    data: input === undefined ? undefined : hexToBytes(input as PrefixedHexString),
+    data: callInput(call),
     nonce: toBigInt(call.nonce),
   };
 }

@@ -12,40 +12,23 @@ import { InvalidInputError } from '../errors.js';
 import type { JsonSchema } from '../rpc/params.js';
 import { defineMethod, type NamespaceModule } from '../rpc/registry.js';
 import { formatTransaction, hex } from './formatters.js';
+import { callInput, callObjectSchema, type CallObject } from './call-request.js';
 import { addressSchema, dataSchema, quantitySchema } from './hex-schemas.js';
 
 /** The call/transaction object of eth_sendTransaction and personal_sendTransaction (JSON). */
-export interface TransactionObject {
+export interface TransactionObject extends CallObject {
   from: string;
-  to?: string | null;
-  gas?: string;
   /** The spec's request sample spells `gas` so. */
   gasLimit?: string;
-  gasPrice?: string;
-  maxFeePerGas?: string;
-  maxPriorityFeePerGas?: string;
-  value?: string;
-  data?: string;
-  input?: string;
-  nonce?: string;
   chainId?: string;
 }
 
 /** Schema of {@link TransactionObject}; other fields (`type`, ...) are ignored as geth does. */
 export const transactionObjectSchema: JsonSchema = {
-  type: 'object',
+  ...callObjectSchema,
   properties: {
-    from: addressSchema,
-    to: { anyOf: [addressSchema, { type: 'null' }], description: 'a 20-byte address or null' },
-    gas: quantitySchema,
+    ...(callObjectSchema.properties as Record<string, JsonSchema>),
     gasLimit: quantitySchema,
-    gasPrice: quantitySchema,
-    maxFeePerGas: quantitySchema,
-    maxPriorityFeePerGas: quantitySchema,
-    value: quantitySchema,
-    data: dataSchema,
-    input: dataSchema,
-    nonce: quantitySchema,
     chainId: quantitySchema,
   },
   required: ['from'],
@@ -68,12 +51,6 @@ export function toTransactionFields(request: TransactionObject): TransactionFiel
   ) {
     throw new InvalidInputError('invalid params: both "gas" and "gasLimit" are set and differ');
   }
-  if (request.data !== undefined && request.input !== undefined && request.data !== request.input) {
-    throw new InvalidInputError(
-      'invalid params: both "data" and "input" are set and differ; send only "input"',
-    );
-  }
-  const input = request.input ?? request.data;
   return {
     from: request.from,
     to: request.to ?? undefined,
@@ -82,7 +59,7 @@ export function toTransactionFields(request: TransactionObject): TransactionFiel
     maxFeePerGas: toBigInt(request.maxFeePerGas),
     maxPriorityFeePerGas: toBigInt(request.maxPriorityFeePerGas),
     value: toBigInt(request.value),
-    data: input === undefined ? undefined : hexToBytes(input as PrefixedHexString),
+    data: callInput(request),
     nonce: toBigInt(request.nonce),
     chainId: toBigInt(request.chainId),
   };
