@@ -3,6 +3,9 @@
  * engine (block time 0), with the server on 127.0.0.1:0, driven by @cosmjs/tendermint-rpc,
  * plain `ws` clients and fetch.
  *
+ * A last block runs the same checks against a real daemon started through the CLI (needs
+ * `npm run build`).
+ *
  * cosmjs 0.39 is CommonJS that requires ESM-only @noble packages, which Node 20 loads but jest's
  * module runtime refuses; so the cosmjs clients run in a child `node` process and report what
  * they decoded as JSON lines.
@@ -16,6 +19,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import { WebSocket } from 'ws';
 import { Chain } from '../../src/daemon/chain/chain.js';
 import { ConsensusEngine } from '../../src/daemon/chain/consensus.js';
+import { createChainCommon } from '../../src/daemon/chain/common.js';
 import { devGenesis } from '../../src/daemon/chain/genesis.js';
 import { startConsensusRpcServer } from '../../src/daemon/consensus-rpc/server.js';
 import type { ConsensusRpcServer } from '../../src/daemon/consensus-rpc/server.js';
@@ -25,6 +29,8 @@ import { createLogger } from '../../src/daemon/logger.js';
 import type { Logger } from '../../src/daemon/logger.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from '../../src/daemon/txpool/txpool.js';
 import { waitFor } from '../helpers/processes.js';
+import { startTestDaemon } from '../helpers/test-daemon.js';
+import type { TestDaemon } from '../helpers/test-daemon.js';
 import { devAddress, devKey, signTx, tempDataDir } from '../unit/chain-fixtures.js';
 
 const LOOPBACK = { host: '127.0.0.1', port: 0 };
@@ -558,4 +564,53 @@ describe('consensus RPC (in-process node)', () => {
       await guarded.close();
     }
   }, 120_000);
+});
+
+describe('consensus RPC of a real daemon', () => {
+  let daemon: TestDaemon;
+  let consensusWs: string;
+  const common = createChainCommon(9000n);
+
+  beforeAll(async () => {
+    daemon = await startTestDaemon(['--block-time', '0']);
+    consensusWs = daemon.endpoints.consensusWs!;
+  }, 60_000);
+
+  afterAll(async () => {
+    await daemon.stop();
+  }, 60_000);
+
+  it('announces the consensus WebSocket and streams matching Tx events', async () => {
+    expect(consensusWs).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/websocket$/);
+    const probe = await Probe.open(consensusWs);
+    const recipient = devAddress(4);
+    const queryText = `tm.event='Tx' AND ethereum_tx.recipient='${recipient.toString().toUpperCase().replace('0X', '0x')}'`;
+    expect((await probe.call('rcpt', 'subscribe', [queryText])).result).toEqual({});
+    const raw = (from: number, nonce: bigint, to: Address) =>
+      bytesToHex(signTx(common, from, { nonce, to, value: 1n }).serialize());
+    const sent: string[] = [];
+    for (const [from, nonce, to] of [
+      [1, 0n, recipient],
+      [2, 0n, devAddress(5)],
+      [1, 1n, recipient],
+    ] as const) {
+      sent.push(await daemon.rpc.call<string>('eth_sendRawTransaction', [raw(from, nonce, to)]));
+    }
+    await waitFor(() => probe.events('rcpt').length >= 2, 20_000, 'Tx events from the daemon');
+    // The transfer to another address was committed with (or before) the last one shown here.
+    await waitFor(
+      async () => (await daemon.rpc.call('eth_getTransactionReceipt', [sent[1]])) !== null,
+    );
+    expect(
+      probe.events('rcpt').map((m) => m.result.events['ethereum_tx.ethereumTxHash'][0]),
+    ).toEqual([sent[0], sent[2]]);
+
+    const httpUrl = consensusWs.replace('ws://', 'http://').replace('/websocket', '');
+    const status = (await (await fetch(`${httpUrl}/status`)).json()) as RpcMessage;
+    const syncInfo = (status.result as { sync_info: { latest_block_height: string } }).sync_info;
+    expect(Number(syncInfo.latest_block_height)).toBeGreaterThanOrEqual(1);
+    const tx = (await (await fetch(`${httpUrl}/tx?hash=${sent[2]}`)).json()) as RpcMessage;
+    expect((tx.result as { hash: string }).hash).toBe(sent[2].slice(2).toUpperCase());
+    probe.ws.close();
+  }, 60_000);
 });
