@@ -19,6 +19,7 @@ export interface Notification {
 export class WsRpcClient {
   private readonly pending = new Map<number, Pending>();
   private readonly notificationListeners = new Set<(notification: Notification) => void>();
+  private readonly closeListeners = new Set<(code: number, reason: string) => void>();
   private nextId = 1;
   private closeInfo: { code: number; reason: string } | undefined;
 
@@ -31,6 +32,7 @@ export class WsRpcClient {
       );
       for (const waiter of this.pending.values()) waiter.reject(error);
       this.pending.clear();
+      for (const listener of this.closeListeners) listener(code, reason.toString());
     });
   }
 
@@ -86,6 +88,12 @@ export class WsRpcClient {
   onNotification(listener: (notification: Notification) => void): () => void {
     this.notificationListeners.add(listener);
     return () => this.notificationListeners.delete(listener);
+  }
+
+  /** Calls `listener` once the connection has closed, whichever side closed it. */
+  onClose(listener: (code: number, reason: string) => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
   }
 
   close(): Promise<void> {

@@ -1,0 +1,55 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { consensusEventJson, consensusEventLine } from '../../cli/stream-display.js';
+import { closedMessage, untilInterrupted } from '../../cli/until-interrupted.js';
+import { ConsensusWsClient } from '../../client/consensus-ws-client.js';
+import { DaemonNotRunningError } from '../../client/errors.js';
+import { isProcessAlive, readDaemonInfo } from '../../client/daemon-files.js';
+
+export default class EventsTail extends BaseCommand {
+  static override summary = 'Follow consensus events (CometBFT event WebSocket).';
+  static override description =
+    "Subscribes on the daemon's CometBFT-compatible WebSocket with a query in CometBFT's event " +
+    'query language and prints one line per event until Ctrl-C: the event type, the height, and ' +
+    'for Tx events the transaction hash, sender, recipient, amount and outcome. With --json prints ' +
+    'one JSON object per line (JSON Lines): {query, type, value, events}. A query the daemon ' +
+    'cannot parse fails with its error (exit 1).';
+  static override examples = [
+    '<%= config.bin %> events tail',
+    `<%= config.bin %> events tail "tm.event='Tx'"`,
+    `<%= config.bin %> events tail "tm.event='Tx' AND ethereum_tx.sender='0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'" --json`,
+  ];
+  static override args = {
+    query: Args.string({
+      description: 'Event query, e.g. "tm.event=\'Tx\' AND tx.height > 5".',
+      default: "tm.event='NewBlock'",
+    }),
+  };
+
+  /** Streams until Ctrl-C; returns nothing, so --json output is only the lines. */
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(EventsTail);
+    const dataDir = this.dataDir(flags);
+    const info = readDaemonInfo(dataDir);
+    if (!info || !isProcessAlive(info.pid)) throw new DaemonNotRunningError(dataDir);
+    if (!info.endpoints.consensusWs)
+      throw new DaemonNotRunningError(dataDir, 'its consensus RPC interface is disabled');
+    const json = this.jsonEnabled();
+    const client = await ConsensusWsClient.connect(info.endpoints.consensusWs);
+    try {
+      const ended = untilInterrupted(client);
+      await client.subscribe(args.query, (event) =>
+        process.stdout.write(
+          `${json ? JSON.stringify(consensusEventJson(event)) : consensusEventLine(event)}\n`,
+        ),
+      );
+      // On stderr, so --json output stays JSON Lines; scripts can wait for it.
+      process.stderr.write(`subscribed to ${args.query} (Ctrl-C to stop)\n`);
+      const end = await ended;
+      if (end.kind === 'closed') this.error(closedMessage(end), { exit: 1 });
+      await client.unsubscribe(args.query);
+    } finally {
+      await client.close();
+    }
+  }
+}
