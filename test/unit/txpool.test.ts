@@ -280,18 +280,19 @@ describe('admission checks', () => {
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
   });
 
-  it('enforces the per-sender limit', async () => {
-    const pool = newPool(new FakeState(), { perSenderSlots: 3 });
-    for (const nonce of [0n, 1n, 5n]) await pool.add(signTx(0, { nonce }));
-    const error = await rejection(pool.add(signTx(0, { nonce: 2n })));
+  it('limits queued transactions per sender, never the executable ones', async () => {
+    const pool = newPool(new FakeState(), { perSenderQueued: 2 });
+    for (const nonce of [0n, 5n, 6n]) await pool.add(signTx(0, { nonce }));
+    const error = await rejection(pool.add(signTx(0, { nonce: 7n })));
     expect(error.message).toBe(
-      `txpool is full: sender ${address(0).toString()} already has 3 transactions (per-sender limit 3)`,
+      `txpool is full: sender ${address(0).toString()} already has 2 queued transactions (per-sender queue limit 2)`,
     );
-    await pool.add(
-      signTx(0, { nonce: 1n, maxFeePerGas: 20n * GWEI, maxPriorityFeePerGas: 2n * GWEI }),
-    );
-    await pool.add(signTx(1, { nonce: 0n }));
-    expect(pool.status()).toEqual({ pending: 3, queued: 1 });
+    for (const nonce of [1n, 2n, 3n]) await pool.add(signTx(0, { nonce }));
+    expect(pool.status()).toEqual({ pending: 4, queued: 2 });
+    await pool.add(signTx(0, { nonce: 4n }));
+    expect(pool.status()).toEqual({ pending: 7, queued: 0 });
+    await pool.add(signTx(0, { nonce: 8n }));
+    expect(pool.status()).toEqual({ pending: 7, queued: 1 });
   });
 });
 

@@ -39,7 +39,7 @@ import type {
  * a 10% price bump for replacements, and transactions up to 128 KiB.
  */
 export const DEFAULT_POOL_LIMITS: PoolLimits = Object.freeze({
-  perSenderSlots: 16 + 64,
+  perSenderQueued: 64,
   globalSlots: 5120 + 1024,
   priceBumpPercent: 10,
   maxTxBytes: 128 * 1024,
@@ -248,10 +248,11 @@ export class TxPool implements TxPoolApi {
     fees: TransactionFees,
     seq: number,
   ): void {
-    const { perSenderSlots, globalSlots } = this.options.limits;
-    if (account.size >= perSenderSlots) {
+    const { perSenderQueued, globalSlots } = this.options.limits;
+    const queued = account.size - account.pendingCount;
+    if (nonce > account.nextNonce && queued >= perSenderQueued) {
       throw new TransactionRejectedError(
-        `txpool is full: sender ${account.key} already has ${account.size} transactions (per-sender limit ${perSenderSlots})`,
+        `txpool is full: sender ${account.key} already has ${queued} queued transactions (per-sender queue limit ${perSenderQueued})`,
       );
     }
     if (this.byHash.size < globalSlots) return;

@@ -18,8 +18,12 @@ export interface PoolStateView {
 }
 
 export interface PoolLimits {
-  /** Most executable + queued transactions from one sender (geth: accountslots 16 + accountqueue 64). */
-  perSenderSlots: number;
+  /**
+   * Most queued (nonce-gap) transactions one sender may hold (geth: accountqueue 64).
+   * Executable transactions are bounded by the global limit only, so a sender sending in
+   * nonce order is never refused while the pool has room, and a gap can always be filled.
+   */
+  perSenderQueued: number;
   /** Most transactions in the whole pool (geth: globalslots 5120 + globalqueue 1024). */
   globalSlots: number;
   /** Minimum fee bump, in percent, to replace a transaction with the same sender and nonce. */
