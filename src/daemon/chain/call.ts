@@ -123,6 +123,33 @@ interface CallVm {
  */
 export class CallVmCache {
   private readonly vms = new LruCache<string, Promise<CallVm>>(CACHED_CALL_STATES);
+  private readonly blocks = new LruCache<string, Block>(CACHED_CALL_STATES * 2);
+
+  /**
+   * The block a call runs in: the selected block's header, with a zero base fee for calls
+   * without fees (like geth, so they need no funds) and room for the call's gas. Cached,
+   * because building a header (and its Common) cost more than many calls themselves.
+   */
+  blockFor(env: CallEnvironment, withFee: boolean, gasLimit: bigint): Block {
+    const header = env.block.header;
+    const limit = gasLimit > header.gasLimit ? gasLimit : header.gasLimit;
+    const key = `${bytesToHex(header.hash())}:${withFee}:${limit}`;
+    let block = this.blocks.get(key);
+    if (block === undefined) {
+      block = createBlock(
+        {
+          header: {
+            ...header.toJSON(),
+            baseFeePerGas: withFee ? header.baseFeePerGas : 0n,
+            gasLimit: limit,
+          },
+        },
+        { common: env.common },
+      );
+      this.blocks.set(key, block);
+    }
+    return block;
+  }
 
   async run<T>(env: CallEnvironment, task: (vm: VM) => Promise<T>): Promise<T> {
     const key = bytesToHex(env.block.header.stateRoot);
@@ -165,18 +192,7 @@ async function runOnce(
   request: CallRequest,
   gasLimit: bigint,
 ): Promise<RunTxResult> {
-  const header = env.block.header;
-  // Like geth, a request without any fee runs with a zero base fee so it needs no funds.
-  const block = createBlock(
-    {
-      header: {
-        ...header.toJSON(),
-        baseFeePerGas: hasFee(request) ? header.baseFeePerGas : 0n,
-        gasLimit: gasLimit > header.gasLimit ? gasLimit : header.gasLimit,
-      },
-    },
-    { common: env.common },
-  );
+  const block = env.vms.blockFor(env, hasFee(request), gasLimit);
   return env.vms.run(env, async (vm) => {
     try {
       return await runTx(vm, {
@@ -206,12 +222,50 @@ function throwIfReverted(result: RunTxResult): void {
 
 /** Executes a call; reverts throw `ExecutionRevertedError` with the revert data. */
 export async function executeCall(env: CallEnvironment, request: CallRequest): Promise<CallResult> {
-  const result = await runOnce(env, request, callGasLimit(env, request));
-  throwIfReverted(result);
+  if (hasFee(request)) {
+    const result = await runOnce(env, request, callGasLimit(env, request));
+    throwIfReverted(result);
+    return {
+      returnData: result.execResult.returnValue,
+      gasUsed: result.totalGasSpent,
+      error: result.execResult.exceptionError?.error,
+    };
+  }
+  return runFeelessCall(env, request);
+}
+
+/**
+ * A call without fee fields runs as a plain EVM message (no transaction object to build and
+ * validate: that cost more than executing a typical view function). The gas cap still bounds it.
+ */
+async function runFeelessCall(env: CallEnvironment, request: CallRequest): Promise<CallResult> {
+  const gasLimit = callGasLimit(env, request);
+  const block = env.vms.blockFor(env, false, gasLimit);
+  const caller = request.from ?? createZeroAddress();
+  const result = await env.vms.run(env, (vm) =>
+    vm.evm.runCall({
+      block,
+      caller,
+      origin: caller,
+      to: request.to,
+      value: request.value ?? 0n,
+      data: request.data ?? new Uint8Array(),
+      gasLimit,
+      gasPrice: 0n,
+      skipBalance: true,
+    }),
+  );
+  const { execResult } = result;
+  if (execResult.exceptionError?.error === 'revert') {
+    throw new ExecutionRevertedError(
+      bytesToHex(execResult.returnValue),
+      decodeRevertReason(execResult.returnValue),
+    );
+  }
   return {
-    returnData: result.execResult.returnValue,
-    gasUsed: result.totalGasSpent,
-    error: result.execResult.exceptionError?.error,
+    returnData: execResult.returnValue,
+    gasUsed: execResult.executionGasUsed,
+    error: execResult.exceptionError?.error,
   };
 }
 
