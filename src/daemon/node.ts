@@ -129,6 +129,8 @@ async function startChain(
     bus,
     blockTimeMs: config['block-time'],
     emptyBlocks: config['empty-blocks'],
+    onRejected: ({ hashHex, reason }) =>
+      logger.warn('transaction dropped at block time', { hash: hashHex, reason }),
     onRoundError: (error) =>
       logger.error('consensus round failed', { error: String((error as Error)?.stack ?? error) }),
   });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { Interface } from 'ethers';
 import { formatLogOnce } from '../../src/daemon/api/eth-logs.js';
 import { formatLog } from '../../src/daemon/api/formatters.js';
+import type { ChainLog } from '../../src/daemon/chain/types.js';
 import { parseLogFilter } from '../../src/daemon/events/log-filter.js';
 import { LogQuery } from '../../src/daemon/events/log-query.js';
 import { openLogChain, type LogChain } from './logs-fixtures.js';
@@ -84,5 +85,71 @@ describe('eth_getLogs work', () => {
     expect(again).toHaveLength(10_000);
     expect(again.every((log, i) => log === first[i])).toBe(true);
     expect(first[0]).toEqual(formatLog(query.logs(filter)[0]));
+  });
+
+  it('agrees with a brute-force scan for random filters over the 10 000 logs', () => {
+    const query = new LogQuery(logChain.chain, logChain.index, {
+      blockRangeCap: 10_000,
+      logsCap: 10_000,
+    });
+    const head = Number(logChain.chain.head().number);
+    const all: ChainLog[] = [];
+    for (let n = 0n; n <= BigInt(head); n++) {
+      for (const receipt of logChain.chain.getBlockReceipts(n)!) all.push(...receipt.logs);
+    }
+    expect(all).toHaveLength(10_000);
+    const tick = abi.getEvent('Tick')!.topicHash;
+    const index = (i: number) => `0x${i.toString(16).padStart(64, '0')}`;
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)];
+    for (let round = 0; round < 40; round++) {
+      const from = Math.floor(next() * 12);
+      const to = from + Math.floor(next() * (head - from + 1));
+      const addresses = pick([undefined, address, [address, UNKNOWN], UNKNOWN]);
+      const first = pick([null, tick, [tick, UNKNOWN.padEnd(66, '0')]]);
+      const second = pick([
+        null,
+        index(Math.floor(next() * 500)),
+        [index(3), index(499), index(250)],
+      ]);
+      const topics = pick([undefined, [first], [first, second], [null, second]]);
+      const filter = {
+        fromBlock: `0x${from.toString(16)}`,
+        toBlock: `0x${to.toString(16)}`,
+        address: addresses,
+        topics,
+      };
+      const wanted = (position: number, value: string | undefined) => {
+        const rule = topics?.[position];
+        if (rule === undefined || rule === null) return true;
+        if (value === undefined) return false;
+        return (Array.isArray(rule) ? rule : [rule]).includes(value);
+      };
+      const expected = all
+        .filter((log) => log.blockNumber >= BigInt(from) && log.blockNumber <= BigInt(to))
+        .filter((log) => {
+          const emitter = log.address.toString();
+          return (
+            addresses === undefined ||
+            (Array.isArray(addresses) ? addresses.includes(emitter) : addresses === emitter)
+          );
+        })
+        .filter((log) =>
+          (topics ?? []).every((_rule, position) =>
+            wanted(position, log.topics[position] && bytesToHex(log.topics[position])),
+          ),
+        )
+        .map((log) => `${log.blockNumber}:${log.logIndex}`);
+      const actual = query
+        .logs(parseLogFilter(filter))
+        .map((log) => `${log.blockNumber}:${log.logIndex}`);
+      expect({ round, filter, count: actual.length, actual }).toEqual({
+        round,
+        filter,
+        count: expected.length,
+        actual: expected,
+      });
+    }
   });
 });

@@ -13,7 +13,7 @@
  */
 import type { EventBus, Unsubscribe } from '../events/event-bus.js';
 import type { PooledTransaction, TxPoolApi } from '../txpool/types.js';
-import type { CommittedBlock } from './types.js';
+import type { CommittedBlock, RejectedTx } from './types.js';
 
 export type ConsensusStep = 'propose' | 'prevote' | 'precommit' | 'commit';
 
@@ -46,6 +46,8 @@ export interface ConsensusOptions {
   emptyBlocks?: boolean;
   /** Clock in ms, for block timestamps. Default `Date.now`. */
   now?: () => number;
+  /** Told about each transaction left out of a block as invalid (and dropped from the pool). */
+  onRejected?: (rejected: RejectedTx) => void;
   /** Told about a round that failed; the engine carries on with the next one. */
   onRoundError?: (error: unknown) => void;
 }
@@ -140,7 +142,10 @@ export class ConsensusEngine {
     step('precommit');
     const committed = await chain.buildAndCommitBlock(txs, BigInt(Math.floor(this.now() / 1000)));
     step('commit', committed.block.hashHex);
-    for (const rejected of committed.rejected) pool.drop(rejected.hashHex);
+    for (const rejected of committed.rejected) {
+      pool.drop(rejected.hashHex);
+      this.options.onRejected?.(rejected);
+    }
     await pool.onBlockCommitted(committed.results.map((r) => r.hashHex));
     bus.publishBlock({
       block: committed.block,

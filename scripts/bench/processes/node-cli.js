@@ -1,0 +1,75 @@
+// Starts and stops this node the way an operator does: `node-cli daemon start` in a fresh
+// temporary data directory, every listener on loopback, then `node-cli daemon stop`.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.js';
+
+export const CLI_ENTRY = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
+
+/** Flags that put every listener of the daemon on loopback, JSON-RPC HTTP on `port`. */
+export function loopbackFlags(port) {
+  return [
+    '--json-rpc.address',
+    `127.0.0.1:${port}`,
+    '--json-rpc.ws-address',
+    '127.0.0.1:0',
+    '--rpc.laddr',
+    'tcp://127.0.0.1:0',
+  ];
+}
+
+/** A fresh temporary data directory for one daemon. */
+export function freshDataDir() {
+  return mkdtempSync(join(tmpdir(), 'node-cli-bench-'));
+}
+
+/** Runs the CLI and resolves with its stdout; rejects with its output when it fails. */
+export function runCli(args) {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [CLI_ENTRY, ...args],
+      { env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000, maxBuffer: 4 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error)
+          reject(new Error(`node-cli ${args.join(' ')} failed: ${stderr || error.message}`));
+        else resolve(stdout);
+      },
+    );
+  });
+}
+
+/**
+ * Starts the daemon with `daemon start` (which returns once the node answers) and `blockTime`
+ * as given to --block-time (e.g. '1s', '0').
+ * @param {string} blockTime
+ * @returns {Promise<import('./anvil.js').RunningNode>}
+ */
+export async function startNodeCli(blockTime) {
+  const dataDir = freshDataDir();
+  const port = await freePort();
+  const started = JSON.parse(
+    await runCli([
+      'daemon',
+      'start',
+      '--datadir',
+      dataDir,
+      ...loopbackFlags(port),
+      '--block-time',
+      blockTime,
+      '--json',
+    ]),
+  );
+  return {
+    name: 'node-cli',
+    url: started.endpoints.http,
+    pid: started.pid,
+    stop: async () => {
+      await runCli(['daemon', 'stop', '--datadir', dataDir]);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

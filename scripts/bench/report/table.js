@@ -1,0 +1,148 @@
+// Renders the results as plain-text tables for stdout (and, pasted, for docs/benchmarks.md).
+
+/** @param {unknown} value @param {number} digits */
+function show(value, digits = 0) {
+  if (value === undefined || value === null) return '-';
+  if (typeof value !== 'number') return String(value);
+  return value.toLocaleString('en-US', {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+}
+
+/** A Markdown-compatible table with padded columns. @param {string[]} header @param {string[][]} rows */
+function table(header, rows) {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column].length)),
+  );
+  const line = (cells) =>
+    `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join(' | ')} |`;
+  return [
+    line(header),
+    `|${widths.map((width, column) => (column === 0 ? `:${'-'.repeat(width + 1)}` : `${'-'.repeat(width + 1)}:`)).join('|')}|`,
+    ...rows.map(line),
+  ].join('\n');
+}
+
+/** The figures of both nodes side by side, with the ratio node/anvil. */
+function figuresTable(results) {
+  const node = results['node-cli'];
+  const anvil = results.anvil;
+  const row = (label, pick, digits = 0) => {
+    const mine = pick(node);
+    const theirs = pick(anvil);
+    const ratio =
+      typeof mine === 'number' && typeof theirs === 'number' && theirs > 0 ? mine / theirs : null;
+    return [
+      label,
+      show(mine, digits),
+      show(theirs, digits),
+      ratio === null ? '-' : `${ratio.toFixed(2)}x`,
+    ];
+  };
+  const rows = [
+    row('eth_blockNumber (req/s, 32 conns)', (s) => s?.reads?.eth_blockNumber?.requestsPerSecond),
+    row('eth_getBalance (req/s, 32 conns)', (s) => s?.reads?.eth_getBalance?.requestsPerSecond),
+    row('eth_call balanceOf (req/s, 32 conns)', (s) => s?.reads?.eth_call?.requestsPerSecond),
+    row('value transfers/s, block time 1 s', (s) => s?.transfers?.value?.perSecond, 1),
+    row('ERC-20 transfers/s, block time 1 s', (s) => s?.transfers?.token?.perSecond, 1),
+    row('value transfers/s, block time 0', (s) => s?.transfersBlockTime0?.value?.perSecond, 1),
+    row('ERC-20 transfers/s, block time 0', (s) => s?.transfersBlockTime0?.token?.perSecond, 1),
+    row(
+      `eth_getLogs median (ms, ${show(node?.logs?.logs ?? anvil?.logs?.logs)} logs)`,
+      (s) => s?.logs?.medianMs,
+      1,
+    ),
+    row(
+      'cold start, fresh datadir (ms)',
+      (s) => s?.coldStart?.cliFreshDataDir?.medianMs ?? s?.coldStart?.anvil?.medianMs,
+    ),
+    row('cold start, existing datadir (ms)', (s) => s?.coldStart?.cliExistingDataDir?.medianMs),
+    row(
+      'cold start, daemon entry only (ms)',
+      (s) => s?.coldStart?.daemonEntryFreshDataDir?.medianMs,
+    ),
+    row('resident memory after start (MiB)', (s) => s?.memory?.afterStart?.total, 1),
+    row('resident memory after the run (MiB)', (s) => s?.memory?.afterRun?.total, 1),
+    row('  of which anonymous (heap)', (s) => s?.memory?.afterRun?.anonymous, 1),
+    row('  of which file-backed (mmap)', (s) => s?.memory?.afterRun?.file, 1),
+  ];
+  return table(['figure', 'node-cli', 'anvil', 'node/anvil'], rows);
+}
+
+/**
+ * Latency and CPU use of each read load test (1.00 = one core busy): the load generator, the
+ * node under test, and every other process of the machine.
+ */
+function loadTable(results) {
+  const rows = [];
+  for (const [name, suite] of Object.entries(results)) {
+    for (const [method, load] of Object.entries(suite?.reads ?? {})) {
+      if (load.error) continue;
+      rows.push([
+        `${name} ${method}`,
+        show(load.p50Ms, 2),
+        show(load.p99Ms, 2),
+        show(load.rpcErrors + load.httpErrors),
+        show(load.clientCpuShare, 2),
+        show((load.clientCpuShare / load.requestsPerSecond) * 1e6, 1),
+        show(load.serverCpuShare, 2),
+        show(
+          load.machineCpuShare === null || load.serverCpuShare === null
+            ? null
+            : load.machineCpuShare - load.clientCpuShare - load.serverCpuShare,
+          2,
+        ),
+      ]);
+    }
+  }
+  return table(
+    [
+      'load test',
+      'p50 ms',
+      'p99 ms',
+      'errors',
+      'client CPU',
+      'client µs/req',
+      'server CPU',
+      'other CPU',
+    ],
+    rows,
+  );
+}
+
+/** @param {import('./targets.js').TargetOutcome[]} outcomes */
+function targetsTable(outcomes) {
+  return table(
+    ['target', 'goal', 'measured', 'result'],
+    outcomes.map((outcome) => [
+      outcome.name,
+      outcome.goal,
+      outcome.value === null
+        ? '-'
+        : show(outcome.value, outcome.goal.includes('x') ? 2 : 0) +
+          (outcome.goal.includes('x') ? 'x' : ''),
+      outcome.verdict,
+    ]),
+  );
+}
+
+/** Every `error` recorded anywhere in the results, as text lines. */
+function errorLines(value, found = []) {
+  if (value && typeof value === 'object') {
+    if (typeof value.error === 'string') found.push(`  ${value.error}`);
+    for (const child of Object.values(value)) errorLines(child, found);
+  }
+  return found;
+}
+
+/** The whole report as text. */
+export function renderReport(results, outcomes) {
+  const errors = errorLines(results);
+  return [
+    figuresTable(results),
+    loadTable(results),
+    targetsTable(outcomes),
+    ...(errors.length > 0 ? [`measurements that failed:\n${errors.join('\n')}`] : []),
+  ].join('\n\n');
+}

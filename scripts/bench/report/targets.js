@@ -1,0 +1,84 @@
+// The benchmark's targets: each picks a figure of this node (and of anvil for ratios) out of the
+// results and says whether it is met. A figure this node failed to produce is a MISS; a target
+// that cannot be evaluated because a node was skipped or anvil's figure is missing is 'n/a'.
+
+/**
+ * @typedef {object} TargetOutcome
+ * @property {string} name
+ * @property {string} goal human-readable target
+ * @property {number|null} value the ratio or absolute figure compared
+ * @property {'PASS'|'MISS'|'n/a'} verdict
+ */
+
+/**
+ * @param {Record<string, object>} results
+ * @param {number|undefined} reference anvil's figure (anything but undefined when none is needed)
+ * @param {number|null} value @param {boolean} met
+ */
+function judge(results, reference, value, met) {
+  if (!results['node-cli'] || reference === undefined) return 'n/a';
+  if (value === null) return 'MISS';
+  return met ? 'PASS' : 'MISS';
+}
+
+const readRate = (name) => (suite) => suite?.reads?.[name]?.requestsPerSecond;
+const commitRate = (kind) => (suite) => suite?.transfers?.[kind]?.perSecond;
+
+/** Ratio node/anvil of a higher-is-better figure, judged against `minimum`. */
+function atLeastRatio(name, pick, minimum) {
+  return (results) => {
+    const mine = pick(results['node-cli']);
+    const theirs = pick(results.anvil);
+    const value = mine !== undefined && theirs ? mine / theirs : null;
+    return {
+      name,
+      goal: `node/anvil >= ${minimum.toFixed(1)}x`,
+      value,
+      verdict: judge(results, theirs, value, value >= minimum),
+    };
+  };
+}
+
+/** Absolute figure of this node, judged against `limit` (lower is better). */
+function below(name, pick, limit, unit) {
+  return (results) => {
+    const value = pick(results['node-cli']) ?? null;
+    return {
+      name,
+      goal: `< ${limit} ${unit}`,
+      value,
+      verdict: judge(results, 0, value, value < limit),
+    };
+  };
+}
+
+const TARGETS = [
+  atLeastRatio('eth_blockNumber req/s', readRate('eth_blockNumber'), 1.0),
+  atLeastRatio('eth_getBalance req/s', readRate('eth_getBalance'), 1.0),
+  atLeastRatio('eth_call balanceOf req/s', readRate('eth_call'), 0.5),
+  atLeastRatio('value transfers/s (block time 1 s)', commitRate('value'), 0.5),
+  atLeastRatio('ERC-20 transfers/s (block time 1 s)', commitRate('token'), 0.5),
+  (results) => {
+    const mine = results['node-cli']?.logs?.medianMs;
+    const theirs = results.anvil?.logs?.medianMs;
+    const value = mine !== undefined && theirs ? mine / theirs : null;
+    return {
+      name: 'eth_getLogs median latency',
+      goal: 'node/anvil <= 2.0x',
+      value,
+      verdict: judge(results, theirs, value, value <= 2),
+    };
+  },
+  below(
+    'cold start (daemon start --foreground)',
+    (suite) => suite?.coldStart?.cliFreshDataDir?.medianMs,
+    500,
+    'ms',
+  ),
+  below('resident memory after the run', (suite) => suite?.memory?.afterRun?.total, 300, 'MiB'),
+];
+
+/** Evaluates every target. @param {Record<string, object>} results per node @returns {TargetOutcome[]} */
+export function evaluateTargets(results) {
+  return TARGETS.map((target) => target(results));
+}

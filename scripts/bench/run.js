@@ -1,0 +1,183 @@
+#!/usr/bin/env node
+// `npm run bench`: the same workloads against this node and anvil in one run, printed as tables
+// with the ratio node/anvil and PASS/MISS per target, and written to bench-results/latest.json.
+// Each node starts fresh (dev chain id 9000, the ten funded dev accounts), so one set of
+// transactions signed up front is valid on each. Progress goes to stderr, the report to stdout.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname } from 'node:path';
+import { DEV_ADDRESSES, DEV_PRIVATE_KEYS } from '../../dist/daemon/chain/genesis.js';
+import { measureCommits } from './chain/commit-throughput.js';
+import { signedPlan } from './chain/signed-plan-cache.js';
+import { planTransactions } from './chain/transaction-plan.js';
+import { ANVIL_BINARY, startAnvil } from './processes/anvil.js';
+import { startNodeCli } from './processes/node-cli.js';
+import { residentMiB } from './processes/proc-stats.js';
+import { evaluateTargets } from './report/targets.js';
+import { renderReport } from './report/table.js';
+import { connectRpc } from './rpc.js';
+import { readSettings } from './settings.js';
+import { measureAnvilStart, measureNodeCliStart } from './workloads/cold-start.js';
+import { measureLogs } from './workloads/logs-latency.js';
+import { measureReads, readWorkloads } from './workloads/read-throughput.js';
+
+const COMMIT_TIMEOUT_MS = 600_000;
+const addresses = [...DEV_ADDRESSES];
+
+/** @param {string} message */
+function progress(message) {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+/** Deploys and distributes the token; fails loudly if that did not work. */
+async function deployToken(rpc, signed, token) {
+  const setup = await measureCommits(rpc, signed.setup, COMMIT_TIMEOUT_MS);
+  const code = await rpc.call('eth_getCode', [token, 'latest']);
+  if (setup.failed > 0 || code === '0x') throw new Error('token deployment failed');
+}
+
+/** Nodes started and not yet stopped, stopped on SIGINT or SIGTERM so none outlives the run. */
+const runningNodes = new Set();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    progress(`${signal}: stopping ${runningNodes.size} node(s)`);
+    Promise.allSettled([...runningNodes].map((node) => node.stop())).then(() => process.exit(130));
+  });
+}
+
+/** Starts a node through `start` and tracks it until it is stopped. */
+async function startTracked(start, blockTime) {
+  const node = await start(blockTime);
+  const stop = node.stop;
+  const tracked = {
+    ...node,
+    stop: async () => {
+      runningNodes.delete(tracked);
+      await stop();
+    },
+  };
+  runningNodes.add(tracked);
+  return tracked;
+}
+
+/**
+ * Runs one measurement. A failing measurement (a method the node does not serve yet, a timeout)
+ * is recorded as `{error}` so the other figures of the run are still reported.
+ * @param {string} what @param {() => Promise<object>} measure
+ */
+async function step(what, measure) {
+  progress(what);
+  try {
+    const result = await measure();
+    progress(`${what}: done`);
+    return result;
+  } catch (error) {
+    progress(`${what}: FAILED: ${error.message}`);
+    return { error: `${what}: ${error.message}` };
+  }
+}
+
+/**
+ * The full suite on one node: reads, commits at block time 1 s, eth_getLogs, and resident memory
+ * after each phase (the target is on the last).
+ */
+async function fullSuite(start, signed, token, settings) {
+  const node = await startTracked(start, '1');
+  const rpc = connectRpc(node.url, 48);
+  try {
+    progress(`${node.name}: deploy token`);
+    await deployToken(rpc, signed, token);
+    const memory = { afterStart: residentMiB(node.pid) };
+    const reads = await step(`${node.name}: read load tests`, () =>
+      measureReads(rpc, node.url, readWorkloads(addresses, token), settings, node.pid),
+    );
+    memory.afterReads = residentMiB(node.pid);
+    const value = await step(`${node.name}: value transfers`, () =>
+      measureCommits(rpc, signed.value, COMMIT_TIMEOUT_MS),
+    );
+    const tokenTransfers = await step(`${node.name}: ERC-20 transfers`, () =>
+      measureCommits(rpc, signed.token, COMMIT_TIMEOUT_MS),
+    );
+    memory.afterTransfers = residentMiB(node.pid);
+    const logs = await step(`${node.name}: eth_getLogs`, () =>
+      measureLogs(rpc, token, tokenTransfers, settings.logQueryRuns),
+    );
+    memory.afterRun = residentMiB(node.pid);
+    return { reads, transfers: { value, token: tokenTransfers }, logs, memory };
+  } finally {
+    await rpc.close();
+    await node.stop();
+  }
+}
+
+/** Commit throughput only, on a node started with `blockTime`. */
+async function commitSuite(start, blockTime, signed, token) {
+  const node = await startTracked(start, blockTime);
+  const rpc = connectRpc(node.url, 48);
+  try {
+    progress(`${node.name} (block time ${blockTime}): deploy token`);
+    await deployToken(rpc, signed, token);
+    const value = await step(`${node.name} (block time ${blockTime}): value transfers`, () =>
+      measureCommits(rpc, signed.value, COMMIT_TIMEOUT_MS),
+    );
+    const tokenTransfers = await step(
+      `${node.name} (block time ${blockTime}): ERC-20 transfers`,
+      () => measureCommits(rpc, signed.token, COMMIT_TIMEOUT_MS),
+    );
+    return { value, token: tokenTransfers };
+  } finally {
+    await rpc.close();
+    await node.stop();
+  }
+}
+
+function machine() {
+  const model = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1];
+  return {
+    cores: cpus().length,
+    loadAverageAtEnd: loadavg(),
+    cpuModel: model ?? 'unknown',
+    node: process.version,
+    anvil: execFileSync(ANVIL_BINARY, ['--version'], { encoding: 'utf8' }).split('\n')[0],
+  };
+}
+
+const settings = readSettings(process.argv.slice(2));
+const plan = planTransactions(addresses, settings);
+const signed = await step('signing the transactions offline (or reusing the cache)', () =>
+  signedPlan(plan, DEV_PRIVATE_KEYS, dirname(settings.output)),
+);
+
+const results = {};
+if (settings.nodes.includes('anvil')) {
+  results.anvil = {
+    coldStart: await step('anvil: cold starts', () => measureAnvilStart(settings.coldStartRuns)),
+    ...(await step('anvil: full suite', () =>
+      fullSuite((bt) => startAnvil(Number(bt)), signed, plan.token, settings),
+    )),
+  };
+}
+if (settings.nodes.includes('node-cli')) {
+  const startNode = (bt) => startNodeCli(bt === '1' ? '1s' : bt);
+  results['node-cli'] = {
+    coldStart: await step('node-cli: cold starts', () =>
+      measureNodeCliStart(settings.coldStartRuns),
+    ),
+    ...(await step('node-cli: full suite', () =>
+      fullSuite(startNode, signed, plan.token, settings),
+    )),
+    transfersBlockTime0: await step('node-cli: block time 0 suite', () =>
+      commitSuite(startNode, '0', signed, plan.token),
+    ),
+  };
+}
+
+const outcomes = evaluateTargets(results);
+console.log(renderReport(results, outcomes));
+mkdirSync(dirname(settings.output), { recursive: true });
+writeFileSync(
+  settings.output,
+  `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), settings, results, targets: outcomes }, null, 2)}\n`,
+);
+progress(`results written to ${settings.output}`);
