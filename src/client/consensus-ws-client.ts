@@ -4,7 +4,7 @@
  * CometBFT sends every event of a subscription with the id of its `subscribe` request, so the
  * first message carrying that id is the answer (`{}` or an error) and every later one an event.
  */
-import WebSocket from 'ws';
+import { SocketClient } from './socket-client.js';
 import { RpcResponseError } from './errors.js';
 
 /** One event as the consensus socket delivers it. */
@@ -57,33 +57,24 @@ function toError(error: NonNullable<CometMessage['error']>): RpcResponseError {
  * const client = await ConsensusWsClient.connect(info.endpoints.consensusWs);
  * await client.subscribe("tm.event='Tx'", (event) => console.log(event.events['tx.hash']));
  */
-export class ConsensusWsClient {
+export class ConsensusWsClient extends SocketClient {
   private readonly subscriptions = new Map<string, Subscription>();
   private readonly idsByQuery = new Map<string, string>();
   private readonly replies = new Map<string, (message: CometMessage) => void>();
-  private readonly closeListeners = new Set<(code: number, reason: string) => void>();
   private nextId = 1;
 
-  private constructor(private readonly socket: WebSocket) {
-    socket.on('message', (data) => this.onMessage(data.toString()));
-    socket.on('close', (code, reason) => {
-      const error = new Error(`consensus WebSocket closed (${code})`);
-      for (const subscription of this.subscriptions.values())
-        if (!subscription.answered) subscription.reject(error);
-      this.subscriptions.clear();
-      for (const reply of this.replies.values()) reply({ error: { message: error.message } });
-      this.replies.clear();
-      for (const listener of this.closeListeners) listener(code, reason.toString());
-    });
+  /** Opens the socket; rejects when it cannot be reached. */
+  static async connect(url: string): Promise<ConsensusWsClient> {
+    return new ConsensusWsClient(await SocketClient.open(url));
   }
 
-  /** Opens the socket; rejects when it cannot be reached. */
-  static connect(url: string): Promise<ConsensusWsClient> {
-    const socket = new WebSocket(url);
-    return new Promise((resolve, reject) => {
-      socket.once('open', () => resolve(new ConsensusWsClient(socket)));
-      socket.once('error', reject);
-    });
+  protected onSocketClosed(code: number): void {
+    const error = new Error(`consensus WebSocket closed (${code})`);
+    for (const subscription of this.subscriptions.values())
+      if (!subscription.answered) subscription.reject(error);
+    this.subscriptions.clear();
+    for (const reply of this.replies.values()) reply({ error: { message: error.message } });
+    this.replies.clear();
   }
 
   /**
@@ -116,21 +107,7 @@ export class ConsensusWsClient {
     if (reply.error) throw toError(reply.error);
   }
 
-  /** Calls `listener` once the connection has closed, whichever side closed it. */
-  onClose(listener: (code: number, reason: string) => void): () => void {
-    this.closeListeners.add(listener);
-    return () => this.closeListeners.delete(listener);
-  }
-
-  close(): Promise<void> {
-    if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.socket.once('close', () => resolve());
-      this.socket.close();
-    });
-  }
-
-  private onMessage(text: string): void {
+  protected onMessage(text: string): void {
     let message: CometMessage;
     try {
       message = JSON.parse(text) as CometMessage;

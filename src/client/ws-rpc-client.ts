@@ -2,7 +2,8 @@
  * JSON-RPC over WebSocket: calls matched to answers by id, and subscription notifications
  * delivered to the listener registered for their subscription id.
  */
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import { SocketClient } from './socket-client.js';
 import { unwrapResponse, type JsonRpcResponse } from './json-rpc-envelope.js';
 
 type Pending = { resolve(value: JsonRpcResponse): void; reject(error: Error): void };
@@ -16,34 +17,24 @@ export interface Notification {
   params: unknown;
 }
 
-export class WsRpcClient {
+export class WsRpcClient extends SocketClient {
   private readonly pending = new Map<number, Pending>();
   private readonly notificationListeners = new Set<(notification: Notification) => void>();
-  private readonly closeListeners = new Set<(code: number, reason: string) => void>();
   private nextId = 1;
   private closeInfo: { code: number; reason: string } | undefined;
 
-  private constructor(private readonly socket: WebSocket) {
-    socket.on('message', (data) => this.onMessage(data.toString()));
-    socket.on('close', (code, reason) => {
-      this.closeInfo = { code, reason: reason.toString() };
-      const error = new Error(
-        `WebSocket closed (${code}${reason.length ? `: ${reason.toString()}` : ''})`,
-      );
-      for (const waiter of this.pending.values()) waiter.reject(error);
-      this.pending.clear();
-      for (const listener of this.closeListeners) listener(code, reason.toString());
-    });
+  static async connect(url: string, options: WsRpcClientOptions = {}): Promise<WsRpcClient> {
+    const headers: Record<string, string> = options.token
+      ? { authorization: `Bearer ${options.token}` }
+      : {};
+    return new WsRpcClient(await SocketClient.open(url, headers));
   }
 
-  static connect(url: string, options: WsRpcClientOptions = {}): Promise<WsRpcClient> {
-    const socket = new WebSocket(url, {
-      headers: options.token ? { authorization: `Bearer ${options.token}` } : {},
-    });
-    return new Promise((resolve, reject) => {
-      socket.once('open', () => resolve(new WsRpcClient(socket)));
-      socket.once('error', reject);
-    });
+  protected onSocketClosed(code: number, reason: string): void {
+    this.closeInfo = { code, reason };
+    const error = new Error(`WebSocket closed (${code}${reason.length ? `: ${reason}` : ''})`);
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
   }
 
   /** Why the server closed the connection, once it has. */
@@ -90,21 +81,7 @@ export class WsRpcClient {
     return () => this.notificationListeners.delete(listener);
   }
 
-  /** Calls `listener` once the connection has closed, whichever side closed it. */
-  onClose(listener: (code: number, reason: string) => void): () => void {
-    this.closeListeners.add(listener);
-    return () => this.closeListeners.delete(listener);
-  }
-
-  close(): Promise<void> {
-    if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.socket.once('close', () => resolve());
-      this.socket.close();
-    });
-  }
-
-  private onMessage(text: string): void {
+  protected onMessage(text: string): void {
     let message: unknown;
     try {
       message = JSON.parse(text);
