@@ -87,6 +87,19 @@ describe('chain execution', () => {
     expect(committed.block.hash).toEqual(committed.block.block.header.hash());
   });
 
+  it('answers cached head balances only for the head, and forgets them at the next block', async () => {
+    const recipient = devAddress(1);
+    const hex = recipient.toString().toUpperCase().replace('0X', '0x');
+    const before = await chain.getBalance(recipient);
+    expect(chain.cachedHeadBalance(hex, chain.headBlock.number)).toBe(before);
+    const tx = signTx(chain.common, 0, { nonce: 0n, to: recipient, value: 7n });
+    await chain.buildAndCommitBlock([pooled(tx)], 1n);
+    expect(chain.cachedHeadBalance(hex, chain.headBlock.number)).toBeUndefined();
+    expect(chain.cachedHeadBalance(hex, chain.headBlock.number - 1n)).toBeUndefined();
+    expect(await chain.getBalance(recipient)).toBe(before + 7n);
+    expect(chain.cachedHeadBalance(hex, chain.headBlock.number)).toBe(before + 7n);
+  });
+
   it('deploys a contract, calls it, records receipts and logs', async () => {
     const contract = await deployStore(0n);
     expect(bytesToHex(await chain.getCode(contract, 1n))).toBe(bytesToHex(storeContractRuntime()));

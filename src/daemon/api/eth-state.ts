@@ -49,8 +49,13 @@ export function ethStateMethods({ chain, pool }: NodeServices): MethodDefinition
     defineMethod<[string, BlockSelector?]>({
       name: 'eth_getBalance',
       params: [address, block],
-      handler: async ([who, selector]) =>
-        quantity(await chain.getBalance(toAddress(who), requireBlockNumber(chain, selector))),
+      handler: ([who, selector]) => {
+        const blockNumber = requireBlockNumber(chain, selector);
+        const cached = chain.cachedHeadBalance(who, blockNumber);
+        return cached !== undefined
+          ? quantity(cached)
+          : chain.getBalance(toAddress(who), blockNumber).then(quantity);
+      },
     }),
     defineMethod<[string, BlockSelector?]>({
       name: 'eth_getTransactionCount',

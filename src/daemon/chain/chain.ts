@@ -315,6 +315,16 @@ export class Chain implements PoolStateView {
     return account;
   }
 
+  /**
+   * The balance at the head if the head-account cache holds the account (`addressHex` in any
+   * case): lets `eth_getBalance` answer without a state read or a promise.
+   */
+  cachedHeadBalance(addressHex: string, blockNumber: bigint): bigint | undefined {
+    if (blockNumber !== this.headBlock.number) return undefined;
+    const cached = this.headAccounts.get(addressHex.toLowerCase());
+    return cached === undefined ? undefined : (cached?.balance ?? 0n);
+  }
+
   async getBalance(address: Address, blockNumber: bigint = this.headBlock.number): Promise<bigint> {
     return (await this.getAccount(address, blockNumber))?.balance ?? 0n;
   }

@@ -11,6 +11,8 @@ import type { CallContext, MethodRegistry } from './registry.js';
 
 export type RpcId = string | number | null;
 
+export type MaybePromise<T> = T | Promise<T>;
+
 export interface DispatcherLimits {
   /** Most calls in one batch (`--json-rpc.batch-request-limit`). */
   batchRequestLimit: number;
@@ -46,8 +48,12 @@ export class RpcDispatcher {
     private readonly logger: DispatcherLogger,
   ) {}
 
-  /** Handles one message; resolves to the response text, or undefined when none is due. */
-  async handleText(text: string, context: CallContext): Promise<string | undefined> {
+  /**
+   * Handles one message and gives the response text, or undefined when none is due. A single
+   * call whose handler answers synchronously is answered synchronously, so cheap methods do not
+   * pay for a chain of promises.
+   */
+  handleText(text: string, context: CallContext): MaybePromise<string | undefined> {
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -102,26 +108,41 @@ export class RpcDispatcher {
     return responses.length === 0 ? undefined : `[${responses.join(',')}]`;
   }
 
-  private async handleSingle(message: unknown, context: CallContext): Promise<string | undefined> {
+  private handleSingle(message: unknown, context: CallContext): MaybePromise<string | undefined> {
     const envelope = this.parseEnvelope(message);
     if (envelope instanceof RpcError) {
       const id = (message as { id?: unknown } | null)?.id;
       return errorResponse(isValidId(id) ? id : null, envelope);
     }
+    let result: unknown;
     try {
-      const result = await this.invoke(envelope, context);
-      if (envelope.isNotification) return undefined;
-      return JSON.stringify({ jsonrpc: '2.0', id: envelope.id, result: result ?? null });
+      result = this.invoke(envelope, context);
     } catch (error) {
-      if (envelope.isNotification) return undefined;
-      const rpcError = toRpcError(error, (internal) =>
-        this.logger.error('JSON-RPC handler failed', {
-          method: envelope.method,
-          error: String((internal as Error)?.stack ?? internal),
-        }),
-      );
-      return errorResponse(envelope.id, rpcError);
+      return this.failure(envelope, error);
     }
+    if (result instanceof Promise) {
+      return result.then(
+        (value: unknown) => this.success(envelope, value),
+        (error: unknown) => this.failure(envelope, error),
+      );
+    }
+    return this.success(envelope, result);
+  }
+
+  private success(envelope: Envelope, result: unknown): string | undefined {
+    if (envelope.isNotification) return undefined;
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(envelope.id)},"result":${JSON.stringify(result ?? null)}}`;
+  }
+
+  private failure(envelope: Envelope, error: unknown): string | undefined {
+    if (envelope.isNotification) return undefined;
+    const rpcError = toRpcError(error, (internal) =>
+      this.logger.error('JSON-RPC handler failed', {
+        method: envelope.method,
+        error: String((internal as Error)?.stack ?? internal),
+      }),
+    );
+    return errorResponse(envelope.id, rpcError);
   }
 
   private parseEnvelope(message: unknown): Envelope | RpcError {
@@ -155,7 +176,8 @@ export class RpcDispatcher {
     };
   }
 
-  private async invoke(envelope: Envelope, context: CallContext): Promise<unknown> {
+  /** Runs the method: its value, or the promise of it when the handler is asynchronous. */
+  private invoke(envelope: Envelope, context: CallContext): unknown {
     const resolution = this.registry.resolve(envelope.method);
     switch (resolution.kind) {
       case 'unknown':

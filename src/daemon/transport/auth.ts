@@ -1,11 +1,19 @@
-import type { IncomingMessage } from 'node:http';
 import type { AuthToken } from '../datadir/auth-token.js';
+
+/** What authentication reads of a request: Node's `IncomingMessage` and our own heads both fit. */
+export interface RequestCredentials {
+  headers: { authorization?: string };
+  url?: string;
+}
 
 /**
  * Reads the caller's token from `Authorization: Bearer <token>` or, for WebSocket upgrades,
  * which browsers cannot give headers, from the `token` query parameter.
  */
-export function presentedToken(request: IncomingMessage, allowQuery: boolean): string | undefined {
+export function presentedToken(
+  request: RequestCredentials,
+  allowQuery: boolean,
+): string | undefined {
   const header = request.headers.authorization;
   if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -16,7 +24,7 @@ export function presentedToken(request: IncomingMessage, allowQuery: boolean): s
 }
 
 export function isAuthenticated(
-  request: IncomingMessage,
+  request: RequestCredentials,
   token: AuthToken,
   allowQuery: boolean,
 ): boolean {

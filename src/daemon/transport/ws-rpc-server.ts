@@ -84,8 +84,7 @@ export async function startWsRpcServer(options: WsRpcServerOptions): Promise<Run
     };
     socket.on('message', (data, isBinary) => {
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
-      options.dispatcher
-        .handleText(text, context)
+      Promise.resolve(options.dispatcher.handleText(text, context))
         .then((reply) => {
           if (reply !== undefined) connection.send(reply);
         })
