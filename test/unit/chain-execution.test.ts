@@ -91,13 +91,13 @@ describe('chain execution', () => {
     const recipient = devAddress(1);
     const hex = recipient.toString().toUpperCase().replace('0X', '0x');
     const before = await chain.getBalance(recipient);
-    expect(chain.cachedHeadBalance(hex, chain.headBlock.number)).toBe(before);
+    expect(chain.cachedHeadBalance(hex, chain.head().number)).toBe(before);
     const tx = signTx(chain.common, 0, { nonce: 0n, to: recipient, value: 7n });
     await chain.buildAndCommitBlock([pooled(tx)], 1n);
-    expect(chain.cachedHeadBalance(hex, chain.headBlock.number)).toBeUndefined();
-    expect(chain.cachedHeadBalance(hex, chain.headBlock.number - 1n)).toBeUndefined();
+    expect(chain.cachedHeadBalance(hex, chain.head().number)).toBeUndefined();
+    expect(chain.cachedHeadBalance(hex, chain.head().number - 1n)).toBeUndefined();
     expect(await chain.getBalance(recipient)).toBe(before + 7n);
-    expect(chain.cachedHeadBalance(hex, chain.headBlock.number)).toBe(before + 7n);
+    expect(chain.cachedHeadBalance(hex, chain.head().number)).toBe(before + 7n);
   });
 
   it('deploys a contract, calls it, records receipts and logs', async () => {

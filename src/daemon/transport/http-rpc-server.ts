@@ -12,7 +12,7 @@ import { RpcErrorCode } from '../rpc/rpc-error.js';
 import { isAuthenticated } from './auth.js';
 import type { HttpProtocolError, HttpRequestHead } from './http-request-reader.js';
 import { createHttpServer, type HttpResponse } from './http-server.js';
-import { endpointUrl, isLoopback, listen } from './listen.js';
+import { endpointUrl, listen } from './listen.js';
 
 export interface HttpRpcServerOptions {
   address: HostPort;
@@ -88,7 +88,7 @@ export async function startHttpRpcServer(options: HttpRpcServerOptions): Promise
     internalError: jsonError(500, RpcErrorCode.internalError, 'internal error'),
     onHandlerError: (error) =>
       logger.error('HTTP JSON-RPC request failed', { error: String(error) }),
-    handle: ({ head, body }, socket) => {
+    handle: ({ head, body }, peer) => {
       const cors = corsHeaders(head, options.corsOrigins);
       if (head.method === 'OPTIONS') return { status: 204, headers: cors };
       if (head.method !== 'POST') {
@@ -111,8 +111,8 @@ export async function startHttpRpcServer(options: HttpRpcServerOptions): Promise
       const reply = dispatcher.handleText(body.toString('utf8'), {
         transport: 'http',
         authenticated: isAuthenticated(head, options.token, false),
-        loopback: isLoopback(socket.remoteAddress),
-        remoteAddress: socket.remoteAddress ?? '',
+        loopback: peer.loopback,
+        remoteAddress: peer.address,
       });
       return reply instanceof Promise
         ? reply.then((text) => rpcResponse(text, cors))

@@ -13,6 +13,7 @@ import {
   type ReaderEvent,
   type RequestReaderLimits,
 } from './http-request-reader.js';
+import { isLoopback } from './listen.js';
 
 export interface HttpResponse {
   status: number;
@@ -23,6 +24,12 @@ export interface HttpResponse {
   close?: boolean;
 }
 
+/** The other end of a connection, worked out once per connection. */
+export interface Peer {
+  address: string;
+  loopback: boolean;
+}
+
 export interface HttpServerOptions {
   limits: RequestReaderLimits;
   /** Idle time after which a kept-alive connection is closed. */
@@ -30,7 +37,7 @@ export interface HttpServerOptions {
   /** Time a client has to send a complete request head once it has started one. */
   headersTimeoutMs: number;
   /** May answer synchronously; cheap requests then skip the promise machinery. */
-  handle(request: HttpRequest, socket: Socket): HttpResponse | Promise<HttpResponse>;
+  handle(request: HttpRequest, peer: Peer): HttpResponse | Promise<HttpResponse>;
   /** The answer to a request the reader refused; the connection closes after it. */
   refuse(error: HttpProtocolError): HttpResponse;
   /** A handler that threw: answered with `internalError`, reported here. */
@@ -95,12 +102,15 @@ class HttpConnection {
   private answering = false;
   private finished = false;
   private headersTimer: NodeJS.Timeout | undefined;
+  private readonly peer: Peer;
 
   constructor(
     private readonly socket: Socket,
     private readonly options: HttpServerOptions,
   ) {
     this.reader = new HttpRequestReader(options.limits);
+    const address = socket.remoteAddress ?? '';
+    this.peer = { address, loopback: isLoopback(address) };
     socket.setNoDelay(true);
     socket.setTimeout(options.keepAliveTimeoutMs, () => {
       if (!this.answering && this.queue.length === 0) socket.destroy();
@@ -186,7 +196,7 @@ class HttpConnection {
   /** The handler's answer; a handler that throws or rejects gets the internal-error answer. */
   private respond(request: HttpRequest): HttpResponse | Promise<HttpResponse> {
     try {
-      const response = this.options.handle(request, this.socket);
+      const response = this.options.handle(request, this.peer);
       return response instanceof Promise ? response.catch((error) => this.failed(error)) : response;
     } catch (error) {
       return this.failed(error);
