@@ -1,13 +1,16 @@
 /**
  * `eth_call` and `eth_estimateGas`: a transaction from an unsigned request, run on a throw-away
  * copy of the state at a block (its trie writes land in a private overlay that is dropped).
+ *
+ * A call is a pure function of the block it runs at and of the request, so calls keep what they
+ * can for the next: a VM per recent state root, committed state read through shared caches
+ * (`call-state.ts`), and the outcome of recent small calls by block hash and request.
  */
 import { createBlock } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
+import type { EVMMockBlockchainInterface, ExecResult } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { ValueEncoding, bytesToHex, createZeroAddress } from '@ethereumjs/util';
@@ -16,6 +19,7 @@ import { createVM, runTx } from '@ethereumjs/vm';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { ExecutionRevertedError, TransactionRejectedError } from '../errors.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
+import { CallStateManager, CommittedReads } from './call-state.js';
 import { rejectionReason } from './executor.js';
 import { LruCache } from './lru-cache.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
@@ -53,7 +57,7 @@ export interface CallEnvironment {
   block: Block;
   /** Most gas a call may use (`--json-rpc.gas-cap`). */
   gasCap: bigint;
-  /** VMs reused across calls on the same state. */
+  /** VMs, state reads and outcomes reused across calls. */
   vms: CallVmCache;
 }
 
@@ -109,21 +113,43 @@ function hasFee(request: CallRequest): boolean {
 
 /** VMs kept for the most recently called-on states (usually just the head). */
 const CACHED_CALL_STATES = 4;
+/** Outcomes kept of recent calls (dapps ask the same view functions again and again). */
+const CACHED_CALL_OUTCOMES = 1024;
+/** Calls with more input or return data than this are not kept, to bound the cache's memory. */
+const CACHED_CALL_MAX_BYTES = 1024;
+
+/** How a call ended: normally (possibly with an EVM error such as out of gas), or reverted. */
+type CallOutcome = { result: CallResult } | { reverted: Uint8Array };
 
 interface CallVm {
   vm: VM;
   /** Calls on one VM run one at a time: each wraps its run in a checkpoint it reverts. */
   queue: SerialQueue;
+  /**
+   * Where the VM's tries write. EthereumJS writes storage changes through to the storage trie
+   * even with caches on, so without clearing this after every call the nodes of every call
+   * that stored anything would pile up for as long as the VM lives (the head's, while no block
+   * comes: for ever on an idle chain without empty blocks).
+   */
+  nodes: TrieNodeOverlay;
 }
 
 /**
  * Keeps a VM per recently used state root, so a call does not build a VM and a cold state
  * cache each time (building them dominated the cost of a simple `eth_call`). Every call runs
- * inside a state checkpoint that is reverted afterwards, so nothing it writes survives.
+ * inside a state checkpoint that is reverted afterwards, so nothing it writes survives; what it
+ * read of committed state stays in the shared caches of `call-state.ts`. Also keeps the
+ * outcomes of recent calls.
  */
 export class CallVmCache {
   private readonly vms = new LruCache<string, Promise<CallVm>>(CACHED_CALL_STATES);
   private readonly blocks = new LruCache<string, Block>(CACHED_CALL_STATES * 2);
+  private readonly committed = new CommittedReads();
+  /**
+   * Outcomes by block hash and request. Nothing to invalidate: a block hash fixes the state
+   * and the block context (and, through the parent hashes, every BLOCKHASH answer).
+   */
+  readonly outcomes = new LruCache<string, CallOutcome>(CACHED_CALL_OUTCOMES);
 
   /**
    * The block a call runs in: the selected block's header, with a zero base fee for calls
@@ -158,28 +184,30 @@ export class CallVmCache {
       entry = this.create(env);
       this.vms.set(key, entry);
     }
-    const { vm, queue } = await entry;
+    const { vm, queue, nodes } = await entry;
     return queue.run(async () => {
       await vm.stateManager.checkpoint();
       try {
         return await task(vm);
       } finally {
         await vm.stateManager.revert();
+        nodes.clear();
       }
     });
   }
 
   private async create(env: CallEnvironment): Promise<CallVm> {
+    const nodes = new TrieNodeOverlay(env.readNode);
     const trie = new MerklePatriciaTrie({
-      db: new TrieNodeOverlay(env.readNode),
+      db: nodes,
       root: env.block.header.stateRoot,
       useKeyHashing: true,
       valueEncoding: ValueEncoding.Bytes,
       common: env.common,
     });
-    const stateManager = new MerkleStateManager({ trie, common: env.common, caches: new Caches() });
+    const stateManager = new CallStateManager(trie, env.common, this.committed);
     const vm = await createVM({ common: env.common, stateManager, blockchain: env.blockchain });
-    return { vm, queue: new SerialQueue() };
+    return { vm, queue: new SerialQueue(), nodes };
   }
 }
 
@@ -220,53 +248,111 @@ function throwIfReverted(result: RunTxResult): void {
   }
 }
 
-/** Executes a call; reverts throw `ExecutionRevertedError` with the revert data. */
+/** The key of a call's outcome, or undefined when its input is too large to keep. */
+function outcomeKey(env: CallEnvironment, request: CallRequest): string | undefined {
+  const { data } = request;
+  if (data !== undefined && data.length > CACHED_CALL_MAX_BYTES) return undefined;
+  return [
+    bytesToHex(env.block.hash()),
+    request.from?.toString(),
+    request.to?.toString(),
+    request.gas,
+    request.gasPrice,
+    request.maxFeePerGas,
+    request.maxPriorityFeePerGas,
+    request.value,
+    request.nonce,
+    data === undefined ? '' : bytesToHex(data),
+  ].join('|');
+}
+
+function outcomeSize(outcome: CallOutcome): number {
+  return 'reverted' in outcome ? outcome.reverted.length : outcome.result.returnData.length;
+}
+
+/**
+ * Executes a call; reverts throw `ExecutionRevertedError` with the revert data. The outcome of
+ * a small call is kept, and the same request at the same block is answered from it.
+ */
 export async function executeCall(env: CallEnvironment, request: CallRequest): Promise<CallResult> {
-  if (hasFee(request)) {
-    const result = await runOnce(env, request, callGasLimit(env, request));
-    throwIfReverted(result);
-    return {
-      returnData: result.execResult.returnValue,
-      gasUsed: result.totalGasSpent,
-      error: result.execResult.exceptionError?.error,
-    };
+  const key = outcomeKey(env, request);
+  let outcome = key === undefined ? undefined : env.vms.outcomes.get(key);
+  if (outcome === undefined) {
+    outcome = hasFee(request) ? await runFeeCall(env, request) : await runFeelessCall(env, request);
+    if (key !== undefined && outcomeSize(outcome) <= CACHED_CALL_MAX_BYTES) {
+      env.vms.outcomes.set(key, outcome);
+    }
   }
-  return runFeelessCall(env, request);
+  if ('reverted' in outcome) {
+    throw new ExecutionRevertedError(
+      bytesToHex(outcome.reverted),
+      decodeRevertReason(outcome.reverted),
+    );
+  }
+  return outcome.result;
+}
+
+/** A call with fee fields runs as a transaction, so the sender must afford gas and value. */
+async function runFeeCall(env: CallEnvironment, request: CallRequest): Promise<CallOutcome> {
+  const result = await runOnce(env, request, callGasLimit(env, request));
+  return outcomeOf(result.execResult, result.totalGasSpent);
+}
+
+function outcomeOf(execResult: ExecResult, gasUsed: bigint): CallOutcome {
+  const error = execResult.exceptionError?.error;
+  if (error === 'revert') return { reverted: execResult.returnValue };
+  return { result: { returnData: execResult.returnValue, gasUsed, error } };
+}
+
+/**
+ * Gives the EVM's journal the access list a transaction starts with (EIP-2929: the origin, the
+ * recipient and the precompiles are warm; EIP-3651: the coinbase too), as `runTx` would. The
+ * journal outlives a message on a reused VM, so each call also starts from an empty one and
+ * clears it afterwards: otherwise what one call touched would be warm, and cheaper, in the
+ * next, and the journal would grow with every call.
+ */
+function warmAsTransactionStart(
+  vm: VM,
+  caller: Address,
+  to: Address | undefined,
+  block: Block,
+): void {
+  const { journal } = vm.evm;
+  journal.cleanJournal();
+  for (const address of vm.evm.precompiles.keys()) journal.addAlwaysWarmAddress(address);
+  journal.addAlwaysWarmAddress(caller.toString());
+  if (to !== undefined) journal.addAlwaysWarmAddress(to.toString());
+  journal.addAlwaysWarmAddress(block.header.coinbase.toString());
 }
 
 /**
  * A call without fee fields runs as a plain EVM message (no transaction object to build and
  * validate: that cost more than executing a typical view function). The gas cap still bounds it.
  */
-async function runFeelessCall(env: CallEnvironment, request: CallRequest): Promise<CallResult> {
+async function runFeelessCall(env: CallEnvironment, request: CallRequest): Promise<CallOutcome> {
   const gasLimit = callGasLimit(env, request);
   const block = env.vms.blockFor(env, false, gasLimit);
   const caller = request.from ?? createZeroAddress();
-  const result = await env.vms.run(env, (vm) =>
-    vm.evm.runCall({
-      block,
-      caller,
-      origin: caller,
-      to: request.to,
-      value: request.value ?? 0n,
-      data: request.data ?? new Uint8Array(),
-      gasLimit,
-      gasPrice: 0n,
-      skipBalance: true,
-    }),
-  );
-  const { execResult } = result;
-  if (execResult.exceptionError?.error === 'revert') {
-    throw new ExecutionRevertedError(
-      bytesToHex(execResult.returnValue),
-      decodeRevertReason(execResult.returnValue),
-    );
-  }
-  return {
-    returnData: execResult.returnValue,
-    gasUsed: execResult.executionGasUsed,
-    error: execResult.exceptionError?.error,
-  };
+  const result = await env.vms.run(env, async (vm) => {
+    const { journal } = vm.evm;
+    warmAsTransactionStart(vm, caller, request.to, block);
+    try {
+      return await vm.evm.runCall({
+        block,
+        caller,
+        origin: caller,
+        to: request.to,
+        value: request.value ?? 0n,
+        data: request.data ?? new Uint8Array(),
+        gasLimit,
+        gasPrice: 0n,
+        skipBalance: true,
+      });
+    } finally {
+      journal.cleanJournal();
+    }
+  });
+  return outcomeOf(result.execResult, result.execResult.executionGasUsed);
 }
 
 /** geth stops the search once the interval is within 1.5% of the upper bound. */

@@ -1,0 +1,135 @@
+/**
+ * The state `eth_call` and `eth_estimateGas` run on.
+ *
+ * Committed state never changes: the account at an address under a state root, the slot of a
+ * storage trie under its root and the code with a hash are the same for every call that reads
+ * them. So reads of committed state go to caches shared by all calls, while each call's own
+ * writes stay in the state manager's journaled caches, which the revert after the call drops.
+ * Without this every call re-read its accounts, slots and code from the trie (decoding the
+ * nodes on the way), because reverting a call also drops what it had read.
+ */
+import { RLP } from '@ethereumjs/rlp';
+import { CODEHASH_PREFIX, Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import type { Common } from '@ethereumjs/common';
+import {
+  Account,
+  bytesToHex,
+  concatBytes,
+  createAccountFromRLP,
+  equalsBytes,
+} from '@ethereumjs/util';
+import type { Address } from '@ethereumjs/util';
+import { LruCache } from './lru-cache.js';
+
+/** Accounts remembered per state root. */
+const ACCOUNTS_PER_ROOT = 4096;
+/** Storage slots remembered across all roots (keyed by storage root and slot; ~4 MiB). */
+const STORAGE_SLOTS = 16_384;
+/** Contract codes remembered (at most 24 KiB each once deployed, EIP-170: 6 MiB at worst). */
+const CODES = 256;
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Storage slots and contract code read by calls, shared by the state managers of every state
+ * root: both are content-addressed (by storage root and by code hash), so they never go stale.
+ */
+export class CommittedReads {
+  readonly slots = new LruCache<string, Uint8Array>(STORAGE_SLOTS);
+  readonly codes = new LruCache<string, Uint8Array>(CODES);
+}
+
+/** A copy callers may change (the EVM updates the accounts it is given, then puts them back). */
+function copyAccount(account: Account): Account {
+  return new Account(account.nonce, account.balance, account.storageRoot, account.codeHash);
+}
+
+function sameAccount(a: Account, b: Account): boolean {
+  return (
+    a.nonce === b.nonce &&
+    a.balance === b.balance &&
+    equalsBytes(a.storageRoot, b.storageRoot) &&
+    equalsBytes(a.codeHash, b.codeHash)
+  );
+}
+
+/** A MerkleStateManager over one committed state root that reads through shared caches. */
+export class CallStateManager extends MerkleStateManager {
+  /** The account at each address read so far under this root (`null`: no account). */
+  private readonly accounts = new LruCache<string, Account | null>(ACCOUNTS_PER_ROOT);
+
+  constructor(
+    trie: MerklePatriciaTrie,
+    common: Common,
+    private readonly committed: CommittedReads,
+  ) {
+    super({ trie, common, caches: new Caches() });
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const own = this._caches!.account!.get(address);
+    if (own !== undefined) {
+      return own.accountRLP === undefined ? undefined : createAccountFromRLP(own.accountRLP);
+    }
+    const key = address.toString();
+    let committed = this.accounts.get(key);
+    if (committed === undefined) {
+      // Copied: the RLP is a view into a whole trie node, which the cache would keep alive.
+      const rlp = await this._trie.get(address.bytes);
+      committed = rlp === null ? null : createAccountFromRLP(rlp.slice());
+      this.accounts.set(key, committed);
+    }
+    return committed === null ? undefined : copyAccount(committed);
+  }
+
+  /**
+   * The EVM puts the caller and the callee back at every call, changed or not. Putting back an
+   * untouched account unchanged would only cost an encoding into the journaled cache, so it is
+   * skipped; anything else (a change, a first write to a missing account) is written.
+   */
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    if (account !== undefined && this._caches!.account!.get(address) === undefined) {
+      const committed = this.accounts.get(address.toString());
+      if (committed && sameAccount(committed, account)) return;
+    }
+    return super.putAccount(address, account);
+  }
+
+  /**
+   * Not in the journaled cache means not written by this call, so the value is the one in the
+   * storage trie under the account's current storage root. A storage root is the hash of the
+   * storage's contents, so what a slot holds under a root is fixed, whichever call computed it.
+   */
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    // EthereumJS's own check and error for a malformed key.
+    if (key.length !== 32) return super.getStorage(address, key);
+    const own = this._caches!.storage!.get(address, key);
+    if (own !== undefined) return RLP.decode(own) as Uint8Array;
+    const account = await this.getAccount(address);
+    if (account === undefined) return EMPTY;
+    const slotKey = bytesToHex(account.storageRoot) + bytesToHex(key).slice(2);
+    let value = this.committed.slots.get(slotKey);
+    if (value === undefined) {
+      const encoded = await this._getStorageTrie(address, account).get(key);
+      value = encoded === null ? EMPTY : (RLP.decode(encoded) as Uint8Array).slice();
+      this.committed.slots.set(slotKey, value);
+    }
+    return value;
+  }
+
+  override async getCode(address: Address): Promise<Uint8Array> {
+    const own = this._caches!.code!.get(address);
+    if (own !== undefined) return own.code ?? EMPTY;
+    const account = await this.getAccount(address);
+    if (account === undefined || !account.isContract()) return EMPTY;
+    const hashKey = bytesToHex(account.codeHash);
+    let code = this.committed.codes.get(hashKey);
+    if (code === undefined) {
+      code =
+        (await this._trie.database().get(concatBytes(CODEHASH_PREFIX, account.codeHash))) ?? EMPTY;
+      this.committed.codes.set(hashKey, code);
+    }
+    return code;
+  }
+}
