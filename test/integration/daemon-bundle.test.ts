@@ -1,0 +1,77 @@
+/**
+ * The built daemon is one bundle (scripts/bundle-daemon.js): these tests read `dist/`, which
+ * `npm test` builds first. They fail if the bundle starts importing module files again, or if it
+ * carries its own copy of the error classes the CLI decides on with `instanceof`.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DIST_DAEMON = fileURLToPath(new URL('../../dist/daemon/', import.meta.url));
+const BUNDLE = join(DIST_DAEMON, 'run-daemon.js');
+
+/** Module specifiers of the bundle's static `import … from "…"` and `export … from "…"`. */
+function staticImports(source: string): Set<string> {
+  const specifiers = new Set<string>();
+  for (const match of source.matchAll(/^(?:import|export)\b[^;]*?from\s*"([^"]+)";/gm))
+    specifiers.add(match[1]);
+  return specifiers;
+}
+
+/** Runs an ES module snippet with Node in a child process; resolves with its stdout. */
+function runModule(code: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--input-type=module', '--eval', code],
+      { timeout: 30_000 },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(stderr || error.message)) : resolve(stdout),
+    );
+  });
+}
+
+describe('daemon bundle', () => {
+  it('imports only built-in modules, lmdb and the shared error classes', () => {
+    const imports = staticImports(readFileSync(BUNDLE, 'utf8'));
+    const others = [...imports].filter(
+      (specifier) =>
+        !specifier.startsWith('node:') && specifier !== 'lmdb' && specifier !== './errors.js',
+    );
+    expect(others).toEqual([]);
+    expect(imports.has('./errors.js')).toBe(true);
+    expect(existsSync(join(DIST_DAEMON, 'wasm-crypto.wasm'))).toBe(true);
+  });
+
+  it('fails a start with the error classes the CLI process has loaded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'node-cli-bundle-'));
+    const notADirectory = join(dir, 'file');
+    writeFileSync(notADirectory, '');
+    try {
+      const output = await runModule(`
+        import { runDaemon } from ${JSON.stringify(BUNDLE)};
+        import { NodeError, ServerError } from ${JSON.stringify(join(DIST_DAEMON, 'errors.js'))};
+        try {
+          await runDaemon({ dataDir: ${JSON.stringify(notADirectory)}, flags: {}, env: {} });
+          console.log(JSON.stringify({ started: true }));
+        } catch (error) {
+          console.log(JSON.stringify({
+            nodeError: error instanceof NodeError,
+            serverError: error instanceof ServerError,
+            message: error.message,
+          }));
+        }
+      `);
+      expect(JSON.parse(output)).toEqual({
+        nodeError: true,
+        serverError: true,
+        message: expect.stringContaining('is not writable'),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
