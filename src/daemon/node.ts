@@ -30,6 +30,7 @@ import { ConsensusEngine } from './chain/consensus.js';
 import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from './config/options.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
+import { SenderRecovery } from './crypto/sender-recovery.js';
 import { writeFileAtomic } from './datadir/atomic-write.js';
 import { startConsensusRpcServer } from './consensus-rpc/server.js';
 import { AuthToken } from './datadir/auth-token.js';
@@ -112,11 +113,22 @@ async function startChain(
     onListenerError: (error, channel) =>
       logger.error('event listener failed', { channel, error: String(error) }),
   });
+  const senderRecovery = new SenderRecovery({
+    // Resolved against this module, which sits beside the daemon bundle's entry, so the URL
+    // names the same compiled worker whether or not the daemon runs bundled.
+    workerUrl: new URL('./crypto/recovery-worker.js', import.meta.url),
+    onWorkerError: (error) =>
+      logger.error('sender recovery worker failed; recovering in-process', {
+        error: String(error),
+      }),
+  });
+  shutdownSteps.push(() => senderRecovery.close());
   const pool = new TxPool({
     state: chain,
     chainId: chain.chainId,
     minGasPrice: chain.minGasPrice,
     limits: DEFAULT_POOL_LIMITS,
+    senderRecovery,
     onListenerError: (error) =>
       logger.error('pending transaction listener failed', { error: String(error) }),
   });

@@ -114,6 +114,30 @@ describe('consensus engine', () => {
     expect(steps[3].blockHash).toBe(event.block.hashHex);
   });
 
+  it('packs a block by the gas transactions use, not the gas limits they declare', async () => {
+    const engine = new ConsensusEngine({ chain, pool, bus, blockTimeMs: 0 });
+    engine.start();
+    const committed = nextBlock(bus);
+    // 40 transfers declaring 1 000 000 gas each: 40 M declared against a 30 M block gas limit,
+    // 840 000 used.
+    const txs = Array.from({ length: 40 }, (_, i) =>
+      signTx(chain.common, i % 4, {
+        nonce: BigInt(Math.floor(i / 4)),
+        to: devAddress(9),
+        value: 1n,
+        gasLimit: 1_000_000n,
+      }),
+    );
+    pool.addAll(txs);
+    const event = await committed;
+    await engine.stop();
+    expect(chain.blockGasLimit()).toBe(30_000_000n);
+    expect(event.results).toHaveLength(40);
+    expect(event.block.block.header.gasUsed).toBe(40n * 21_000n);
+    // The block holds the pool's own transaction objects, not copies rebuilt from their fields.
+    expect(event.block.block.transactions.every((tx) => txs.includes(tx))).toBe(true);
+  });
+
   it('with empty blocks disabled makes none while idle, and one as soon as a tx is pending', async () => {
     const engine = new ConsensusEngine({ chain, pool, bus, blockTimeMs: 10, emptyBlocks: false });
     let rounds = 0;

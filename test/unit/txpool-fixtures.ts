@@ -7,7 +7,7 @@ import { createAddressFromPrivateKey, hexToBytes } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
 import { evmCrypto } from '../../src/daemon/chain/evm-crypto.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from '../../src/daemon/txpool/txpool.js';
-import type { PoolLimits, PoolStateView } from '../../src/daemon/txpool/types.js';
+import type { PoolLimits, PoolStateView, SenderRecoverer } from '../../src/daemon/txpool/types.js';
 
 export const CHAIN_ID = 9000n;
 export const GWEI = 1_000_000_000n;
@@ -96,12 +96,17 @@ export function signTx(
   ).sign(key(from));
 }
 
-/** A pool over `state` with geth's limits, optionally overridden. */
-export function newPool(state: PoolStateView, limits: Partial<PoolLimits> = {}): TxPool {
+/** A pool over `state` with geth's limits, optionally overridden, and an optional sender recoverer. */
+export function newPool(
+  state: PoolStateView,
+  limits: Partial<PoolLimits> = {},
+  senderRecovery?: SenderRecoverer,
+): TxPool {
   return new TxPool({
     state,
     chainId: CHAIN_ID,
     minGasPrice: GWEI,
     limits: { ...DEFAULT_POOL_LIMITS, ...limits },
+    senderRecovery,
   });
 }

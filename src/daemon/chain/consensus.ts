@@ -22,6 +22,7 @@ export interface ConsensusStepEvent {
   height: bigint;
   round: number;
   step: ConsensusStep;
+  /** Transactions offered to the block: all executable ones; those that do not fit wait. */
   txCount: number;
   blockHash?: string;
 }
@@ -29,7 +30,6 @@ export interface ConsensusStepEvent {
 /** What the engine needs from the chain. */
 export interface BlockProducer {
   head(): { number: bigint };
-  blockGasLimit(): bigint;
   buildAndCommitBlock(
     txs: readonly PooledTransaction[],
     timestamp: bigint,
@@ -50,26 +50,6 @@ export interface ConsensusOptions {
   onRejected?: (rejected: RejectedTx) => void;
   /** Told about a round that failed; the engine carries on with the next one. */
   onRoundError?: (error: unknown) => void;
-}
-
-/** Picks pending transactions in pool order up to the gas limit, keeping each sender's nonces contiguous. */
-export function selectTransactions(
-  executable: readonly PooledTransaction[],
-  gasLimit: bigint,
-): PooledTransaction[] {
-  const selected: PooledTransaction[] = [];
-  const skippedSenders = new Set<string>();
-  let gas = 0n;
-  for (const pooled of executable) {
-    if (skippedSenders.has(pooled.senderHex)) continue;
-    if (gas + pooled.tx.gasLimit > gasLimit) {
-      skippedSenders.add(pooled.senderHex);
-      continue;
-    }
-    gas += pooled.tx.gasLimit;
-    selected.push(pooled);
-  }
-  return selected;
 }
 
 export class ConsensusEngine {
@@ -132,7 +112,10 @@ export class ConsensusEngine {
   /** One height: propose, prevote, precommit, commit. Skipped when there is nothing to commit. */
   private async round(): Promise<void> {
     const { chain, pool, bus } = this.options;
-    const txs = selectTransactions(pool.executable(), chain.blockGasLimit());
+    // Every executable transaction is offered; the executor packs them by the gas they really
+    // use, as geth does (capping by declared gas limits would fit 300 ERC-20 transfers with a
+    // 100 000 gas limit in a block that holds twice as many), and leaves the rest in the pool.
+    const txs = pool.executable();
     if (txs.length === 0 && (this.blockTimeMs === 0 || !this.emptyBlocks)) return;
     const height = chain.head().number + 1n;
     const step = (name: ConsensusStep, blockHash?: string) =>

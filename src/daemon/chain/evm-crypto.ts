@@ -17,7 +17,11 @@ import {
   sha256,
 } from '../crypto/wasm-crypto.js';
 
-function recoveryIdOf(v: bigint, chainId?: bigint): number {
+/**
+ * The recovery id (0 or 1 when valid) of a signature's `v`, as EthereumJS passes it to
+ * `ecrecover`: typed transactions' 0/1, legacy 27/28, or EIP-155's `35 + 2 * chainId`.
+ */
+export function recoveryIdOf(v: bigint, chainId?: bigint): number {
   if (v === 0n || v === 1n) return Number(v);
   if (v === 27n || v === 28n) return Number(v - 27n);
   if (chainId !== undefined) return Number(v - (2n * chainId + 35n));

@@ -1,8 +1,10 @@
 /**
  * The checks a transaction must pass before the pool looks at the sender's account: type,
  * signature, size, chain id, gas and price. They need only the transaction and the next block's
- * parameters, so they run outside the pool's critical section (signature recovery is the most
- * expensive step of an admission). Messages keep geth's wording, which clients match on.
+ * parameters. They come in two steps around sender recovery, the most expensive step of an
+ * admission: `checkEnvelope` before it (so a transaction refused for its form never costs a
+ * recovery) and `admitTransaction` with and after it. Messages keep geth's wording, which
+ * clients match on.
  */
 import { TransactionType } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -57,10 +59,10 @@ function checkPrice(fees: TransactionFees, isFeeMarket: boolean, rules: Admissio
 }
 
 /**
- * Validates everything about a signed transaction that does not depend on its sender's
- * account, and recovers the sender. Throws `TransactionRejectedError` on the first failure.
+ * The checks that come before sender recovery: type, signature present, size and chain id.
+ * Throws `TransactionRejectedError` on the first failure.
  */
-export function admitTransaction(tx: TypedTransaction, rules: AdmissionRules): AdmittedTransaction {
+export function checkEnvelope(tx: TypedTransaction, rules: AdmissionRules): void {
   if (tx.type === TransactionType.BlobEIP4844) {
     throw new TransactionRejectedError(
       'transaction type not supported: this node does not accept blob transactions (type 3)',
@@ -79,6 +81,14 @@ export function admitTransaction(tx: TypedTransaction, rules: AdmissionRules): A
   if (chainId !== undefined && chainId !== rules.chainId) {
     throw new TransactionRejectedError(`invalid chain id: have ${chainId} want ${rules.chainId}`);
   }
+}
+
+/**
+ * Recovers the sender of a transaction that passed {@link checkEnvelope} and validates the rest
+ * of what does not depend on the sender's account: gas and price. Throws
+ * `TransactionRejectedError` on the first failure.
+ */
+export function admitTransaction(tx: TypedTransaction, rules: AdmissionRules): AdmittedTransaction {
   const sender = recoverSender(tx);
   if (tx.gasLimit > rules.blockGasLimit) {
     throw new TransactionRejectedError(

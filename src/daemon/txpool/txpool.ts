@@ -8,18 +8,20 @@
  * fee cap and its tip are at least `priceBumpPercent` higher.
  *
  * Admission runs the stateless checks (signature, chain id, size, gas, price) first, then the
- * account checks (nonce, balance, replacement, limits) one admission at a time, so concurrent
- * submissions from one sender see each other. When the pool is full, a newcomer evicts the
- * lowest-ranked transaction that can leave without opening a nonce gap (the highest nonce of
- * another sender), ranking pending above queued and then by fee cap; if the newcomer does not
- * outrank it, the newcomer is refused with "txpool is full". See docs/txpool.md.
+ * account checks (nonce, balance, replacement, limits) one admission at a time, in arrival order,
+ * so concurrent submissions from one sender see each other. Sender recovery can run on worker
+ * threads meanwhile (`senderRecovery`); an admission waits for its own recovery in the queue.
+ * When the pool is full, a newcomer evicts the lowest-ranked transaction that can leave without
+ * opening a nonce gap (the highest nonce of another sender), ranking pending above queued and
+ * then by fee cap; if the newcomer does not outrank it, the newcomer is refused with "txpool is
+ * full". See docs/txpool.md.
  */
 import { bytesToHex } from '@ethereumjs/util';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
 import { TransactionRejectedError } from '../errors.js';
-import { admitTransaction } from './admission.js';
-import type { AdmittedTransaction } from './admission.js';
+import { admitTransaction, checkEnvelope } from './admission.js';
+import type { AdmissionRules, AdmittedTransaction } from './admission.js';
 import { BinaryHeap } from './binary-heap.js';
 import { effectiveTip, isSufficientBump, maxCost } from './fees.js';
 import type { TransactionFees } from './fees.js';
@@ -31,6 +33,7 @@ import type {
   PoolStateView,
   PoolStatus,
   PooledTransaction,
+  SenderRecoverer,
   TxPoolApi,
 } from './types.js';
 
@@ -51,6 +54,8 @@ export interface TxPoolOptions {
   /** Floor for the fee cap (legacy: gas price) of every admitted transaction, in wei. */
   minGasPrice: bigint;
   limits: PoolLimits;
+  /** Recovers senders off the main thread ahead of admission. Default: admission recovers them. */
+  senderRecovery?: SenderRecoverer;
   /** Clock in ms for `addedAt`. Default `Date.now`. */
   now?: () => number;
   /** Told when a pending listener throws; the pool carries on. Default `console.error`. */
@@ -107,15 +112,21 @@ export class TxPool implements TxPoolApi {
 
   async add(tx: TypedTransaction): Promise<PooledTransaction> {
     if (tx.isSigned()) this.rejectKnown(bytesToHex(tx.hash()));
-    const { state, chainId, minGasPrice, limits } = this.options;
-    const admitted = admitTransaction(tx, {
+    const { state, chainId, minGasPrice, limits, senderRecovery } = this.options;
+    const rules: AdmissionRules = {
       chainId,
       minGasPrice,
       maxTxBytes: limits.maxTxBytes,
       blockGasLimit: state.blockGasLimit(),
       nextBaseFee: state.nextBaseFee(),
+    };
+    checkEnvelope(tx, rules);
+    // Recovery runs beside the queue, and admissions still enter the queue in arrival order.
+    const recovered = senderRecovery?.prepare(tx);
+    return this.serial.run(async () => {
+      await recovered;
+      return this.insert(tx, admitTransaction(tx, rules));
     });
-    return this.serial.run(() => this.insert(tx, admitted));
   }
 
   executable(): PooledTransaction[] {

@@ -17,6 +17,16 @@ export interface PoolStateView {
   blockGasLimit(): bigint;
 }
 
+/** Works out transactions' senders ahead of admission, off the thread that admits them. */
+export interface SenderRecoverer {
+  /**
+   * Recovers the sender of a signed transaction into the transaction's own cache, where
+   * `getSenderAddress()` finds it. Never rejects: a transaction it cannot help with is left as
+   * it was, and admission recovers (or refuses) it in-process.
+   */
+  prepare(tx: TypedTransaction): Promise<void>;
+}
+
 export interface PoolLimits {
   /**
    * Most queued (nonce-gap) transactions one sender may hold (geth: accountqueue 64).

@@ -1,0 +1,241 @@
+/**
+ * Recovers transaction senders on worker threads.
+ *
+ * Recovering the signer's public key is the most expensive step of admitting a transaction
+ * (about half a millisecond of WebAssembly here), and it needs nothing but the signature and its
+ * digest, so it can run beside the thread that serves JSON-RPC. `prepare` hands a transaction's
+ * signature to a worker and, once the worker answers, stores the public key in the transaction's
+ * own cache (`tx.cache.senderPubKey`, the field EthereumJS fills when it recovers the key itself
+ * on a frozen transaction). Admission then calls `getSenderAddress()` as before and finds the key
+ * there; everything that reads the sender later (execution, block storage) does too.
+ *
+ * The answer is always the library's: a transaction goes to a worker only when the library would
+ * take the same path itself (frozen, signed, low `s`, recovery id 0 or 1, so it would call the
+ * same WebAssembly recovery), and a signature the worker cannot recover is left uncached, so the
+ * library recovers it (or refuses it) in-process exactly as without workers. Until the workers
+ * have started, after one fails, and after `close`, `prepare` resolves at once and admission
+ * recovers in-process. Workers start on the first `prepare`, not with the daemon, so start-up
+ * does not pay for them.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { Capability } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { SECP256K1_ORDER_DIV_2, bigIntToUnpaddedBytes, setLengthLeft } from '@ethereumjs/util';
+import { recoveryIdOf } from '../chain/evm-crypto.js';
+import { ANSWER_ITEM_BYTES, REQUEST_ITEM_BYTES } from './recovery-protocol.js';
+import type { RecoveryAnswer, RecoveryRequest } from './recovery-protocol.js';
+
+/** More threads than this would only contend with the main thread for the cores. */
+const MAX_THREADS = 4;
+/**
+ * Batches a worker may hold at once. Posting a message costs the main thread more than a few
+ * signatures' worth of copying, so while a worker is busy, requests wait and go together; two
+ * let the next batch be there when the worker finishes one.
+ */
+const BATCHES_IN_FLIGHT = 2;
+
+export interface SenderRecoveryOptions {
+  /** The compiled worker module, `recovery-worker.js`. */
+  workerUrl: URL;
+  /** Worker threads to run. Default: one less than the cores available, at most 4; 0 disables. */
+  threads?: number;
+  /** Told when a worker fails; its transactions, and later ones, are recovered in-process. */
+  onWorkerError?: (error: unknown) => void;
+}
+
+interface WaitingRecovery {
+  tx: TypedTransaction;
+  request: Uint8Array;
+  done: () => void;
+}
+
+interface RecoveryThread {
+  worker: Worker;
+  ready: boolean;
+  /** Settles when the worker has started or failed. */
+  settled: Promise<void>;
+  settle: () => void;
+  /** Recoveries sent and not answered yet, by batch number. */
+  batches: Map<number, WaitingRecovery[]>;
+  outstanding: number;
+}
+
+const NOTHING_TO_DO = Promise.resolve();
+
+/**
+ * The request a worker can answer for `tx`, or `undefined` when the library must decide the
+ * signature itself (already recovered, unsigned, high `s`, or a recovery id it rejects).
+ */
+function recoveryRequest(tx: TypedTransaction): Uint8Array | undefined {
+  const { v, r, s } = tx;
+  if (!Object.isFrozen(tx) || tx.cache.senderPubKey !== undefined) return undefined;
+  if (v === undefined || r === undefined || s === undefined || s > SECP256K1_ORDER_DIV_2) {
+    return undefined;
+  }
+  const chainId = tx.supports(Capability.EIP155ReplayProtection) ? tx.common.chainId() : undefined;
+  const recoveryId = recoveryIdOf(v, chainId);
+  if (recoveryId !== 0 && recoveryId !== 1) return undefined;
+  const request = new Uint8Array(REQUEST_ITEM_BYTES);
+  request.set(tx.getMessageToVerifySignature(), 0);
+  request.set(setLengthLeft(bigIntToUnpaddedBytes(r), 32), 32);
+  request.set(setLengthLeft(bigIntToUnpaddedBytes(s), 32), 64);
+  request[96] = recoveryId;
+  return request;
+}
+
+/**
+ * A pool of sender-recovery worker threads.
+ *
+ * @example
+ * ```ts
+ * const recovery = new SenderRecovery({ workerUrl: new URL('./crypto/recovery-worker.js', import.meta.url) });
+ * await recovery.prepare(tx);
+ * tx.getSenderAddress(); // from the cache when a worker recovered it
+ * await recovery.close();
+ * ```
+ */
+export class SenderRecovery {
+  private threads: RecoveryThread[] | undefined;
+  private waiting: WaitingRecovery[] = [];
+  private flushScheduled = false;
+  private nextBatch = 0;
+  private closed = false;
+
+  constructor(private readonly options: SenderRecoveryOptions) {}
+
+  /**
+   * Recovers the sender of `tx` into its cache on a worker. Never rejects; resolves without
+   * caching anything when the transaction is better left to the library (see the module notes).
+   */
+  prepare(tx: TypedTransaction): Promise<void> {
+    if (this.closed || !this.threadsStarted().some((thread) => thread.ready)) return NOTHING_TO_DO;
+    const request = recoveryRequest(tx);
+    if (request === undefined) return NOTHING_TO_DO;
+    return new Promise((resolve) => {
+      this.waiting.push({ tx, request, done: resolve });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // Requests that arrive in the same turn of the event loop travel as one message.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /**
+   * Starts the workers if they are not running yet and resolves once each one has either started
+   * or failed; from then on `prepare` uses the ones that started.
+   */
+  async started(): Promise<void> {
+    await Promise.all(this.threadsStarted().map((thread) => thread.settled));
+  }
+
+  /** Stops the workers; transactions waiting for them are left to in-process recovery. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const threads = this.threads ?? [];
+    this.threads = [];
+    for (const item of this.waiting.splice(0)) item.done();
+    for (const thread of threads) this.release(thread);
+    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+  }
+
+  private threadsStarted(): RecoveryThread[] {
+    if (this.threads !== undefined) return this.threads;
+    const count = this.options.threads ?? Math.min(MAX_THREADS, availableParallelism() - 1);
+    this.threads = [];
+    for (let index = 0; index < count; index++) this.threads.push(this.spawn());
+    return this.threads;
+  }
+
+  private spawn(): RecoveryThread {
+    const worker = new Worker(this.options.workerUrl);
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    const thread: RecoveryThread = {
+      worker,
+      ready: false,
+      settled,
+      settle,
+      batches: new Map(),
+      outstanding: 0,
+    };
+    // An idle worker must not keep the daemon's process alive.
+    worker.unref();
+    worker.on('message', (answer: RecoveryAnswer) => this.answered(thread, answer));
+    worker.on('error', (error) => this.failed(thread, error));
+    worker.on('exit', (code) => this.failed(thread, new Error(`recovery worker exited (${code})`)));
+    return thread;
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.waiting.length === 0) return;
+    if (!this.threads?.some((thread) => thread.ready)) {
+      for (const item of this.waiting.splice(0)) item.done();
+      return;
+    }
+    const thread = this.leastBusy();
+    // Every worker is busy: the requests go with the next answer.
+    if (thread === undefined) return;
+    const items = this.waiting.splice(0);
+    const buffer = new Uint8Array(items.length * REQUEST_ITEM_BYTES);
+    items.forEach((item, index) => buffer.set(item.request, index * REQUEST_ITEM_BYTES));
+    const batch = this.nextBatch++;
+    thread.batches.set(batch, items);
+    thread.outstanding += items.length;
+    const request: RecoveryRequest = { batch, items: buffer };
+    thread.worker.postMessage(request, [buffer.buffer]);
+  }
+
+  private leastBusy(): RecoveryThread | undefined {
+    let best: RecoveryThread | undefined;
+    for (const thread of this.threads ?? []) {
+      if (!thread.ready || thread.batches.size >= BATCHES_IN_FLIGHT) continue;
+      if (best === undefined || thread.outstanding < best.outstanding) {
+        best = thread;
+      }
+    }
+    return best;
+  }
+
+  private answered(thread: RecoveryThread, answer: RecoveryAnswer): void {
+    if (answer.kind === 'ready') {
+      thread.ready = true;
+      thread.settle();
+      return;
+    }
+    const items = thread.batches.get(answer.batch);
+    if (items === undefined) return;
+    thread.batches.delete(answer.batch);
+    thread.outstanding -= items.length;
+    items.forEach((item, index) => {
+      const at = index * ANSWER_ITEM_BYTES;
+      if (answer.items[at] === 1) {
+        item.tx.cache.senderPubKey = answer.items.slice(at + 1, at + ANSWER_ITEM_BYTES);
+      }
+      item.done();
+    });
+    this.flush();
+  }
+
+  private failed(thread: RecoveryThread, error: unknown): void {
+    const threads = this.threads ?? [];
+    const index = threads.indexOf(thread);
+    if (index === -1) return;
+    threads.splice(index, 1);
+    this.release(thread);
+    this.options.onWorkerError?.(error);
+    void thread.worker.terminate();
+    this.flush();
+  }
+
+  /** Lets everything a thread still owes go ahead with in-process recovery. */
+  private release(thread: RecoveryThread): void {
+    thread.ready = false;
+    thread.settle();
+    for (const items of thread.batches.values()) for (const item of items) item.done();
+    thread.batches.clear();
+    thread.outstanding = 0;
+  }
+}

@@ -1,0 +1,130 @@
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
+import { createTxFromRLP } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { SenderRecovery } from '../../src/daemon/crypto/sender-recovery.js';
+import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
+import type { SenderRecoverer } from '../../src/daemon/txpool/types.js';
+import { FakeState, address, common, newPool, signTx } from './txpool-fixtures.js';
+
+/** The compiled worker: a worker thread runs JavaScript, so these tests need `npm run build`. */
+const WORKER_URL = new URL('../../dist/daemon/crypto/recovery-worker.js', import.meta.url);
+
+/** A freshly decoded copy, with nothing recovered or cached yet. */
+const fresh = (tx: TypedTransaction): TypedTransaction =>
+  createTxFromRLP(tx.serialize(), { common });
+
+/** The same transaction with an `r` no signature can have (above the curve's order). */
+function withInvalidR(tx: TypedTransaction): TypedTransaction {
+  const decoded = createTxFromRLP(tx.serialize(), { common, freeze: false });
+  Object.assign(decoded, { r: 2n ** 256n - 1n });
+  return createTxFromRLP(decoded.serialize(), { common });
+}
+
+describe('sender recovery on worker threads', () => {
+  let recovery: SenderRecovery | undefined;
+
+  beforeAll(() => initCrypto());
+  afterEach(() => recovery?.close());
+
+  it('caches the same sender the library recovers, for every transaction of a burst', async () => {
+    recovery = new SenderRecovery({ workerUrl: WORKER_URL, threads: 2 });
+    await recovery.started();
+    const txs = Array.from({ length: 50 }, (_, i) =>
+      fresh(signTx(i % 5, { nonce: BigInt(i), gasPrice: i % 2 === 0 ? 10n ** 9n : undefined })),
+    );
+    await Promise.all(txs.map((tx) => recovery!.prepare(tx)));
+    for (const [i, tx] of txs.entries()) {
+      expect(tx.cache.senderPubKey).toBeDefined();
+      expect(tx.getSenderAddress().equals(address(i % 5))).toBe(true);
+      expect(tx.cache.senderPubKey).toEqual(fresh(tx).getSenderPublicKey());
+    }
+  });
+
+  it('leaves a signature it cannot recover to the library, which refuses it', async () => {
+    recovery = new SenderRecovery({ workerUrl: WORKER_URL, threads: 1 });
+    await recovery.started();
+    const tx = withInvalidR(signTx(0, { nonce: 0n }));
+    await recovery.prepare(tx);
+    expect(tx.cache.senderPubKey).toBeUndefined();
+    expect(() => tx.getSenderAddress()).toThrow(/Invalid Signature/);
+  });
+
+  it('falls back to in-process recovery when its worker cannot start, and says so', async () => {
+    const errors: unknown[] = [];
+    recovery = new SenderRecovery({
+      workerUrl: new URL('./no-such-worker.js', WORKER_URL),
+      threads: 1,
+      onWorkerError: (error) => errors.push(error),
+    });
+    await recovery.started();
+    const tx = fresh(signTx(0, { nonce: 0n }));
+    await recovery.prepare(tx);
+    expect(tx.cache.senderPubKey).toBeUndefined();
+    expect(errors).toHaveLength(1);
+    expect(tx.getSenderAddress().equals(address(0))).toBe(true);
+  });
+
+  it('lets waiting transactions go ahead when closed', async () => {
+    recovery = new SenderRecovery({ workerUrl: WORKER_URL, threads: 1 });
+    await recovery.started();
+    const waiting = recovery.prepare(fresh(signTx(0, { nonce: 0n })));
+    await recovery.close();
+    await expect(waiting).resolves.toBeUndefined();
+    const tx = fresh(signTx(0, { nonce: 1n }));
+    await recovery.prepare(tx);
+    expect(tx.cache.senderPubKey).toBeUndefined();
+  });
+});
+
+/** A recoverer whose answers the test releases one by one, in any order. */
+class HeldRecoverer implements SenderRecoverer {
+  readonly held: Array<() => void> = [];
+
+  prepare(): Promise<void> {
+    return new Promise((resolve) => this.held.push(resolve));
+  }
+}
+
+describe('the pool with a sender recoverer', () => {
+  beforeAll(() => initCrypto());
+
+  it('admits in arrival order whatever order the recoveries finish in', async () => {
+    const recoverer = new HeldRecoverer();
+    const pool = newPool(new FakeState(), {}, recoverer);
+    const announced: bigint[] = [];
+    pool.onPending((pooled) => announced.push(pooled.nonce));
+    const first = pool.add(fresh(signTx(0, { nonce: 0n })));
+    const second = pool.add(fresh(signTx(0, { nonce: 1n })));
+    // The same transaction again, and one the signature check refuses, queue up behind them.
+    const duplicate = pool.add(fresh(signTx(0, { nonce: 1n })));
+    const refused = pool.add(withInvalidR(signTx(1, { nonce: 0n })));
+    const settled: string[] = [];
+    for (const [name, admission] of Object.entries({ first, second, duplicate, refused })) {
+      admission.then(
+        () => settled.push(name),
+        () => settled.push(name),
+      );
+    }
+    expect(recoverer.held).toHaveLength(4);
+    for (const release of [...recoverer.held].reverse()) release();
+    await expect(first).resolves.toMatchObject({ nonce: 0n });
+    await expect(second).resolves.toMatchObject({ nonce: 1n });
+    await expect(duplicate).rejects.toThrow(/^already known/);
+    await expect(refused).rejects.toThrow(/^invalid sender/);
+    await Promise.allSettled([first, second, duplicate, refused]);
+    expect(settled).toEqual(['first', 'second', 'duplicate', 'refused']);
+    expect(announced).toEqual([0n, 1n]);
+    expect(pool.status()).toEqual({ pending: 2, queued: 0 });
+  });
+
+  it('refuses a transaction for its form before it asks for a recovery', async () => {
+    const recoverer = new HeldRecoverer();
+    const pool = newPool(new FakeState(), {}, recoverer);
+    const otherChain = createCustomCommon({ chainId: 1 }, Mainnet, { hardfork: Hardfork.Prague });
+    await expect(pool.add(signTx(0, { nonce: 0n }, otherChain))).rejects.toThrow(
+      /^invalid chain id/,
+    );
+    expect(recoverer.held).toHaveLength(0);
+  });
+});
