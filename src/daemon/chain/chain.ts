@@ -22,7 +22,6 @@ import {
   createZeroAddress,
   equalsBytes,
   setLengthLeft,
-  toChecksumAddress,
 } from '@ethereumjs/util';
 import type { Account, Address } from '@ethereumjs/util';
 import { initCrypto } from '../crypto/wasm-crypto.js';
@@ -31,6 +30,7 @@ import type { PoolStateView, PooledTransaction } from '../txpool/types.js';
 import { nextBaseFee } from './base-fee.js';
 import { decodeBlockRecord, encodeBlockRecord, storedBlock } from './block-record.js';
 import { CallVmCache, estimateGas, executeCall } from './call.js';
+import { checksumAddress } from './checksum-address.js';
 import type { CallEnvironment, CallRequest, CallResult } from './call.js';
 import { createChainCommon } from './common.js';
 import { BlockExecutor } from './executor.js';
@@ -41,6 +41,7 @@ import { decodeReceipts, encodeReceipts, receiptsOfBlock } from './receipt-codec
 import { ChainStore } from './store.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
 import { LruCache } from './lru-cache.js';
+import { blockRetainedBytes, receiptsRetainedBytes } from './retained-size.js';
 import type {
   ChainReceipt,
   ChainTransaction,
@@ -61,9 +62,18 @@ export interface ChainOptions {
    * `miner_setGasPrice`); defaults to the genesis value. The genesis block keeps its own.
    */
   minGasPrice?: bigint;
+  /** Memory budgets (bytes, estimated) of the recent-block and recent-receipt caches. */
+  cacheBytes?: { blocks: number; receipts: number };
 }
 
-const RECENT_BLOCKS = 256;
+/**
+ * Memory budgets of the recent-block and recent-receipt caches (estimates: `retained-size.ts`).
+ * 16 MiB holds some 8 000 decoded transactions, the last few full blocks, for transaction and
+ * block lookups; 16 MiB of receipts covers about 16 000 token transfers, enough for
+ * `eth_getLogs` over recent ranges without decoding anything.
+ */
+const RECENT_BLOCKS_BYTES = 16 * 2 ** 20;
+const RECENT_RECEIPTS_BYTES = 16 * 2 ** 20;
 const HEAD_ACCOUNTS = 100_000;
 
 function openTrie(common: Common, db: TrieNodeOverlay, root?: Uint8Array): MerklePatriciaTrie {
@@ -81,8 +91,8 @@ function ethereumTxAttributes(executed: ExecutedTx, index: number): TxResult['et
   const recipient = pooled.tx.to ?? result.createdAddress;
   const error = result.execResult.exceptionError?.error;
   return {
-    sender: toChecksumAddress(pooled.sender.toString()),
-    recipient: recipient === undefined ? '' : toChecksumAddress(recipient.toString()),
+    sender: checksumAddress(pooled.sender),
+    recipient: recipient === undefined ? '' : checksumAddress(recipient),
     ethereumTxHash: pooled.hashHex,
     txIndex: String(index),
     amount: pooled.tx.value.toString(),
@@ -110,8 +120,8 @@ function blockHashSource(
 }
 
 export class Chain implements PoolStateView {
-  private readonly blocksByNumber = new LruCache<bigint, StoredBlock>(RECENT_BLOCKS);
-  private readonly receiptsByNumber = new LruCache<bigint, ChainReceipt[]>(RECENT_BLOCKS);
+  private readonly blocksByNumber: LruCache<bigint, StoredBlock>;
+  private readonly receiptsByNumber: LruCache<bigint, ChainReceipt[]>;
   private readonly headAccounts = new LruCache<string, Account | null>(HEAD_ACCOUNTS);
   private headState: MerkleStateManager;
   private producing: Promise<unknown> = Promise.resolve();
@@ -128,7 +138,13 @@ export class Chain implements PoolStateView {
     private coinbaseAddress: Address,
     private readonly callGasCap: bigint,
     private readonly minGasPriceOverride: bigint | undefined,
+    cacheBytes: { blocks: number; receipts: number },
   ) {
+    this.blocksByNumber = new LruCache(cacheBytes.blocks, blockRetainedBytes);
+    this.receiptsByNumber = new LruCache<bigint, ChainReceipt[]>(
+      cacheBytes.receipts,
+      receiptsRetainedBytes,
+    );
     this.headState = this.openState(headBlock.block.header.stateRoot);
   }
 
@@ -170,6 +186,7 @@ export class Chain implements PoolStateView {
         options.coinbase ?? genesis.coinbase ?? createZeroAddress(),
         options.callGasCap ?? 25_000_000n,
         options.minGasPrice,
+        options.cacheBytes ?? { blocks: RECENT_BLOCKS_BYTES, receipts: RECENT_RECEIPTS_BYTES },
       );
       chain.blocksByNumber.set(headBlock.number, headBlock);
       built.chain = chain;

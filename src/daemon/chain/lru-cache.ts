@@ -1,16 +1,27 @@
-/** A bounded map that evicts the least recently used entry (Map keeps insertion order). */
+/**
+ * A bounded map that evicts the least recently used entries (Map keeps insertion order).
+ *
+ * The bound is a total weight: by default every entry weighs 1, so the capacity is an entry
+ * count; with a `weigh` function (e.g. an estimate of the bytes an entry keeps alive) entries of
+ * very different sizes, such as empty and full blocks, share one memory budget. The entry just
+ * set is never evicted by its own insertion, so an entry heavier than the whole budget is still
+ * kept until the next one arrives.
+ */
 export class LruCache<K, V> {
-  private readonly entries = new Map<K, V>();
+  private readonly entries = new Map<K, { value: V; weight: number }>();
+  private totalWeight = 0;
 
-  constructor(private readonly capacity: number) {}
+  constructor(
+    private readonly capacity: number,
+    private readonly weigh: (value: V) => number = () => 1,
+  ) {}
 
   get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
   }
 
   has(key: K): boolean {
@@ -18,14 +29,36 @@ export class LruCache<K, V> {
   }
 
   set(key: K, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) {
-      this.entries.delete(this.entries.keys().next().value as K);
+    this.delete(key);
+    const weight = this.weigh(value);
+    this.entries.set(key, { value, weight });
+    this.totalWeight += weight;
+    for (const [oldest, entry] of this.entries) {
+      if (this.totalWeight <= this.capacity || oldest === key) break;
+      this.entries.delete(oldest);
+      this.totalWeight -= entry.weight;
     }
   }
 
   clear(): void {
     this.entries.clear();
+    this.totalWeight = 0;
+  }
+
+  /** Number of entries held. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Sum of the weights of the entries held. */
+  get weight(): number {
+    return this.totalWeight;
+  }
+
+  private delete(key: K): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.entries.delete(key);
+    this.totalWeight -= entry.weight;
   }
 }

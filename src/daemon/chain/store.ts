@@ -49,6 +49,15 @@ export interface BlockWrite {
   trieNodes: ReadonlyMap<string, Uint8Array>;
 }
 
+/**
+ * Address space reserved for the memory map of an LMDB environment (not memory: pages count only
+ * once touched). lmdb-js starts with a small map and doubles it as the file grows, and keeps every
+ * previous map alive (readers may still point into it), so the pages of a growing database end
+ * up resident two or three times over. Reserving the space up front means one map; past it the
+ * map still grows on its own.
+ */
+export const LMDB_MAP_SIZE = 64 * 2 ** 30;
+
 const HEAD_KEY = 'head';
 const IDENTITY_KEY = 'identity';
 
@@ -72,7 +81,7 @@ export class ChainStore {
   static open(dataDir: string): ChainStore {
     const path = join(dataDir, 'chain');
     mkdirSync(path, { recursive: true });
-    const root = open({ path, maxDbs: 8, compression: false });
+    const root = open({ path, maxDbs: 8, compression: false, mapSize: LMDB_MAP_SIZE });
     const binary = { encoding: 'binary' as const };
     return new ChainStore(
       root,

@@ -5,9 +5,11 @@
  * carry the EVM error of failed transactions). Older blocks are rebuilt from their receipts;
  * a rebuilt failure only says `execution failed`, since receipts do not keep the EVM error.
  */
-import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
+import { bytesToHex } from '@ethereumjs/util';
 import type { Chain } from '../chain/chain.js';
+import { checksumAddress } from '../chain/checksum-address.js';
 import { LruCache } from '../chain/lru-cache.js';
+import { resultsRetainedBytes } from '../chain/retained-size.js';
 import type { ChainReceipt, StoredBlock, TxResult } from '../chain/types.js';
 import type { BlockCommittedEvent } from '../events/event-bus.js';
 import type { BlockTx } from './tx-json.js';
@@ -24,7 +26,12 @@ export interface BlockWithResults {
   txs: BlockTx[];
 }
 
-const REMEMBERED_BLOCKS = 256;
+/**
+ * Memory budget of the remembered results (those of some 8 000 transactions). Only the results
+ * are kept: the block itself comes from the chain's own bounded cache, so a decoded block is
+ * never held twice.
+ */
+const REMEMBERED_BYTES = 8 * 2 ** 20;
 
 function rebuiltResult(stored: StoredBlock, receipt: ChainReceipt, index: number): TxResult {
   const tx = stored.block.transactions[index];
@@ -38,8 +45,8 @@ function rebuiltResult(stored: StoredBlock, receipt: ChainReceipt, index: number
     gasUsed: receipt.gasUsed,
     logs: receipt.logs,
     ethereumTx: {
-      sender: toChecksumAddress(stored.senders[index].toString()),
-      recipient: recipient === undefined ? '' : toChecksumAddress(recipient.toString()),
+      sender: checksumAddress(stored.senders[index]),
+      recipient: recipient === undefined ? '' : checksumAddress(recipient),
       ethereumTxHash: hashHex,
       txIndex: String(index),
       amount: tx.value.toString(),
@@ -62,23 +69,28 @@ function withResults(stored: StoredBlock, results: readonly TxResult[]): BlockWi
 
 /** Committed blocks with results: remembered from the bus, rebuilt from receipts otherwise. */
 export class BlockResults {
-  private readonly recent = new LruCache<bigint, BlockWithResults>(REMEMBERED_BLOCKS);
+  private readonly recent: LruCache<bigint, readonly TxResult[]>;
 
-  constructor(private readonly chain: ConsensusChain) {}
+  /** `budgetBytes`: estimated memory the remembered results may take. */
+  constructor(
+    private readonly chain: ConsensusChain,
+    budgetBytes: number = REMEMBERED_BYTES,
+  ) {
+    this.recent = new LruCache(budgetBytes, resultsRetainedBytes);
+  }
 
-  /** Keeps a block the bus published and returns it with its transactions. */
+  /** Keeps the results of a block the bus published and returns it with its transactions. */
   remember(event: BlockCommittedEvent): BlockWithResults {
-    const block = withResults(event.block, event.results);
-    this.recent.set(event.block.number, block);
-    return block;
+    this.recent.set(event.block.number, event.results);
+    return withResults(event.block, event.results);
   }
 
   /** The block at `height` with its results, or undefined above the head. */
   at(height: bigint): BlockWithResults | undefined {
-    const cached = this.recent.get(height);
-    if (cached !== undefined) return cached;
     const stored = this.chain.getBlockByNumber(height);
     if (stored === undefined) return undefined;
+    const remembered = this.recent.get(height);
+    if (remembered !== undefined) return withResults(stored, remembered);
     const receipts = this.chain.getBlockReceipts(height) ?? [];
     return withResults(
       stored,

@@ -25,6 +25,7 @@ import { bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Chain } from '../chain/chain.js';
+import { LMDB_MAP_SIZE } from '../chain/store.js';
 import { ServerError } from '../errors.js';
 import type { ChainReceipt } from '../chain/types.js';
 import type { BlockCommittedEvent, EventBus, Unsubscribe } from './event-bus.js';
@@ -136,7 +137,12 @@ export class LogIndex {
    */
   static async open(options: LogIndexOptions): Promise<LogIndex> {
     mkdirSync(options.dir, { recursive: true });
-    const root = open({ path: options.dir, maxDbs: 2, compression: false });
+    const root = open({
+      path: options.dir,
+      maxDbs: 2,
+      compression: false,
+      mapSize: LMDB_MAP_SIZE,
+    });
     const entries = root.openDB<Uint8Array, Buffer>('entries', {
       keyEncoding: 'binary',
       encoding: 'binary',
