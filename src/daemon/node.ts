@@ -235,7 +235,7 @@ export async function startNode(
       address: config['rpc.laddr'],
       chain: services.chain,
       bus: services.bus,
-      validatorPublicKey: loadOrCreateNodeKey(layout.nodeKeyFile).publicKey,
+      validatorKey: loadOrCreateNodeKey(layout.nodeKeyFile),
       maxClients: config['rpc.max-subscription-clients'],
       maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
       maxBacklogBytes: WS_MAX_BACKLOG_BYTES,

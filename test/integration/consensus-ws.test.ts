@@ -248,7 +248,7 @@ describe('consensus RPC (in-process node)', () => {
       address: LOOPBACK,
       chain,
       bus,
-      validatorPublicKey: secp256k1KeyPair(devKey(0)).subarray(32),
+      validatorKey: { publicKey: secp256k1KeyPair(devKey(0)).subarray(32) },
       maxClients: limits.maxClients ?? 10,
       maxSubscriptionsPerClient: 5,
       maxBacklogBytes: limits.maxBacklogBytes ?? 16 * 1024 * 1024,

@@ -19,13 +19,13 @@
  * nothing is unlocked at start.
  */
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import { DEV_PRIVATE_KEYS } from '../chain/genesis.js';
+import { DEV_ADDRESSES, DEV_PRIVATE_KEYS } from '../chain/genesis.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import { KeystoreDirectory } from './keystore-dir.js';
 import { WRONG_PASSPHRASE_MESSAGE, decryptKey, encryptKey } from './keystore.js';
 import type { KdfStrength } from './keystore.js';
 import { LocalWallets, type InitializedWallet } from './local-wallets.js';
-import { addressOfPrivateKey, generatePrivateKey } from './private-key.js';
+import { generatePrivateKey } from './private-key.js';
 
 /** Options of {@link AccountManager}. */
 export interface AccountManagerOptions {
@@ -87,11 +87,13 @@ export class AccountManager {
     this.keystore = new KeystoreDirectory(options.keystoreDir);
     this.wallets = new LocalWallets(options.walletsDir, this.kdf);
     if (options.dev) {
-      for (const hex of DEV_PRIVATE_KEYS) {
-        const address = `0x${addressOfPrivateKey(hexToBytes(hex))}`;
+      // The addresses come from the table rather than from the keys: the first secp256k1
+      // operation of a process costs about 0.1 s, which start-up would otherwise pay here.
+      DEV_PRIVATE_KEYS.forEach((hex, index) => {
+        const address = DEV_ADDRESSES[index].toLowerCase();
         this.devKeys.set(address, hex);
         this.unlocked.set(address, { key: hexToBytes(hex) });
-      }
+      });
     }
   }
 

@@ -35,8 +35,8 @@ export interface ConsensusRpcServerOptions {
   address: HostPort;
   chain: ConsensusChain;
   bus: EventBus;
-  /** Compressed secp256k1 public key (33 bytes) shown as the validator's and node's key. */
-  validatorPublicKey: Uint8Array;
+  /** The key shown as the validator's and node's: its compressed secp256k1 public key (33 bytes). */
+  validatorKey: { readonly publicKey: Uint8Array };
   /** Node name in `status`; default `node-cli`. */
   moniker?: string;
   /** Most WebSocket clients at once (`--rpc.max-subscription-clients`). */
@@ -66,7 +66,7 @@ const ADDRESS_KEYS: ReadonlySet<string> = new Set(['ethereum_tx.sender', 'ethere
  * @example
  * ```ts
  * const server = await startConsensusRpcServer({
- *   address: config['rpc.laddr'], chain, bus, validatorPublicKey,
+ *   address: config['rpc.laddr'], chain, bus, validatorKey: nodeKey,
  *   maxClients: config['rpc.max-subscription-clients'],
  *   maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
  *   maxBacklogBytes: 16 * 1024 * 1024, logger,
@@ -80,16 +80,28 @@ export async function startConsensusRpcServer(
   const { chain, logger } = options;
   await initCrypto();
   const blocks = new BlockResults(chain);
-  const keyHash = sha256(options.validatorPublicKey);
+  // The key's hash is taken when first asked for: deriving the public key is the process's
+  // first secp256k1 operation, which start-up should not wait for (see `NodeKey`).
+  let keyHash: Uint8Array | undefined;
+  const validatorKeyHash = () => (keyHash ??= sha256(options.validatorKey.publicKey));
   const context: RouteContext = {
     chain,
     blocks,
-    header: { chainId: chain.chainId.toString(), validatorsHash: upperHex(keyHash) },
+    header: {
+      chainId: chain.chainId.toString(),
+      get validatorsHash() {
+        return upperHex(validatorKeyHash());
+      },
+    },
     node: {
-      nodeId: upperHex(keyHash.subarray(0, 20)).toLowerCase(),
+      get nodeId() {
+        return upperHex(validatorKeyHash().subarray(0, 20)).toLowerCase();
+      },
       moniker: options.moniker ?? 'node-cli',
       listenAddress: endpointUrl('tcp', options.address.host, options.address.port),
-      validatorPublicKey: options.validatorPublicKey,
+      get validatorPublicKey() {
+        return options.validatorKey.publicKey;
+      },
     },
     parseQuery: (text) => {
       try {

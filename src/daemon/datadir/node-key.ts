@@ -1,6 +1,7 @@
 /**
  * The node's own secp256k1 key: made on first start, kept in `<datadir>/node_key.json`
- * (mode 0600), and used as the validator key the consensus interface shows. A key file that
+ * (mode 0600) as `{"privateKey": "<64 hex digits>"}` (like CometBFT's `node_key.json`, only the
+ * private key), and used as the validator key the consensus interface shows. A key file that
  * exists but cannot be read is an error, never silently replaced: the node's identity must
  * not change behind the operator's back.
  */
@@ -14,21 +15,36 @@ import { secp256k1KeyPair } from '../crypto/wasm-crypto.js';
 import { ServerError } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 
-export interface NodeKey {
-  privateKey: Uint8Array;
-  /** 33-byte compressed public key. */
-  publicKey: Uint8Array;
-  /** Ethereum address of the key (0x, lower case). */
-  address: string;
-}
+/**
+ * The node key. Its public key and address are worked out on first use: the first secp256k1
+ * operation of a process costs about 0.1 s (the WebAssembly builds its tables), and a daemon
+ * should answer before anyone asks for its identity.
+ */
+export class NodeKey {
+  private derived: { publicKey: Uint8Array; address: string } | undefined;
 
-function fromPrivateKey(privateKey: Uint8Array): NodeKey {
-  assertValidPrivateKey(privateKey);
-  return {
-    privateKey,
-    publicKey: secp256k1KeyPair(privateKey).subarray(32),
-    address: addressOfPrivateKey(privateKey),
-  };
+  /** @throws InvalidInputError unless `privateKey` is a usable secp256k1 key. */
+  constructor(readonly privateKey: Uint8Array) {
+    assertValidPrivateKey(privateKey);
+  }
+
+  /** 33-byte compressed public key. */
+  get publicKey(): Uint8Array {
+    return this.derive().publicKey;
+  }
+
+  /** Ethereum address of the key (0x, lower case). */
+  get address(): string {
+    return this.derive().address;
+  }
+
+  private derive(): { publicKey: Uint8Array; address: string } {
+    this.derived ??= {
+      publicKey: secp256k1KeyPair(this.privateKey).subarray(32),
+      address: `0x${addressOfPrivateKey(this.privateKey)}`,
+    };
+    return this.derived;
+  }
 }
 
 export function loadOrCreateNodeKey(path: string): NodeKey {
@@ -41,11 +57,8 @@ export function loadOrCreateNodeKey(path: string): NodeKey {
     }
   }
   if (text === undefined) {
-    const key = fromPrivateKey(generatePrivateKey());
-    const record = {
-      address: key.address,
-      privateKey: Buffer.from(key.privateKey).toString('hex'),
-    };
+    const key = new NodeKey(generatePrivateKey());
+    const record = { privateKey: Buffer.from(key.privateKey).toString('hex') };
     writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`, 0o600);
     return key;
   }
@@ -54,7 +67,7 @@ export function loadOrCreateNodeKey(path: string): NodeKey {
     if (typeof record.privateKey !== 'string' || !/^[0-9a-f]{64}$/i.test(record.privateKey)) {
       throw new Error('privateKey must be 64 hex digits');
     }
-    return fromPrivateKey(Uint8Array.from(Buffer.from(record.privateKey, 'hex')));
+    return new NodeKey(Uint8Array.from(Buffer.from(record.privateKey, 'hex')));
   } catch (error) {
     throw new ServerError(`the node key ${path} is damaged: ${(error as Error).message}`);
   }
