@@ -3,7 +3,7 @@
 // starts the daemon entry (dist/daemon/main.js) with `node --cpu-prof` in a fresh data
 // directory, deploys the token, runs the workload, stops the daemon with SIGTERM (which writes
 // the profile) and lists the functions with the most self time.
-//   node scripts/bench/profile.js [--workload eth_blockNumber|eth_getBalance|eth_call|transfers]
+//   node scripts/bench/profile.js [--workload eth_blockNumber|eth_getBalance|eth_call|eth_call_distinct|transfers]
 //                                 [--duration <s>] [--top <n>]
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -22,7 +22,13 @@ import { connectRpc } from './rpc.js';
 import { readWorkloads } from './workloads/read-throughput.js';
 
 const DAEMON_ENTRY = fileURLToPath(new URL('../../dist/daemon/main.js', import.meta.url));
-const WORKLOADS = ['eth_blockNumber', 'eth_getBalance', 'eth_call', 'transfers'];
+const WORKLOADS = [
+  'eth_blockNumber',
+  'eth_getBalance',
+  'eth_call',
+  'eth_call_distinct',
+  'transfers',
+];
 
 const { values } = parseArgs({
   options: {
@@ -71,7 +77,7 @@ try {
   } else {
     const load = await runHttpLoad({
       url,
-      bodies: readWorkloads(addresses, plan.token)[values.workload],
+      ...readWorkloads(addresses, plan.token)[values.workload],
       connections: 32,
       workers: 2,
       warmupMs: 1000,

@@ -60,7 +60,9 @@ function nextMessage(child, type) {
  * Runs one load test: `connections` keep-alive connections split over `workers` processes, each
  * keeping one request in flight, for `warmupMs` unmeasured then `durationMs` measured.
  * The CPU used by `serverPid` and by the whole machine is sampled over the measured window.
- * @param {{url: string, bodies: object[], connections: number, workers: number, warmupMs: number, durationMs: number, serverPid: number}} options
+ * With `splitBodies` each worker sends its own slice of the bodies, so no request is sent twice
+ * as long as there are more bodies than requests; otherwise each worker rotates over all of them.
+ * @param {{url: string, bodies: object[], splitBodies?: boolean, connections: number, workers: number, warmupMs: number, durationMs: number, serverPid: number}} options
  * @returns {Promise<LoadResult>}
  */
 export async function runHttpLoad(options) {
@@ -80,11 +82,14 @@ export async function runHttpLoad(options) {
       const connections =
         Math.floor(options.connections / options.workers) +
         (index < options.connections % options.workers ? 1 : 0);
+      const share = Math.ceil(requests.length / options.workers);
       child.send({
         type: 'run',
         host: url.hostname,
         port: Number(url.port),
-        requests,
+        requests: options.splitBodies
+          ? requests.slice(index * share, (index + 1) * share)
+          : requests,
         connections,
         warmupMs: options.warmupMs,
         durationMs: options.durationMs,

@@ -44,6 +44,10 @@ function figuresTable(results) {
     row('eth_blockNumber (req/s, 32 conns)', (s) => s?.reads?.eth_blockNumber?.requestsPerSecond),
     row('eth_getBalance (req/s, 32 conns)', (s) => s?.reads?.eth_getBalance?.requestsPerSecond),
     row('eth_call balanceOf (req/s, 32 conns)', (s) => s?.reads?.eth_call?.requestsPerSecond),
+    row(
+      '  the same, no request repeated (req/s)',
+      (s) => s?.reads?.eth_call_distinct?.requestsPerSecond,
+    ),
     row('value transfers/s, block time 1 s', (s) => s?.transfers?.value?.perSecond, 1),
     row('ERC-20 transfers/s, block time 1 s', (s) => s?.transfers?.token?.perSecond, 1),
     row('value transfers/s, block time 0', (s) => s?.transfersBlockTime0?.value?.perSecond, 1),
