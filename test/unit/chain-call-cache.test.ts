@@ -5,6 +5,7 @@ import { Chain } from '../../src/daemon/chain/chain.js';
 import { devGenesis } from '../../src/daemon/chain/genesis.js';
 import { ExecutionRevertedError } from '../../src/daemon/errors.js';
 import {
+  REGISTER_RUNTIME,
   deployCode,
   devAddress,
   pooled,
@@ -14,11 +15,6 @@ import {
   word,
 } from './chain-fixtures.js';
 
-/**
- * Runtime of a one-slot register: with calldata it stores the first word in slot 0; without, it
- * returns slot 0. Calls reach its storage through every cache a call reads committed state from.
- */
-const REGISTER_RUNTIME = hexToBytes('0x36600f5760005460005260206000f35b60003560005500');
 /** Init code that stores 42 in slot 0 of the new contract, reads it back and returns it. */
 const STORE_AND_LOAD = hexToBytes('0x602a60005560005460005260206000f3');
 /** Init code that reads the balance of `target` (one account access) and stops. */

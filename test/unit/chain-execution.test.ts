@@ -10,6 +10,7 @@ import { Chain } from '../../src/daemon/chain/chain.js';
 import { devGenesis } from '../../src/daemon/chain/genesis.js';
 import { ExecutionRevertedError } from '../../src/daemon/errors.js';
 import {
+  REGISTER_RUNTIME,
   STORE_TOPIC,
   deployCode,
   devAddress,
@@ -166,6 +167,52 @@ describe('chain execution', () => {
     const replay = await chain.buildAndCommitBlock([pooled(good)], 2n);
     expect(replay.rejected[0].reason).toBe('nonce too low');
     expect(replay.block.number).toBe(2n);
+  });
+
+  it('runs each transaction of a block on the state the earlier ones left, priced from its own start', async () => {
+    // Block state is written to the tries once per block, so this holds the per-transaction
+    // parts to what separate blocks give: the second write to a slot sees the first one's value
+    // as its EIP-2200 original (a reset, 2 900 gas, not a dirty write at 100), and a failed
+    // transaction's changes are dropped while the others' stay.
+    const deploy = signTx(chain.common, 0, {
+      nonce: 0n,
+      data: deployCode(REGISTER_RUNTIME),
+      gasLimit: 200_000n,
+    });
+    const deployed = await chain.buildAndCommitBlock([pooled(deploy)], 1n);
+    const register = deployed.receipts[0].contractAddress!;
+    const write = (from: number, nonce: bigint, value: bigint) =>
+      signTx(chain.common, from, { nonce, to: register, data: word(value), gasLimit: 100_000n });
+    const together = await chain.buildAndCommitBlock(
+      [pooled(write(1, 0n, 1n)), pooled(write(2, 0n, 2n)), pooled(write(3, 0n, 3n))],
+      2n,
+    );
+    const apart = [
+      await chain.buildAndCommitBlock([pooled(write(1, 1n, 4n))], 3n),
+      await chain.buildAndCommitBlock([pooled(write(2, 1n, 5n))], 4n),
+    ];
+    const gas = together.receipts.map((receipt) => receipt.gasUsed);
+    expect(gas[1]).toBe(gas[2]);
+    expect(gas[1]).toBe(apart[1].receipts[0].gasUsed);
+    expect(gas[0]).toBeGreaterThan(gas[1]);
+    const slot = async (block: bigint) =>
+      bytesToBigInt((await chain.call({ to: register }, block)).returnData);
+    expect(await slot(2n)).toBe(3n);
+    expect(await slot(4n)).toBe(5n);
+
+    const failing = signTx(chain.common, 4, {
+      nonce: 0n,
+      to: register,
+      data: word(9n),
+      gasLimit: 25_000n,
+    });
+    const mixed = await chain.buildAndCommitBlock(
+      [pooled(write(1, 2n, 6n)), pooled(failing), pooled(write(2, 2n, 7n))],
+      5n,
+    );
+    expect(mixed.receipts.map((receipt) => receipt.status)).toEqual([1, 0, 1]);
+    expect(await slot(5n)).toBe(7n);
+    expect(await chain.getNonce(devAddress(4))).toBe(1n);
   });
 
   it('turns calls to the KZG point-evaluation precompile into failed transactions', async () => {

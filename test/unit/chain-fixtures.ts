@@ -95,4 +95,10 @@ export function deployCode(runtime: Uint8Array): Uint8Array {
   return concatBytes(hexToBytes(`0x60${length}80600b6000396000f3`), runtime);
 }
 
+/**
+ * Runtime of a one-slot register: with calldata it stores the first word in slot 0; without, it
+ * returns slot 0.
+ */
+export const REGISTER_RUNTIME = hexToBytes('0x36600f5760005460005260206000f35b60003560005500');
+
 export const word = (n: bigint): Uint8Array => hexToBytes(`0x${n.toString(16).padStart(64, '0')}`);

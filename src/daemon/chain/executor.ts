@@ -117,6 +117,32 @@ export class BlockExecutor {
     const executionBlock = createBlock({ header }, { common: this.common });
     const included: ExecutedTx[] = [];
     const rejected: RejectedTx[] = [];
+    // One state checkpoint around the whole block: a transaction's changes then stay in the
+    // state manager's caches, and the tries are written once per block at the outer commit
+    // instead of after every transaction (accounts a block touches many times, a token
+    // contract's storage or a busy sender, used to be re-hashed into the trie each time).
+    const state = this.vm.stateManager;
+    await state.checkpoint();
+    try {
+      await this.runAll(context, txs, executionBlock, included, rejected);
+      await state.commit();
+    } catch (error) {
+      await state.revert();
+      throw error;
+    }
+    const gasUsed = included.at(-1)?.receipt.cumulativeGasUsed ?? 0n;
+    const block = await this.assemble(header, included, gasUsed);
+    return { block, included, rejected };
+  }
+
+  /** Runs `txs` in order into `included` and `rejected`, packing by the gas they use. */
+  private async runAll(
+    context: BlockContext,
+    txs: readonly PooledTransaction[],
+    executionBlock: Block,
+    included: ExecutedTx[],
+    rejected: RejectedTx[],
+  ): Promise<void> {
     const journal = this.vm.evm.journal as unknown as JournalDepth;
     // A sender whose transaction was skipped or rejected has a nonce gap now; its later
     // transactions wait for the next block instead of failing as "nonce too high".
@@ -154,8 +180,6 @@ export class BlockExecutor {
       gasUsed += result.blockGasSpent;
       included.push({ pooled, result, receipt: this.receiptRecord(tx, result, gasUsed, context) });
     }
-    const block = await this.assemble(header, included, gasUsed);
-    return { block, included, rejected };
   }
 
   private headerFields(context: BlockContext): HeaderData {
