@@ -104,6 +104,7 @@ async function fullSuite(start, signed, token, settings) {
       measureLogs(rpc, token, tokenTransfers, settings.logQueryRuns),
     );
     memory.afterRun = residentMiB(node.pid);
+    memory.heapAfterRun = await node.heapMiB?.();
     return { reads, transfers: { value, token: tokenTransfers }, logs, memory };
   } finally {
     await rpc.close();

@@ -31,6 +31,7 @@ export function anvilArguments(port, blockTimeSeconds) {
  * @property {string} url JSON-RPC HTTP endpoint
  * @property {number} pid process whose memory and CPU are reported
  * @property {() => Promise<void>} stop
+ * @property {() => Promise<object>} [heapMiB] the node's own account of its heap, if it gives one
  */
 
 /** Starts anvil and resolves once it answers eth_blockNumber. @returns {Promise<RunningNode>} */

@@ -1,10 +1,11 @@
 // Starts and stops this node the way an operator does: `node-cli daemon start` in a fresh
 // temporary data directory, every listener on loopback, then `node-cli daemon stop`.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HttpRpcClient } from '../../../dist/client/http-rpc-client.js';
 import { freePort } from './free-port.js';
 
 export const CLI_ENTRY = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
@@ -43,6 +44,27 @@ export function runCli(args) {
 }
 
 /**
+ * What `debug_memStats` says of the daemon's heap, in MiB: how much V8 holds, how much of it is
+ * live, and the memory outside V8 that JavaScript objects own (buffers). The method needs the
+ * daemon's auth token, read from its data directory.
+ */
+async function heapMiB(url, dataDir) {
+  const token = readFileSync(join(dataDir, 'auth.token'), 'utf8').trim();
+  const rpc = new HttpRpcClient(url, { token });
+  try {
+    const stats = await rpc.call('debug_memStats', []);
+    const mib = (bytes) => Math.round((bytes / 2 ** 20) * 10) / 10;
+    return {
+      heapTotal: mib(stats.heapTotal),
+      heapUsed: mib(stats.heapUsed),
+      external: mib(stats.external),
+    };
+  } finally {
+    await rpc.close();
+  }
+}
+
+/**
  * Starts the daemon with `daemon start` (which returns once the node answers) and `blockTime`
  * as given to --block-time (e.g. '1s', '0').
  * @param {string} blockTime
@@ -67,6 +89,7 @@ export async function startNodeCli(blockTime) {
     name: 'node-cli',
     url: started.endpoints.http,
     pid: started.pid,
+    heapMiB: () => heapMiB(started.endpoints.http, dataDir),
     stop: async () => {
       await runCli(['daemon', 'stop', '--datadir', dataDir]);
       rmSync(dataDir, { recursive: true, force: true });

@@ -70,6 +70,9 @@ function figuresTable(results) {
     row('resident memory after the run (MiB)', (s) => s?.memory?.afterRun?.total, 1),
     row('  of which anonymous (heap)', (s) => s?.memory?.afterRun?.anonymous, 1),
     row('  of which file-backed (mmap)', (s) => s?.memory?.afterRun?.file, 1),
+    row('  V8 heap held (debug_memStats)', (s) => s?.memory?.heapAfterRun?.heapTotal, 1),
+    row('  V8 heap live (debug_memStats)', (s) => s?.memory?.heapAfterRun?.heapUsed, 1),
+    row('  outside V8 (external)', (s) => s?.memory?.heapAfterRun?.external, 1),
   ];
   return table(['figure', 'node-cli', 'anvil', 'node/anvil'], rows);
 }
