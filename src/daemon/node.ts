@@ -127,12 +127,19 @@ async function startChain(
     state: chain,
     chainId: chain.chainId,
     minGasPrice: chain.minGasPrice,
-    limits: DEFAULT_POOL_LIMITS,
+    limits: {
+      ...DEFAULT_POOL_LIMITS,
+      perSenderQueued: config['txpool.accountqueue'],
+      globalSlots: config['txpool.globalslots'],
+      priceBumpPercent: config['txpool.pricebump'],
+      queuedLifetimeMs: config['txpool.lifetime'],
+    },
     senderRecovery,
     onListenerError: (error) =>
       logger.error('pending transaction listener failed', { error: String(error) }),
   });
   pool.onPending((pooled) => bus.publishPendingTx(pooled));
+  shutdownSteps.push(expireQueuedTransactions(pool, config['txpool.lifetime'], logger));
   const logs = await openLogReaders({ chain, bus, dataDir: layout.root, config, logger });
   shutdownSteps.push(() => logs.close());
   const engine = new ConsensusEngine({
@@ -164,6 +171,32 @@ async function startChain(
     format: { ethereumCompat: config['json-rpc.ethereum-compat'] },
     logger,
   };
+}
+
+/** How often the pool is swept for expired queued transactions at most (geth: every minute). */
+const QUEUED_EXPIRY_SWEEP_MS = 60_000;
+
+/**
+ * Sweeps the pool for queued transactions past their lifetime, at least once per lifetime and at
+ * most once a minute, and logs what it dropped. Returns the step that stops the sweeps.
+ */
+function expireQueuedTransactions(pool: TxPool, lifetimeMs: number, logger: Logger): () => void {
+  const timer = setInterval(
+    () => {
+      pool.dropExpiredQueued().then(
+        (dropped) => {
+          if (dropped.length > 0) {
+            logger.info('queued transactions expired', { count: dropped.length, lifetimeMs });
+          }
+        },
+        (error: unknown) =>
+          logger.error('expiring queued transactions failed', { error: String(error) }),
+      );
+    },
+    Math.min(QUEUED_EXPIRY_SWEEP_MS, lifetimeMs),
+  );
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 export async function startNode(

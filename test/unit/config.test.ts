@@ -80,6 +80,30 @@ describe('resolveConfig', () => {
     ).toThrow('invalid value for "json-rpc.address" in /d/config.json');
   });
 
+  it("reads the pool's limits, with geth's defaults and a lifetime above zero", () => {
+    const defaults = resolveConfig({ flags: {}, env: {}, file: {} }).config;
+    expect([
+      defaults['txpool.accountqueue'],
+      defaults['txpool.globalslots'],
+      defaults['txpool.pricebump'],
+      defaults['txpool.lifetime'],
+    ]).toEqual([64, 6144, 10, 3 * 3600 * 1000]);
+    const set = resolveConfig({
+      flags: { 'txpool.lifetime': '90s', 'txpool.accountqueue': '0' },
+      env: { NODE_CLI_TXPOOL_PRICEBUMP: '25' },
+      file: {},
+    }).config;
+    expect(set['txpool.lifetime']).toBe(90_000);
+    expect(set['txpool.accountqueue']).toBe(0);
+    expect(set['txpool.pricebump']).toBe(25);
+    expect(() => resolveConfig({ flags: { 'txpool.lifetime': '0' }, env: {}, file: {} })).toThrow(
+      'invalid value for --txpool.lifetime: expected a duration above 0 such as 30s or 3h, got "0"',
+    );
+    expect(() =>
+      resolveConfig({ flags: { 'txpool.globalslots': '0' }, env: {}, file: {} }),
+    ).toThrow('invalid value for --txpool.globalslots');
+  });
+
   it('reads the config file strictly', () => {
     const dir = mkdtempSync(join(tmpdir(), 'node-cli-config-'));
     try {

@@ -440,3 +440,34 @@ describe('block commits', () => {
     expect(pool.executable()).toEqual([]);
   });
 });
+
+describe('queued lifetime', () => {
+  it('drops queued transactions older than the lifetime and keeps pending and younger ones', async () => {
+    let clock = 0;
+    const pool = new TxPool({
+      state: new FakeState(),
+      chainId: CHAIN_ID,
+      minGasPrice: GWEI,
+      limits: { ...DEFAULT_POOL_LIMITS, queuedLifetimeMs: 1_000 },
+      now: () => clock,
+    });
+    const old = await pool.add(signTx(0, { nonce: 2n }));
+    await pool.add(signTx(0, { nonce: 0n }));
+    clock = 600;
+    await pool.add(signTx(1, { nonce: 5n }));
+    expect(await pool.dropExpiredQueued()).toEqual([]);
+
+    clock = 1_000;
+    expect(await pool.dropExpiredQueued()).toEqual([old.hashHex]);
+    expect(pool.getByHash(old.hashHex)).toBeUndefined();
+    expect(pool.status()).toEqual({ pending: 1, queued: 1 });
+    expect(nonces(pool.pendingBySender().get(address(0).toString()))).toEqual([0n]);
+
+    clock = 1_600;
+    expect(await pool.dropExpiredQueued()).toHaveLength(1);
+    expect(pool.status()).toEqual({ pending: 1, queued: 0 });
+    // The dropped nonce can be sent again and is admitted afresh.
+    await pool.add(signTx(0, { nonce: 2n }));
+    expect(pool.status()).toEqual({ pending: 1, queued: 1 });
+  });
+});

@@ -41,6 +41,10 @@ export interface NodeConfig {
   'rpc.max-subscriptions-per-client': number;
   'log-level': LogLevel;
   'keystore.light-kdf': boolean;
+  'txpool.accountqueue': number;
+  'txpool.globalslots': number;
+  'txpool.pricebump': number;
+  'txpool.lifetime': number;
 }
 
 export type OptionKey = keyof NodeConfig;
@@ -61,6 +65,12 @@ function parseLogLevel(raw: string): LogLevel {
   const level = raw.trim().toLowerCase();
   if (level === 'error' || level === 'warn' || level === 'info' || level === 'debug') return level;
   throw new Error(`expected one of error, warn, info, debug, got "${raw}"`);
+}
+
+function parsePositiveDuration(raw: string): number {
+  const ms = parseDuration(raw);
+  if (ms <= 0) throw new Error(`expected a duration above 0 such as 30s or 3h, got "${raw}"`);
+  return ms;
 }
 
 function option<K extends OptionKey>(spec: OptionSpec<K>): OptionSpec<K> {
@@ -223,6 +233,31 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '5',
     description: 'Most subscriptions of one consensus WebSocket client.',
     parse: parseNonNegativeInteger,
+  }),
+  option({
+    key: 'txpool.accountqueue',
+    defaultText: '64',
+    description: 'Most queued (nonce-gap) transactions of one sender in the pool.',
+    parse: parseNonNegativeInteger,
+  }),
+  option({
+    key: 'txpool.globalslots',
+    defaultText: '6144',
+    description:
+      'Most transactions in the pool, pending and queued together (geth: 5120 slots + 1024 queue).',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'txpool.pricebump',
+    defaultText: '10',
+    description: 'Percent by which a replacement must raise both fee cap and tip.',
+    parse: parseNonNegativeInteger,
+  }),
+  option({
+    key: 'txpool.lifetime',
+    defaultText: '3h',
+    description: 'How long a queued (nonce-gap) transaction may wait before it is dropped.',
+    parse: parsePositiveDuration,
   }),
   option({
     key: 'log-level',

@@ -46,6 +46,7 @@ export const DEFAULT_POOL_LIMITS: PoolLimits = Object.freeze({
   globalSlots: 5120 + 1024,
   priceBumpPercent: 10,
   maxTxBytes: 128 * 1024,
+  queuedLifetimeMs: 3 * 60 * 60 * 1000,
 });
 
 export interface TxPoolOptions {
@@ -163,6 +164,23 @@ export class TxPool implements TxPoolApi {
 
   drop(hashHex: string): void {
     this.removeByHash(hashHex);
+  }
+
+  /**
+   * Drops the queued transactions that have waited longer than `queuedLifetimeMs`, so a nonce
+   * gap nobody fills does not hold pool slots for ever. Pending transactions never expire: the
+   * next block takes them. Resolves with the hashes dropped.
+   */
+  dropExpiredQueued(): Promise<string[]> {
+    return this.serial.run(async () => {
+      const cutoff = this.now() - this.options.limits.queuedLifetimeMs;
+      const expired = [...this.senders.values()]
+        .flatMap((account) => account.queued())
+        .filter((entry) => entry.pooled.addedAt <= cutoff)
+        .map((entry) => entry.pooled.hashHex);
+      for (const hashHex of expired) this.removeByHash(hashHex);
+      return expired;
+    });
   }
 
   getByHash(hashHex: string): PooledTransaction | undefined {

@@ -40,6 +40,11 @@ export interface PoolLimits {
   priceBumpPercent: number;
   /** Largest accepted transaction, in bytes of its serialized form. */
   maxTxBytes: number;
+  /**
+   * How long a queued (nonce-gap) transaction may wait, in ms, before
+   * the pool's `dropExpiredQueued` drops it (geth: lifetime 3h).
+   */
+  queuedLifetimeMs: number;
 }
 
 export interface PoolStatus {

@@ -1,0 +1,64 @@
+/**
+ * The pool's daemon options end to end: the per-sender queue limit, the replacement fee bump and
+ * the lifetime of queued transactions, set as `daemon start` flags.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
+import { devWallet, MIN_GAS_PRICE, signDynamicFeeTx } from '../helpers/dev-chain.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+
+const recipient = DEV_ADDRESSES[3];
+
+describe('txpool options', () => {
+  let daemon: TestDaemon;
+
+  beforeAll(async () => {
+    daemon = await startTestDaemon([
+      '--block-time',
+      '1h',
+      '--txpool.accountqueue',
+      '1',
+      '--txpool.pricebump',
+      '50',
+      '--txpool.lifetime',
+      '1s',
+    ]);
+  });
+  afterAll(() => daemon?.stop());
+
+  const send = (raw: string) => daemon.rpc.call<string>('eth_sendRawTransaction', [raw]);
+
+  it('holds one queued transaction per sender and refuses the next', async () => {
+    const wallet = devWallet(4);
+    await send(await signDynamicFeeTx(wallet, { nonce: 3, to: recipient, value: 1n }));
+    await expect(
+      send(await signDynamicFeeTx(wallet, { nonce: 4, to: recipient, value: 1n })),
+    ).rejects.toThrow('per-sender queue limit 1');
+  });
+
+  it('wants a 50% higher fee cap and tip to replace a transaction', async () => {
+    const wallet = devWallet(5);
+    const fees = (percent: bigint) => ({
+      maxFeePerGas: (20n * MIN_GAS_PRICE * percent) / 100n,
+      maxPriorityFeePerGas: (MIN_GAS_PRICE * percent) / 100n,
+    });
+    await send(await signDynamicFeeTx(wallet, { nonce: 0, to: recipient, ...fees(100n) }));
+    await expect(
+      send(await signDynamicFeeTx(wallet, { nonce: 0, to: recipient, ...fees(140n) })),
+    ).rejects.toThrow('needs a 50% higher fee cap and tip');
+    await send(await signDynamicFeeTx(wallet, { nonce: 0, to: recipient, ...fees(150n) }));
+  });
+
+  it('drops a queued transaction once it has waited longer than the lifetime', async () => {
+    const wallet = devWallet(6);
+    const hash = await send(await signDynamicFeeTx(wallet, { nonce: 7, to: recipient }));
+    expect(await daemon.rpc.call('eth_getTransactionByHash', [hash])).not.toBeNull();
+    const deadline = Date.now() + 20_000;
+    while ((await daemon.rpc.call('eth_getTransactionByHash', [hash])) !== null) {
+      if (Date.now() > deadline) throw new Error('the queued transaction was never dropped');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Pending transactions stay however long they wait for a block.
+    expect(await daemon.rpc.call('txpool_status')).toEqual({ pending: '0x1', queued: '0x0' });
+  });
+});
