@@ -125,11 +125,11 @@ export class BlockExecutor {
     await state.checkpoint();
     try {
       await this.runAll(context, txs, executionBlock, included, rejected);
-      await state.commit();
     } catch (error) {
       await state.revert();
       throw error;
     }
+    await state.commit();
     const gasUsed = included.at(-1)?.receipt.cumulativeGasUsed ?? 0n;
     const block = await this.assemble(header, included, gasUsed);
     return { block, included, rejected };
