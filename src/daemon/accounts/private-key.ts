@@ -46,8 +46,17 @@ function isInScalarRange(privateKey: Uint8Array): boolean {
  * @example addressOfPrivateKey(key) // 'f39fd6e51aad88f6f4ce6ab8827279cfffb92266'
  */
 export function addressOfPrivateKey(privateKey: Uint8Array): string {
+  return addressOfPublicKey(publicKeyOfPrivateKey(privateKey));
+}
+
+/** The 33-byte compressed public key of a private key. */
+export function publicKeyOfPrivateKey(privateKey: Uint8Array): Uint8Array {
   assertValidPrivateKey(privateKey);
-  const compressedPublicKey = secp256k1KeyPair(privateKey).subarray(PRIVATE_KEY_BYTES);
+  return secp256k1KeyPair(privateKey).subarray(PRIVATE_KEY_BYTES);
+}
+
+/** The address of a 33-byte compressed public key, in the form of {@link addressOfPrivateKey}. */
+export function addressOfPublicKey(compressedPublicKey: Uint8Array): string {
   const uncompressed = secp256k1Expand(compressedPublicKey);
   return Buffer.from(keccak256(uncompressed.subarray(1)).subarray(12)).toString('hex');
 }

@@ -82,20 +82,26 @@ export async function startConsensusRpcServer(
   const blocks = new BlockResults(chain);
   // The key's hash is taken when first asked for: deriving the public key is the process's
   // first secp256k1 operation, which start-up should not wait for (see `NodeKey`).
-  let keyHash: Uint8Array | undefined;
-  const validatorKeyHash = () => (keyHash ??= sha256(options.validatorKey.publicKey));
+  let identity: { validatorsHash: string; nodeId: string } | undefined;
+  const validatorIdentity = () => {
+    if (identity === undefined) {
+      const keyHash = upperHex(sha256(options.validatorKey.publicKey));
+      identity = { validatorsHash: keyHash, nodeId: keyHash.slice(0, 40).toLowerCase() };
+    }
+    return identity;
+  };
   const context: RouteContext = {
     chain,
     blocks,
     header: {
       chainId: chain.chainId.toString(),
       get validatorsHash() {
-        return upperHex(validatorKeyHash());
+        return validatorIdentity().validatorsHash;
       },
     },
     node: {
       get nodeId() {
-        return upperHex(validatorKeyHash().subarray(0, 20)).toLowerCase();
+        return validatorIdentity().nodeId;
       },
       moniker: options.moniker ?? 'node-cli',
       listenAddress: endpointUrl('tcp', options.address.host, options.address.port),

@@ -7,11 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import {
-  addressOfPrivateKey,
+  addressOfPublicKey,
   assertValidPrivateKey,
   generatePrivateKey,
+  publicKeyOfPrivateKey,
 } from '../accounts/private-key.js';
-import { secp256k1KeyPair } from '../crypto/wasm-crypto.js';
 import { ServerError } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 
@@ -39,10 +39,10 @@ export class NodeKey {
   }
 
   private derive(): { publicKey: Uint8Array; address: string } {
-    this.derived ??= {
-      publicKey: secp256k1KeyPair(this.privateKey).subarray(32),
-      address: `0x${addressOfPrivateKey(this.privateKey)}`,
-    };
+    if (this.derived === undefined) {
+      const publicKey = publicKeyOfPrivateKey(this.privateKey);
+      this.derived = { publicKey, address: `0x${addressOfPublicKey(publicKey)}` };
+    }
     return this.derived;
   }
 }
