@@ -7,7 +7,12 @@ import type { ConsensusStepEvent } from '../../src/daemon/chain/consensus.js';
 import { devGenesis } from '../../src/daemon/chain/genesis.js';
 import { EventBus } from '../../src/daemon/events/event-bus.js';
 import type { BlockCommittedEvent } from '../../src/daemon/events/event-bus.js';
-import type { PoolStatus, PooledTransaction, TxPoolApi } from '../../src/daemon/txpool/types.js';
+import type {
+  AccountReads,
+  PoolStatus,
+  PooledTransaction,
+  TxPoolApi,
+} from '../../src/daemon/txpool/types.js';
 import { devAddress, pooled, signTx, tempDataDir } from './chain-fixtures.js';
 
 /** The smallest pool the engine can work with: everything added is executable, in order. */
@@ -30,7 +35,10 @@ class FakePool implements TxPoolApi {
   executable(): PooledTransaction[] {
     return [...this.txs];
   }
-  async onBlockCommitted(included: readonly string[]): Promise<void> {
+  /** Runs inside `onBlockCommitted`, with the block's post-state, before it returns. */
+  whileCommitting: ((state: AccountReads) => Promise<void>) | undefined;
+  async onBlockCommitted(included: readonly string[], state: AccountReads): Promise<void> {
+    await this.whileCommitting?.(state);
     this.committed.push([...included]);
     const gone = new Set(included);
     this.txs.splice(0, this.txs.length, ...this.txs.filter((t) => !gone.has(t.hashHex)));
@@ -112,6 +120,29 @@ describe('consensus engine', () => {
     expect(pool.committed).toEqual([event.results.map((r) => r.hashHex)]);
     expect(steps.map((s) => s.step)).toEqual(['propose', 'prevote', 'precommit', 'commit']);
     expect(steps[3].blockHash).toBe(event.block.hashHex);
+  });
+
+  it('lets no reader see a block before the pool has taken it, and publishes it at once', async () => {
+    const engine = new ConsensusEngine({ chain, pool, bus, blockTimeMs: 0 });
+    const seenWhileCommitting: Array<[bigint, bigint, bigint]> = [];
+    pool.whileCommitting = async (state) => {
+      // A real pause: other work of this thread may run meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      seenWhileCommitting.push([
+        chain.head().number,
+        chain.sharedHead.read(),
+        await state.getNonce(devAddress(0)),
+      ]);
+    };
+    const atPublication: bigint[] = [];
+    bus.onBlock(() => atPublication.push(chain.head().number, chain.sharedHead.read()));
+    engine.start();
+    const committed = nextBlock(bus);
+    await pool.add(signTx(chain.common, 0, { nonce: 0n, to: devAddress(9), value: 1n }));
+    await committed;
+    await engine.stop();
+    expect(seenWhileCommitting).toEqual([[0n, 0n, 1n]]);
+    expect(atPublication).toEqual([1n, 1n]);
   });
 
   it('packs a block by the gas transactions use, not the gas limits they declare', async () => {

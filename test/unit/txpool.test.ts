@@ -387,7 +387,7 @@ describe('block commits', () => {
     state.setNonce(2, 1n);
     state.setBalance(2, ETHER / 2n);
     announced.length = 0;
-    await pool.onBlockCommitted([a[0].hashHex, b0.hashHex, c[0].hashHex]);
+    await pool.onBlockCommitted([a[0].hashHex, b0.hashHex, c[0].hashHex], state);
 
     expect(pool.getByHash(a[0].hashHex)).toBeUndefined();
     expect(pool.getByHash(a[1].hashHex)).toBeUndefined();
@@ -435,7 +435,10 @@ describe('block commits', () => {
       lastNonce.set(pooled.senderHex, pooled.nonce);
     }
     for (let s = 0; s < senders; s++) state.setNonce(s, BigInt(perSender));
-    await pool.onBlockCommitted(block.map((p) => p.hashHex));
+    await pool.onBlockCommitted(
+      block.map((p) => p.hashHex),
+      state,
+    );
     expect(pool.status()).toEqual({ pending: 0, queued: 0 });
     expect(pool.executable()).toEqual([]);
   });

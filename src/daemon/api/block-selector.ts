@@ -5,7 +5,7 @@
  * methods for which pending matters, such as the nonce, consult the pool themselves).
  */
 import { hexToBytes } from '@ethereumjs/util';
-import type { Chain } from '../chain/chain.js';
+import type { ChainReader } from '../chain/chain-reader.js';
 import { InvalidInputError, NotFoundError } from '../errors.js';
 
 export type BlockSelector =
@@ -15,7 +15,7 @@ const HASH = /^0x[0-9a-fA-F]{64}$/;
 
 /** Resolves to the block number, or undefined when a number lies beyond the head. */
 export function resolveBlockNumber(
-  chain: Chain,
+  chain: ChainReader,
   selector: BlockSelector | undefined,
 ): bigint | undefined {
   const value = selector ?? 'latest';
@@ -39,13 +39,16 @@ export function resolveBlockNumber(
 }
 
 /** Like `resolveBlockNumber`, but a block beyond the head is an error (state queries). */
-export function requireBlockNumber(chain: Chain, selector: BlockSelector | undefined): bigint {
+export function requireBlockNumber(
+  chain: ChainReader,
+  selector: BlockSelector | undefined,
+): bigint {
   const number = resolveBlockNumber(chain, selector);
   if (number === undefined) throw new NotFoundError('header not found');
   return number;
 }
 
-function numberOfHash(chain: Chain, hash: string): bigint {
+function numberOfHash(chain: ChainReader, hash: string): bigint {
   if (!HASH.test(hash)) throw new InvalidInputError(`invalid block hash ${hash}`);
   const block = chain.getBlockByHash(hexToBytes(hash as `0x${string}`));
   if (!block) throw new NotFoundError(`header for hash ${hash} not found`);

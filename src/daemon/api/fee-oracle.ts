@@ -4,7 +4,7 @@
  * suggestion follows what actually got included; an idle chain suggests the minimum gas price.
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
-import type { Chain } from '../chain/chain.js';
+import type { ChainReader } from '../chain/chain-reader.js';
 import type { StoredBlock } from '../chain/types.js';
 import { InvalidInputError } from '../errors.js';
 
@@ -27,7 +27,7 @@ export function effectiveTip(tx: TypedTransaction, baseFee: bigint): bigint {
 export class FeeOracle {
   private cached: { head: bigint; tip: bigint } | undefined;
 
-  constructor(private readonly chain: Chain) {}
+  constructor(private readonly chain: ChainReader) {}
 
   /** Suggested priority fee (eth_maxPriorityFeePerGas). */
   suggestedTip(): bigint {

@@ -1,54 +1,36 @@
 /**
- * The chain facade the API layer, the pool and the consensus engine use.
+ * The chain as the block producer holds it: every read of `ChainReader`, plus block production
+ * on the main thread.
  *
  * Why it is shaped this way:
  * - One writer. Blocks are produced one at a time (a promise chain serialises
  *   `buildAndCommitBlock`), on a state manager whose caches hold the head state between blocks,
  *   so a block's transactions never re-read what the previous block wrote.
- * - Many readers, none of them on the writer's state. Reads at any height open the trie at that
- *   block's stateRoot over the committed node table; since nodes are never deleted the head and
- *   every past block are equally readable. Calls run on private overlays and never persist.
- * - Hot reads are cached: recent blocks and receipts, and accounts of the head state (dropped
- *   whenever a block is committed), because `eth_getBalance` at 'latest' dominates RPC load.
+ * - Readers never see the writer's working state: they read committed blocks through the
+ *   `ChainReader` part of this object, or through a reader of their own on another thread that
+ *   follows the number this writer publishes in its `sharedHead` once a block is committed.
  */
 import type { Common } from '@ethereumjs/common';
-import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager, getMerkleStateProof } from '@ethereumjs/statemanager';
-import type { Proof } from '@ethereumjs/statemanager';
-import {
-  ValueEncoding,
-  bytesToHex,
-  createZeroAddress,
-  equalsBytes,
-  setLengthLeft,
-} from '@ethereumjs/util';
-import type { Account, Address } from '@ethereumjs/util';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { bytesToHex, createZeroAddress, equalsBytes } from '@ethereumjs/util';
+import type { Address } from '@ethereumjs/util';
 import { initCrypto } from '../crypto/wasm-crypto.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError } from '../errors.js';
 import type { PoolStateView, PooledTransaction } from '../txpool/types.js';
-import { nextBaseFee } from './base-fee.js';
 import { decodeBlockRecord, encodeBlockRecord, storedBlock } from './block-record.js';
-import { CallVmCache, estimateGas, executeCall } from './call.js';
 import { checksumAddress } from './checksum-address.js';
-import type { CallEnvironment, CallRequest, CallResult } from './call.js';
+import { ChainReader, blockHashSource, openTrie } from './chain-reader.js';
+import type { ReaderCacheBytes } from './chain-reader.js';
 import { createChainCommon } from './common.js';
 import { BlockExecutor } from './executor.js';
 import type { ExecutedTx } from './executor.js';
 import type { GenesisConfig } from './genesis.js';
 import { buildGenesisBlock } from './genesis-block.js';
-import { decodeReceipts, encodeReceipts, receiptsOfBlock } from './receipt-codec.js';
+import { encodeReceipts, receiptsOfBlock } from './receipt-codec.js';
+import { SharedHead } from './shared-head.js';
 import { ChainStore } from './store.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
-import { LruCache } from './lru-cache.js';
-import { blockRetainedBytes, receiptsRetainedBytes } from './retained-size.js';
-import type {
-  ChainReceipt,
-  ChainTransaction,
-  CommittedBlock,
-  StoredBlock,
-  TxResult,
-} from './types.js';
+import type { BeforeVisible, CommittedBlock, StoredBlock, TxResult } from './types.js';
 
 export interface ChainOptions {
   dataDir: string;
@@ -63,28 +45,19 @@ export interface ChainOptions {
    */
   minGasPrice?: bigint;
   /** Memory budgets (bytes, estimated) of the recent-block and recent-receipt caches. */
-  cacheBytes?: { blocks: number; receipts: number };
+  cacheBytes?: ReaderCacheBytes;
 }
 
 /**
- * Memory budgets of the recent-block and recent-receipt caches (estimates: `retained-size.ts`).
- * 16 MiB holds some 8 000 decoded transactions, the last few full blocks, for transaction and
- * block lookups; 16 MiB of receipts covers about 16 000 token transfers, enough for
- * `eth_getLogs` over recent ranges without decoding anything.
+ * Memory budgets of the producer's recent-block and recent-receipt caches (estimates:
+ * `retained-size.ts`). 16 MiB holds some 8 000 decoded transactions, the last few full blocks,
+ * for transaction and block lookups; 16 MiB of receipts covers about 16 000 token transfers,
+ * enough for `eth_getLogs` over recent ranges without decoding anything.
  */
-const RECENT_BLOCKS_BYTES = 16 * 2 ** 20;
-const RECENT_RECEIPTS_BYTES = 16 * 2 ** 20;
-const HEAD_ACCOUNTS = 100_000;
-
-function openTrie(common: Common, db: TrieNodeOverlay, root?: Uint8Array): MerklePatriciaTrie {
-  return new MerklePatriciaTrie({
-    db,
-    root,
-    useKeyHashing: true,
-    valueEncoding: ValueEncoding.Bytes,
-    common,
-  });
-}
+export const PRODUCER_CACHE_BYTES: ReaderCacheBytes = {
+  blocks: 16 * 2 ** 20,
+  receipts: 16 * 2 ** 20,
+};
 
 function ethereumTxAttributes(executed: ExecutedTx, index: number): TxResult['ethereumTx'] {
   const { pooled, result } = executed;
@@ -103,49 +76,37 @@ function ethereumTxAttributes(executed: ExecutedTx, index: number): TxResult['et
   };
 }
 
-/** What the EVM's BLOCKHASH needs: hashes of committed blocks by number. */
-function blockHashSource(
-  hashOf: (number: bigint) => Uint8Array | undefined,
-): EVMMockBlockchainInterface {
-  const source: EVMMockBlockchainInterface = {
-    getBlock: async (number: number) => {
-      const hash = hashOf(BigInt(number));
-      if (hash === undefined) throw new NotFoundError(`block ${number} not found`);
-      return { hash: () => hash };
-    },
-    putBlock: async () => {},
-    shallowCopy: () => source,
-  };
-  return source;
-}
-
-export class Chain implements PoolStateView {
-  private readonly blocksByNumber: LruCache<bigint, StoredBlock>;
-  private readonly receiptsByNumber: LruCache<bigint, ChainReceipt[]>;
-  private readonly headAccounts = new LruCache<string, Account | null>(HEAD_ACCOUNTS);
-  private headState: MerkleStateManager;
+export class Chain extends ChainReader implements PoolStateView {
+  /** The number of the last committed block, for readers on other threads. */
+  readonly sharedHead = new SharedHead();
   private producing: Promise<unknown> = Promise.resolve();
-  private readonly callVms = new CallVmCache();
 
   private constructor(
-    readonly common: Common,
-    private readonly store: ChainStore,
+    common: Common,
+    store: ChainStore,
     private readonly genesis: GenesisConfig,
     private readonly writeBack: TrieNodeOverlay,
     private readonly executionState: MerkleStateManager,
     private readonly executor: BlockExecutor,
-    private headBlock: StoredBlock,
+    headBlock: StoredBlock,
     private coinbaseAddress: Address,
-    private readonly callGasCap: bigint,
-    private readonly minGasPriceOverride: bigint | undefined,
-    cacheBytes: { blocks: number; receipts: number },
+    callGasCap: bigint,
+    minGasPrice: bigint,
+    cacheBytes: ReaderCacheBytes,
   ) {
-    this.blocksByNumber = new LruCache(cacheBytes.blocks, blockRetainedBytes);
-    this.receiptsByNumber = new LruCache<bigint, ChainReceipt[]>(
-      cacheBytes.receipts,
-      receiptsRetainedBytes,
+    super(
+      common,
+      store,
+      {
+        chainId: genesis.chainId,
+        blockGasLimit: genesis.gasLimit,
+        minGasPrice,
+        callGasCap,
+      },
+      headBlock,
+      cacheBytes,
     );
-    this.headState = this.openState(headBlock.block.header.stateRoot);
+    this.sharedHead.publish(headBlock.number);
   }
 
   /**
@@ -185,10 +146,9 @@ export class Chain implements PoolStateView {
         headBlock,
         options.coinbase ?? genesis.coinbase ?? createZeroAddress(),
         options.callGasCap ?? 25_000_000n,
-        options.minGasPrice,
-        options.cacheBytes ?? { blocks: RECENT_BLOCKS_BYTES, receipts: RECENT_RECEIPTS_BYTES },
+        options.minGasPrice ?? genesis.minGasPrice,
+        options.cacheBytes ?? PRODUCER_CACHE_BYTES,
       );
-      chain.blocksByNumber.set(headBlock.number, headBlock);
       built.chain = chain;
       return chain;
     } catch (error) {
@@ -230,14 +190,6 @@ export class Chain implements PoolStateView {
     }
   }
 
-  get chainId(): bigint {
-    return this.genesis.chainId;
-  }
-
-  get genesisHash(): Uint8Array {
-    return this.store.identity()!.genesisHash;
-  }
-
   /** Address that receives priority fees of the blocks produced from now on. */
   get coinbase(): Address {
     return this.coinbaseAddress;
@@ -247,165 +199,55 @@ export class Chain implements PoolStateView {
     this.coinbaseAddress = address;
   }
 
-  /** Minimum gas price (wei), also the floor of the base fee. */
-  get minGasPrice(): bigint {
-    return this.minGasPriceOverride ?? this.genesis.minGasPrice;
-  }
-
-  head(): StoredBlock {
-    return this.headBlock;
-  }
-
-  blockGasLimit(): bigint {
-    return this.genesis.gasLimit;
-  }
-
-  /** Base fee of the next block. */
-  nextBaseFee(): bigint {
-    const header = this.headBlock.block.header;
-    return nextBaseFee(
-      {
-        baseFeePerGas: header.baseFeePerGas ?? 0n,
-        gasUsed: header.gasUsed,
-        gasLimit: header.gasLimit,
-      },
-      this.minGasPrice,
-    );
-  }
-
-  getBlockByNumber(number: bigint): StoredBlock | undefined {
-    if (number < 0n || number > this.headBlock.number) return undefined;
-    const cached = this.blocksByNumber.get(number);
-    if (cached !== undefined) return cached;
-    const record = this.store.blockRecord(Number(number));
-    if (record === undefined) return undefined;
-    const stored = decodeBlockRecord(record, this.common);
-    this.blocksByNumber.set(number, stored);
-    return stored;
-  }
-
-  getBlockByHash(hash: Uint8Array): StoredBlock | undefined {
-    const number = this.store.blockNumberOf(hash);
-    return number === undefined ? undefined : this.getBlockByNumber(BigInt(number));
-  }
-
-  getTransaction(hash: Uint8Array): ChainTransaction | undefined {
-    const location = this.store.txLocation(hash);
-    if (location === undefined) return undefined;
-    const stored = this.getBlockByNumber(BigInt(location.blockNumber));
-    if (stored === undefined) return undefined;
-    return {
-      tx: stored.block.transactions[location.index],
-      blockNumber: stored.number,
-      blockHash: stored.hash,
-      index: location.index,
-      sender: stored.senders[location.index],
-    };
-  }
-
-  getBlockReceipts(number: bigint): ChainReceipt[] | undefined {
-    const cached = this.receiptsByNumber.get(number);
-    if (cached !== undefined) return cached;
-    const stored = this.getBlockByNumber(number);
-    const encoded = this.store.receiptsRlp(Number(number));
-    if (stored === undefined || encoded === undefined) return undefined;
-    const receipts = receiptsOfBlock(stored, decodeReceipts(encoded));
-    this.receiptsByNumber.set(number, receipts);
-    return receipts;
-  }
-
-  getReceipt(hash: Uint8Array): ChainReceipt | undefined {
-    const location = this.store.txLocation(hash);
-    if (location === undefined) return undefined;
-    return this.getBlockReceipts(BigInt(location.blockNumber))?.[location.index];
-  }
-
-  /** The account at the end of block `blockNumber`, or undefined if it does not exist. */
-  async getAccount(address: Address, blockNumber: bigint): Promise<Account | undefined> {
-    if (blockNumber !== this.headBlock.number) return this.stateAt(blockNumber).getAccount(address);
-    const key = address.toString();
-    const cached = this.headAccounts.get(key);
-    if (cached !== undefined) return cached ?? undefined;
-    const state = this.headState;
-    const account = await state.getAccount(address);
-    if (state === this.headState) this.headAccounts.set(key, account ?? null);
-    return account;
-  }
-
-  /**
-   * The balance at the head if the head-account cache holds the account (`addressHex` in any
-   * case): lets `eth_getBalance` answer without a state read or a promise.
-   */
-  cachedHeadBalance(addressHex: string, blockNumber: bigint): bigint | undefined {
-    if (blockNumber !== this.headBlock.number) return undefined;
-    const cached = this.headAccounts.get(addressHex.toLowerCase());
-    return cached === undefined ? undefined : (cached?.balance ?? 0n);
-  }
-
-  async getBalance(address: Address, blockNumber: bigint = this.headBlock.number): Promise<bigint> {
-    return (await this.getAccount(address, blockNumber))?.balance ?? 0n;
-  }
-
-  async getNonce(address: Address, blockNumber: bigint = this.headBlock.number): Promise<bigint> {
-    return (await this.getAccount(address, blockNumber))?.nonce ?? 0n;
-  }
-
-  async getCode(address: Address, blockNumber: bigint): Promise<Uint8Array> {
-    return this.stateAt(blockNumber).getCode(address);
-  }
-
-  /** The 32-byte storage word at `slot` (any length up to 32 bytes, left-padded). */
-  async getStorageAt(address: Address, slot: Uint8Array, blockNumber: bigint): Promise<Uint8Array> {
-    const state = this.stateAt(blockNumber);
-    if ((await state.getAccount(address)) === undefined) return new Uint8Array(32);
-    const value = await state.getStorage(address, setLengthLeft(slot, 32));
-    return setLengthLeft(value, 32);
-  }
-
-  /** EIP-1186 account and storage proof against the stateRoot of block `blockNumber`. */
-  async getProof(address: Address, slots: Uint8Array[], blockNumber: bigint): Promise<Proof> {
-    return getMerkleStateProof(
-      this.stateAt(blockNumber),
-      address,
-      slots.map((slot) => setLengthLeft(slot, 32)),
-    );
-  }
-
-  /** Executes a call on the state after block `blockNumber`; never persisted. */
-  async call(request: CallRequest, blockNumber: bigint): Promise<CallResult> {
-    return executeCall(this.callEnvironment(blockNumber), request);
-  }
-
-  /** Gas a request needs at block `blockNumber` (binary search, like geth). */
-  async estimateGas(request: CallRequest, blockNumber: bigint): Promise<bigint> {
-    return estimateGas(this.callEnvironment(blockNumber), request);
-  }
-
   /**
    * Executes `txs` in order on the head state and commits the block atomically. Transactions
    * that cannot execute are left out and returned in `rejected` so the pool can drop them.
    * A `timestamp` not after the parent's is raised to parent + 1 (timestamps strictly increase).
+   * `beforeVisible` runs once the block is durable; then, in one synchronous step, the block
+   * becomes the head on this thread and is published to the others. The caller's continuation
+   * after the returned promise runs before this thread serves another request.
    */
   buildAndCommitBlock(
     txs: readonly PooledTransaction[],
     timestamp: bigint,
+    beforeVisible?: BeforeVisible,
   ): Promise<CommittedBlock> {
-    const run = this.producing.then(() => this.produce(txs, timestamp));
+    const run = this.producing.then(() => this.produce(txs, timestamp, beforeVisible));
     this.producing = run.catch(() => undefined);
     return run;
   }
 
   /** Waits for the block in flight, then closes the store. */
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     await this.producing;
-    await this.store.close();
+    await super.close();
   }
 
   private async produce(
     txs: readonly PooledTransaction[],
     timestamp: bigint,
+    beforeVisible: BeforeVisible | undefined,
   ): Promise<CommittedBlock> {
-    const parent = this.headBlock;
+    const committed = await this.executeAndCommit(txs, timestamp);
+    const { block, receipts } = committed;
+    try {
+      await beforeVisible?.(committed, this.accountsAfter(block));
+    } finally {
+      // Published and adopted in one synchronous step, so a request this thread answers after
+      // another thread has shown the block sees it too. The block is durable whatever
+      // `beforeVisible` did, so it becomes the head in any case.
+      this.sharedHead.publish(block.number);
+      this.advanceHead(block, receipts);
+    }
+    return committed;
+  }
+
+  /** Executes and persists a block; on failure the execution state is back at the parent's. */
+  private async executeAndCommit(
+    txs: readonly PooledTransaction[],
+    timestamp: bigint,
+  ): Promise<CommittedBlock> {
+    const parent = this.head();
     const parentHeader = parent.block.header;
     const context = {
       parentHash: parent.hash,
@@ -434,7 +276,6 @@ export class Chain implements PoolStateView {
       });
       this.writeBack.clear();
       const receipts = receiptsOfBlock(stored, records);
-      this.advanceHead(stored, receipts);
       const results: TxResult[] = executed.included.map((e, index) => ({
         hash: e.pooled.hash,
         hashHex: e.pooled.hashHex,
@@ -451,40 +292,5 @@ export class Chain implements PoolStateView {
       await this.executionState.setStateRoot(parentHeader.stateRoot);
       throw error;
     }
-  }
-
-  private advanceHead(stored: StoredBlock, receipts: ChainReceipt[]): void {
-    this.headBlock = stored;
-    this.blocksByNumber.set(stored.number, stored);
-    this.receiptsByNumber.set(stored.number, receipts);
-    this.headState = this.openState(stored.block.header.stateRoot);
-    this.headAccounts.clear();
-  }
-
-  private openState(stateRoot: Uint8Array): MerkleStateManager {
-    const trie = openTrie(this.common, new TrieNodeOverlay(this.store.readTrieNode), stateRoot);
-    return new MerkleStateManager({ trie, common: this.common });
-  }
-
-  private stateAt(blockNumber: bigint): MerkleStateManager {
-    if (blockNumber === this.headBlock.number) return this.headState;
-    return this.openState(this.requireBlock(blockNumber).block.header.stateRoot);
-  }
-
-  private requireBlock(blockNumber: bigint): StoredBlock {
-    const stored = this.getBlockByNumber(blockNumber);
-    if (stored === undefined) throw new NotFoundError(`block ${blockNumber} not found`);
-    return stored;
-  }
-
-  private callEnvironment(blockNumber: bigint): CallEnvironment {
-    return {
-      common: this.common,
-      readNode: this.store.readTrieNode,
-      blockchain: blockHashSource((number) => this.getBlockByNumber(number)?.hash),
-      block: this.requireBlock(blockNumber).block,
-      gasCap: this.callGasCap,
-      vms: this.callVms,
-    };
   }
 }

@@ -13,7 +13,7 @@
  */
 import type { EventBus, Unsubscribe } from '../events/event-bus.js';
 import type { PooledTransaction, TxPoolApi } from '../txpool/types.js';
-import type { CommittedBlock, RejectedTx } from './types.js';
+import type { BeforeVisible, CommittedBlock, RejectedTx } from './types.js';
 
 export type ConsensusStep = 'propose' | 'prevote' | 'precommit' | 'commit';
 
@@ -27,12 +27,13 @@ export interface ConsensusStepEvent {
   blockHash?: string;
 }
 
-/** What the engine needs from the chain. */
+/** What the engine needs from the chain (see `Chain.buildAndCommitBlock`). */
 export interface BlockProducer {
   head(): { number: bigint };
   buildAndCommitBlock(
     txs: readonly PooledTransaction[],
     timestamp: bigint,
+    beforeVisible?: BeforeVisible,
   ): Promise<CommittedBlock>;
 }
 
@@ -123,13 +124,24 @@ export class ConsensusEngine {
     step('propose');
     step('prevote');
     step('precommit');
-    const committed = await chain.buildAndCommitBlock(txs, BigInt(Math.floor(this.now() / 1000)));
+    // The pool is brought up to date before any reader sees the block, and the block is
+    // published on the bus before this thread serves another request: whoever is shown the
+    // block then finds the pool, filters and subscriptions already past it.
+    const committed = await chain.buildAndCommitBlock(
+      txs,
+      BigInt(Math.floor(this.now() / 1000)),
+      (block, state) => {
+        for (const rejected of block.rejected) {
+          pool.drop(rejected.hashHex);
+          this.options.onRejected?.(rejected);
+        }
+        return pool.onBlockCommitted(
+          block.results.map((r) => r.hashHex),
+          state,
+        );
+      },
+    );
     step('commit', committed.block.hashHex);
-    for (const rejected of committed.rejected) {
-      pool.drop(rejected.hashHex);
-      this.options.onRejected?.(rejected);
-    }
-    await pool.onBlockCommitted(committed.results.map((r) => r.hashHex));
     bus.publishBlock({
       block: committed.block,
       receipts: committed.receipts,

@@ -126,6 +126,15 @@ export class ChainStore {
     return { blockNumber: stored[0], index: stored[1], sender: new Uint8Array(stored[2]) };
   }
 
+  /**
+   * Makes the next read see every transaction committed so far. Reads otherwise share a snapshot
+   * until the event loop's next turn, which is too late for a thread that has just learnt of a
+   * block another thread committed.
+   */
+  startFreshSnapshot(): void {
+    this.root.resetReadTxn();
+  }
+
   /** Synchronous node read for the trie layers above. */
   readonly readTrieNode = (key: string): Uint8Array | undefined =>
     this.trieNodes.getBinary(nodeKey(key));

@@ -5,6 +5,7 @@
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
+import type { AccountReads } from '../txpool/types.js';
 
 /** A committed block with the facts every reader needs, computed once. */
 export interface StoredBlock {
@@ -99,3 +100,9 @@ export interface CommittedBlock {
   results: TxResult[];
   rejected: RejectedTx[];
 }
+
+/**
+ * Work on a committed block before any reader can see it: the block is durable, and `state`
+ * reads its post-state, while the head every thread shows is still its parent.
+ */
+export type BeforeVisible = (committed: CommittedBlock, state: AccountReads) => Promise<void>;

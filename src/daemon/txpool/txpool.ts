@@ -29,6 +29,7 @@ import { SenderTransactions } from './sender-transactions.js';
 import type { PoolEntry } from './sender-transactions.js';
 import { SerialQueue } from './serial-queue.js';
 import type {
+  AccountReads,
   PoolLimits,
   PoolStateView,
   PoolStatus,
@@ -138,14 +139,13 @@ export class TxPool implements TxPoolApi {
     return [...this.order.txs];
   }
 
-  onBlockCommitted(includedHashes: readonly string[]): Promise<void> {
+  onBlockCommitted(includedHashes: readonly string[], state: AccountReads): Promise<void> {
     return this.serial.run(async () => {
       const affected = new Map<string, SenderTransactions>();
       for (const hashHex of includedHashes) {
         const account = this.removeByHash(hashHex);
         if (account !== undefined) affected.set(account.key, account);
       }
-      const { state } = this.options;
       const remaining = [...affected.values()].filter((account) => account.size > 0);
       const fresh = await Promise.all(
         remaining.map(async (account) => ({

@@ -5,12 +5,15 @@
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
 
-/** What the pool needs to know about the latest committed state. */
-export interface PoolStateView {
-  /** Account nonce at the head of the chain. */
+/** Nonces and balances of one committed state. */
+export interface AccountReads {
   getNonce(address: Address): Promise<bigint>;
-  /** Account balance (wei) at the head of the chain. */
+  /** Balance in wei. */
   getBalance(address: Address): Promise<bigint>;
+}
+
+/** What the pool needs to know about the latest committed state (reads at the head). */
+export interface PoolStateView extends AccountReads {
   /** Base fee the next block will have (wei). */
   nextBaseFee(): bigint;
   /** Gas limit of the next block. */
@@ -76,10 +79,11 @@ export interface TxPoolApi {
   /** Executable transactions in the order a block should include them. */
   executable(): PooledTransaction[];
   /**
-   * Called by the consensus engine after a block is committed: drops included and stale
-   * transactions, promotes queued ones that became executable, re-checks balances.
+   * Called by the consensus engine once a block is committed, before readers see it: drops
+   * included and stale transactions, promotes queued ones that became executable, re-checks
+   * balances, all against `state`, the block's post-state.
    */
-  onBlockCommitted(includedHashes: readonly string[]): Promise<void>;
+  onBlockCommitted(includedHashes: readonly string[], state: AccountReads): Promise<void>;
   /** Drops a transaction that failed to execute as invalid at block time. */
   drop(hashHex: string): void;
   getByHash(hashHex: string): PooledTransaction | undefined;

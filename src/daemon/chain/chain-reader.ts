@@ -1,0 +1,353 @@
+/**
+ * Reads of the committed chain: blocks, transactions, receipts, account state at any height,
+ * proofs and calls. The block producer (`Chain`) is one; every thread that serves JSON-RPC
+ * reads holds another over the same database.
+ *
+ * Why it is shaped this way:
+ * - Reads at any height open the trie at that block's stateRoot over the committed node table;
+ *   since nodes are never deleted the head and every past block are equally readable, and no
+ *   reader ever touches the producer's working state. Calls run on private overlays and never
+ *   persist.
+ * - Hot reads are cached: recent blocks and receipts, and accounts of the head state (dropped
+ *   whenever the head moves), because `eth_getBalance` at 'latest' dominates RPC load.
+ * - A reader on another thread follows the producer through a {@link SharedHead}: whenever the
+ *   published number differs from its own head it starts a fresh database snapshot and moves
+ *   to the new block, before answering anything. Every read path goes through that check, so
+ *   no thread answers from a snapshot older than a block another thread has already shown.
+ */
+import type { Common } from '@ethereumjs/common';
+import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { MerkleStateManager, getMerkleStateProof } from '@ethereumjs/statemanager';
+import type { Proof } from '@ethereumjs/statemanager';
+import { ValueEncoding, setLengthLeft } from '@ethereumjs/util';
+import type { Account, Address } from '@ethereumjs/util';
+import { initCrypto } from '../crypto/wasm-crypto.js';
+import { NotFoundError, ServerError } from '../errors.js';
+import { nextBaseFee } from './base-fee.js';
+import { decodeBlockRecord } from './block-record.js';
+import { CallVmCache, estimateGas, executeCall } from './call.js';
+import type { CallEnvironment, CallRequest, CallResult } from './call.js';
+import { createChainCommon } from './common.js';
+import { LruCache } from './lru-cache.js';
+import { decodeReceipts, receiptsOfBlock } from './receipt-codec.js';
+import { blockRetainedBytes, receiptsRetainedBytes } from './retained-size.js';
+import { SharedHead } from './shared-head.js';
+import { ChainStore } from './store.js';
+import { TrieNodeOverlay } from './trie-node-overlay.js';
+import type { AccountReads } from '../txpool/types.js';
+import type { ChainReceipt, ChainTransaction, StoredBlock } from './types.js';
+
+/** The chain's fixed parameters, as the block producer resolved them at start-up. */
+export interface ChainParameters {
+  chainId: bigint;
+  /** Gas limit of every block. */
+  blockGasLimit: bigint;
+  /** Minimum gas price (wei), also the floor of the base fee. */
+  minGasPrice: bigint;
+  /** Most gas `call` and `estimateGas` may use (`--json-rpc.gas-cap`). */
+  callGasCap: bigint;
+}
+
+/** Memory budgets (bytes, estimated) of the recent-block and recent-receipt caches. */
+export interface ReaderCacheBytes {
+  blocks: number;
+  receipts: number;
+}
+
+export interface FollowerOptions {
+  dataDir: string;
+  parameters: ChainParameters;
+  /** The producer's {@link SharedHead} buffer. */
+  sharedHead: SharedArrayBuffer;
+  cacheBytes: ReaderCacheBytes;
+}
+
+const HEAD_ACCOUNTS = 100_000;
+
+export function openTrie(
+  common: Common,
+  db: TrieNodeOverlay,
+  root?: Uint8Array,
+): MerklePatriciaTrie {
+  return new MerklePatriciaTrie({
+    db,
+    root,
+    useKeyHashing: true,
+    valueEncoding: ValueEncoding.Bytes,
+    common,
+  });
+}
+
+/** What the EVM's BLOCKHASH needs: hashes of committed blocks by number. */
+export function blockHashSource(
+  hashOf: (number: bigint) => Uint8Array | undefined,
+): EVMMockBlockchainInterface {
+  const source: EVMMockBlockchainInterface = {
+    getBlock: async (number: number) => {
+      const hash = hashOf(BigInt(number));
+      if (hash === undefined) throw new NotFoundError(`block ${number} not found`);
+      return { hash: () => hash };
+    },
+    putBlock: async () => {},
+    shallowCopy: () => source,
+  };
+  return source;
+}
+
+export class ChainReader {
+  private readonly blocksByNumber: LruCache<bigint, StoredBlock>;
+  private readonly receiptsByNumber: LruCache<bigint, ChainReceipt[]>;
+  private readonly headAccounts = new LruCache<string, Account | null>(HEAD_ACCOUNTS);
+  private headState: MerkleStateManager;
+  private readonly callVms = new CallVmCache();
+
+  protected constructor(
+    readonly common: Common,
+    protected readonly store: ChainStore,
+    readonly parameters: ChainParameters,
+    private headBlock: StoredBlock,
+    cacheBytes: ReaderCacheBytes,
+    /** Set on readers that follow a producer on another thread. */
+    private readonly followed?: SharedHead,
+  ) {
+    this.blocksByNumber = new LruCache(cacheBytes.blocks, blockRetainedBytes);
+    this.receiptsByNumber = new LruCache<bigint, ChainReceipt[]>(
+      cacheBytes.receipts,
+      receiptsRetainedBytes,
+    );
+    this.headState = this.openState(headBlock.block.header.stateRoot);
+    this.blocksByNumber.set(headBlock.number, headBlock);
+  }
+
+  /**
+   * A reader for a thread other than the producer's, over the same data directory, starting at
+   * the head the producer has published. The producer must have opened the chain first.
+   */
+  static async openFollower(options: FollowerOptions): Promise<ChainReader> {
+    await initCrypto();
+    const common = createChainCommon(options.parameters.chainId);
+    const store = ChainStore.open(options.dataDir);
+    const followed = new SharedHead(options.sharedHead);
+    const record = store.blockRecord(Number(followed.read()));
+    if (record === undefined) {
+      await store.close();
+      throw new ServerError(`block ${followed.read()} is not in the chain store`);
+    }
+    return new ChainReader(
+      common,
+      store,
+      options.parameters,
+      decodeBlockRecord(record, common),
+      options.cacheBytes,
+      followed,
+    );
+  }
+
+  get chainId(): bigint {
+    return this.parameters.chainId;
+  }
+
+  get genesisHash(): Uint8Array {
+    return this.store.identity()!.genesisHash;
+  }
+
+  /** Minimum gas price (wei), also the floor of the base fee. */
+  get minGasPrice(): bigint {
+    return this.parameters.minGasPrice;
+  }
+
+  blockGasLimit(): bigint {
+    return this.parameters.blockGasLimit;
+  }
+
+  head(): StoredBlock {
+    if (this.followed !== undefined) this.follow(this.followed);
+    return this.headBlock;
+  }
+
+  /** Base fee of the next block. */
+  nextBaseFee(): bigint {
+    const header = this.head().block.header;
+    return nextBaseFee(
+      {
+        baseFeePerGas: header.baseFeePerGas ?? 0n,
+        gasUsed: header.gasUsed,
+        gasLimit: header.gasLimit,
+      },
+      this.minGasPrice,
+    );
+  }
+
+  getBlockByNumber(number: bigint): StoredBlock | undefined {
+    if (number < 0n || number > this.head().number) return undefined;
+    const cached = this.blocksByNumber.get(number);
+    if (cached !== undefined) return cached;
+    const record = this.store.blockRecord(Number(number));
+    if (record === undefined) return undefined;
+    const stored = decodeBlockRecord(record, this.common);
+    this.blocksByNumber.set(number, stored);
+    return stored;
+  }
+
+  getBlockByHash(hash: Uint8Array): StoredBlock | undefined {
+    this.head();
+    const number = this.store.blockNumberOf(hash);
+    return number === undefined ? undefined : this.getBlockByNumber(BigInt(number));
+  }
+
+  getTransaction(hash: Uint8Array): ChainTransaction | undefined {
+    this.head();
+    const location = this.store.txLocation(hash);
+    if (location === undefined) return undefined;
+    const stored = this.getBlockByNumber(BigInt(location.blockNumber));
+    if (stored === undefined) return undefined;
+    return {
+      tx: stored.block.transactions[location.index],
+      blockNumber: stored.number,
+      blockHash: stored.hash,
+      index: location.index,
+      sender: stored.senders[location.index],
+    };
+  }
+
+  getBlockReceipts(number: bigint): ChainReceipt[] | undefined {
+    const cached = this.receiptsByNumber.get(number);
+    if (cached !== undefined) return cached;
+    const stored = this.getBlockByNumber(number);
+    const encoded = this.store.receiptsRlp(Number(number));
+    if (stored === undefined || encoded === undefined) return undefined;
+    const receipts = receiptsOfBlock(stored, decodeReceipts(encoded));
+    this.receiptsByNumber.set(number, receipts);
+    return receipts;
+  }
+
+  getReceipt(hash: Uint8Array): ChainReceipt | undefined {
+    this.head();
+    const location = this.store.txLocation(hash);
+    if (location === undefined) return undefined;
+    return this.getBlockReceipts(BigInt(location.blockNumber))?.[location.index];
+  }
+
+  /** The account at the end of block `blockNumber`, or undefined if it does not exist. */
+  async getAccount(address: Address, blockNumber: bigint): Promise<Account | undefined> {
+    if (blockNumber !== this.head().number) return this.stateAt(blockNumber).getAccount(address);
+    const key = address.toString();
+    const cached = this.headAccounts.get(key);
+    if (cached !== undefined) return cached ?? undefined;
+    const state = this.headState;
+    const account = await state.getAccount(address);
+    if (state === this.headState) this.headAccounts.set(key, account ?? null);
+    return account;
+  }
+
+  /**
+   * The balance at the head if the head-account cache holds the account (`addressHex` in any
+   * case): lets `eth_getBalance` answer without a state read or a promise.
+   */
+  cachedHeadBalance(addressHex: string, blockNumber: bigint): bigint | undefined {
+    if (blockNumber !== this.head().number) return undefined;
+    const cached = this.headAccounts.get(addressHex.toLowerCase());
+    return cached === undefined ? undefined : (cached?.balance ?? 0n);
+  }
+
+  async getBalance(address: Address, blockNumber: bigint = this.head().number): Promise<bigint> {
+    return (await this.getAccount(address, blockNumber))?.balance ?? 0n;
+  }
+
+  async getNonce(address: Address, blockNumber: bigint = this.head().number): Promise<bigint> {
+    return (await this.getAccount(address, blockNumber))?.nonce ?? 0n;
+  }
+
+  async getCode(address: Address, blockNumber: bigint): Promise<Uint8Array> {
+    return this.stateAt(blockNumber).getCode(address);
+  }
+
+  /** The 32-byte storage word at `slot` (any length up to 32 bytes, left-padded). */
+  async getStorageAt(address: Address, slot: Uint8Array, blockNumber: bigint): Promise<Uint8Array> {
+    const state = this.stateAt(blockNumber);
+    if ((await state.getAccount(address)) === undefined) return new Uint8Array(32);
+    const value = await state.getStorage(address, setLengthLeft(slot, 32));
+    return setLengthLeft(value, 32);
+  }
+
+  /** EIP-1186 account and storage proof against the stateRoot of block `blockNumber`. */
+  async getProof(address: Address, slots: Uint8Array[], blockNumber: bigint): Promise<Proof> {
+    return getMerkleStateProof(
+      this.stateAt(blockNumber),
+      address,
+      slots.map((slot) => setLengthLeft(slot, 32)),
+    );
+  }
+
+  /** Executes a call on the state after block `blockNumber`; never persisted. */
+  async call(request: CallRequest, blockNumber: bigint): Promise<CallResult> {
+    return executeCall(this.callEnvironment(blockNumber), request);
+  }
+
+  /** Gas a request needs at block `blockNumber` (binary search, like geth). */
+  async estimateGas(request: CallRequest, blockNumber: bigint): Promise<bigint> {
+    return estimateGas(this.callEnvironment(blockNumber), request);
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+
+  /** Nonces and balances after `stored`, whether or not it is the head yet. */
+  protected accountsAfter(stored: StoredBlock): AccountReads {
+    const state = this.openState(stored.block.header.stateRoot);
+    return {
+      getNonce: async (address) => (await state.getAccount(address))?.nonce ?? 0n,
+      getBalance: async (address) => (await state.getAccount(address))?.balance ?? 0n,
+    };
+  }
+
+  /** Makes `stored` the head: what reads at 'latest' see from now on. */
+  protected advanceHead(stored: StoredBlock, receipts?: ChainReceipt[]): void {
+    this.headBlock = stored;
+    this.blocksByNumber.set(stored.number, stored);
+    if (receipts !== undefined) this.receiptsByNumber.set(stored.number, receipts);
+    this.headState = this.openState(stored.block.header.stateRoot);
+    this.headAccounts.clear();
+  }
+
+  /** Moves to the block the producer published last, on a fresh database snapshot. */
+  private follow(followed: SharedHead): void {
+    const published = followed.read();
+    if (published === this.headBlock.number) return;
+    this.store.startFreshSnapshot();
+    const record = this.store.blockRecord(Number(published));
+    if (record === undefined) {
+      throw new ServerError(`block ${published} was published but is not in the chain store`);
+    }
+    this.advanceHead(decodeBlockRecord(record, this.common));
+  }
+
+  private openState(stateRoot: Uint8Array): MerkleStateManager {
+    const trie = openTrie(this.common, new TrieNodeOverlay(this.store.readTrieNode), stateRoot);
+    return new MerkleStateManager({ trie, common: this.common });
+  }
+
+  private stateAt(blockNumber: bigint): MerkleStateManager {
+    if (blockNumber === this.head().number) return this.headState;
+    return this.openState(this.requireBlock(blockNumber).block.header.stateRoot);
+  }
+
+  private requireBlock(blockNumber: bigint): StoredBlock {
+    const stored = this.getBlockByNumber(blockNumber);
+    if (stored === undefined) throw new NotFoundError(`block ${blockNumber} not found`);
+    return stored;
+  }
+
+  private callEnvironment(blockNumber: bigint): CallEnvironment {
+    return {
+      common: this.common,
+      readNode: this.store.readTrieNode,
+      blockchain: blockHashSource((number) => this.getBlockByNumber(number)?.hash),
+      block: this.requireBlock(blockNumber).block,
+      gasCap: this.parameters.callGasCap,
+      vms: this.callVms,
+    };
+  }
+}
