@@ -2,11 +2,11 @@
  * The call/transaction object of eth_call and eth_estimateGas: its schema and its conversion
  * to the chain's `CallRequest`. Unknown fields are ignored (clients add `type`, `chainId`, ...).
  */
-import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { CallRequest } from '../chain/call.js';
 import { InvalidInputError } from '../errors.js';
 import type { JsonSchema } from '../rpc/params.js';
-import { addressSchema, dataSchema, quantitySchema } from './hex-schemas.js';
+import { addressSchema, dataSchema, quantitySchema, toAddress } from './hex-schemas.js';
 
 export interface CallObject {
   from?: string;
@@ -38,7 +38,6 @@ export const callObjectSchema: JsonSchema = {
   description: 'a call object {from, to, gas, gasPrice, value, data, ...}',
 };
 
-const toAddress = (value: string) => new Address(hexToBytes(value as PrefixedHexString));
 const toBigInt = (value: string | undefined) => (value === undefined ? undefined : BigInt(value));
 
 /**

@@ -1,4 +1,4 @@
-/** eth_* methods that read blocks, transactions and receipts. */
+/** eth_* methods that read committed blocks, their transactions and receipts. */
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { StoredBlock } from '../chain/types.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
@@ -17,14 +17,14 @@ import {
   hash32Schema,
   quantitySchema,
 } from './hex-schemas.js';
-import type { NodeServices } from './services.js';
+import type { ChainView } from './services.js';
 
 const bytes = (value: string) => hexToBytes(value as PrefixedHexString);
 const blockHashParam = { name: 'blockHash', schema: hash32Schema };
 const blockNumberParam = { name: 'block', schema: blockNumberOrTagSchema };
 const indexParam = { name: 'index', schema: quantitySchema };
 
-export function ethBlockMethods({ chain, pool, format }: NodeServices): MethodDefinition[] {
+export function ethBlockMethods({ chain, format }: ChainView): MethodDefinition[] {
   const byNumber = (selector: BlockSelector): StoredBlock | undefined => {
     const number = resolveBlockNumber(chain, selector);
     return number === undefined ? undefined : chain.getBlockByNumber(number);
@@ -81,23 +81,6 @@ export function ethBlockMethods({ chain, pool, format }: NodeServices): MethodDe
       handler: ([hash]) => {
         const block = byHash(hash);
         return block ? quantity(block.block.transactions.length) : null;
-      },
-    }),
-    defineMethod<[string]>({
-      name: 'eth_getTransactionByHash',
-      params: [{ name: 'transactionHash', schema: hash32Schema }],
-      handler: ([hash]) => {
-        const committed = chain.getTransaction(bytes(hash));
-        const block = committed && chain.getBlockByNumber(committed.blockNumber);
-        if (committed && block) {
-          return formatTransaction(
-            committed.tx,
-            committed.sender,
-            locationInBlock(block, committed.index),
-          );
-        }
-        const pending = pool.getByHash(hash.toLowerCase());
-        return pending ? formatTransaction(pending.tx, pending.sender) : null;
       },
     }),
     defineMethod<[string, string]>({

@@ -1,14 +1,13 @@
 /** eth_* methods that read account state at a block, or execute against it. */
-import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { hexToBytes } from '@ethereumjs/util';
 import { ServerError } from '../errors.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { callObjectSchema, toCallRequest, type CallObject } from './call-request.js';
 import { hex, quantity } from './formatters.js';
-import { addressSchema, blockSelectorSchema } from './hex-schemas.js';
-import type { NodeServices } from './services.js';
+import { addressSchema, blockSelectorSchema, toAddress } from './hex-schemas.js';
+import type { ChainView } from './services.js';
 
-const toAddress = (value: string) => new Address(hexToBytes(value as PrefixedHexString));
 const address = { name: 'address', schema: addressSchema };
 const block = { name: 'block', schema: blockSelectorSchema, optional: true };
 
@@ -24,7 +23,7 @@ function slotBytes(key: string): Uint8Array {
   return hexToBytes(`0x${digits.length % 2 === 0 ? digits : `0${digits}`}`);
 }
 
-type Proof = Awaited<ReturnType<NodeServices['chain']['getProof']>>;
+type Proof = Awaited<ReturnType<ChainView['chain']['getProof']>>;
 
 /**
  * EIP-1186 in geth's form: one storage entry per requested key (keys echoed as given), values as
@@ -44,7 +43,7 @@ function formatProof(proof: Proof, keys: readonly string[]): Record<string, unkn
   };
 }
 
-export function ethStateMethods({ chain, pool }: NodeServices): MethodDefinition[] {
+export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
   return [
     defineMethod<[string, BlockSelector?]>({
       name: 'eth_getBalance',
@@ -56,14 +55,6 @@ export function ethStateMethods({ chain, pool }: NodeServices): MethodDefinition
           ? quantity(cached)
           : chain.getBalance(toAddress(who), blockNumber).then(quantity);
       },
-    }),
-    defineMethod<[string, BlockSelector?]>({
-      name: 'eth_getTransactionCount',
-      params: [address, block],
-      handler: async ([who, selector]) =>
-        selector === 'pending'
-          ? quantity(await pool.pendingNonce(toAddress(who)))
-          : quantity(await chain.getNonce(toAddress(who), requireBlockNumber(chain, selector))),
     }),
     defineMethod<[string, BlockSelector?]>({
       name: 'eth_getCode',

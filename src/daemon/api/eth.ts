@@ -1,77 +1,27 @@
 /**
- * The eth namespace: chain facts, fees, raw transaction submission and the PoW-only methods,
- * composed with the block and state readers. Other modules (accounts, logs, filters,
- * subscriptions) add their methods through `extraMethods`.
+ * The eth namespace: chain facts, fees and the PoW-only methods, composed with the block and
+ * state readers (together the methods any thread can serve from the committed chain), plus the
+ * pool's methods and the coinbase. Other modules (accounts, logs, filters, subscriptions) add
+ * their methods through `extraMethods`.
  */
-import { createTxFromRLP } from '@ethereumjs/tx';
-import { RLP } from '@ethereumjs/rlp';
-import { bytesToBigInt, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import { InvalidInputError, TransactionRejectedError, UnsupportedError } from '../errors.js';
+import { UnsupportedError } from '../errors.js';
 import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { ethBlockMethods } from './eth-blocks.js';
+import { ethPoolMethods } from './eth-pool.js';
 import { ethStateMethods } from './eth-state.js';
 import type { FeeOracle } from './fee-oracle.js';
-import { hex, quantity } from './formatters.js';
-import { blockNumberOrTagSchema, dataSchema, hash32Schema, quantitySchema } from './hex-schemas.js';
-import type { NodeServices } from './services.js';
+import { quantity } from './formatters.js';
+import { blockNumberOrTagSchema, hash32Schema, quantitySchema } from './hex-schemas.js';
+import type { ChainView, NodeServices } from './services.js';
 
 /** The eth wire protocol version a geth of the merge era reports (eth/65 = 0x41 in Ethermint). */
 const PROTOCOL_VERSION = '0x41';
-/** Type of EIP-4844 blob transactions, which this node refuses. */
-const BLOB_TX_TYPE = 3;
-
-/**
- * The chain id a raw transaction was signed for, read from its encoding without the library's
- * checks (which would throw their own message first): a typed transaction's first field, or
- * EIP-155's `v = 35 + 2 * chainId (+1)` of a legacy one; undefined when unprotected or unreadable.
- */
-function signedChainId(bytes: Uint8Array): bigint | undefined {
-  try {
-    if (bytes[0] <= 0x7f) {
-      const fields = RLP.decode(bytes.subarray(1)) as Uint8Array[];
-      return bytesToBigInt(fields[0]);
-    }
-    const fields = RLP.decode(bytes) as Uint8Array[];
-    const v = bytesToBigInt(fields[6]);
-    return v >= 35n ? (v - 35n) / 2n : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function decodeRawTransaction(services: NodeServices, raw: string) {
-  const bytes = hexToBytes(raw as PrefixedHexString);
-  if (bytes.length === 0) throw new InvalidInputError('invalid raw transaction: empty');
-  if (bytes[0] === BLOB_TX_TYPE) {
-    throw new TransactionRejectedError('blob transactions (type 3) are not supported by this node');
-  }
-  const chainId = signedChainId(bytes);
-  if (chainId !== undefined && chainId !== services.chain.chainId) {
-    throw new TransactionRejectedError(
-      `invalid chain id for signer: have ${chainId} want ${services.chain.chainId}`,
-    );
-  }
-  try {
-    return createTxFromRLP(bytes, { common: services.chain.common });
-  } catch (error) {
-    throw new InvalidInputError(
-      `invalid raw transaction: ${(error as Error).message.split('\n')[0]}`,
-    );
-  }
-}
-
-function chainInfoMethods(services: NodeServices, fees: FeeOracle): MethodDefinition[] {
-  const { chain } = services;
+function chainInfoMethods({ chain }: ChainView, fees: FeeOracle): MethodDefinition[] {
   return [
     defineMethod<[]>({ name: 'eth_chainId', params: [], handler: () => quantity(chain.chainId) }),
     defineMethod<[]>({ name: 'eth_protocolVersion', params: [], handler: () => PROTOCOL_VERSION }),
     defineMethod<[]>({ name: 'eth_syncing', params: [], handler: () => false }),
-    defineMethod<[]>({
-      name: 'eth_coinbase',
-      params: [],
-      handler: () => chain.coinbase.toString(),
-    }),
     defineMethod<[]>({
       name: 'eth_gasPrice',
       params: [],
@@ -116,12 +66,6 @@ function chainInfoMethods(services: NodeServices, fees: FeeOracle): MethodDefini
           ...(history.reward ? { reward: history.reward.map((row) => row.map(quantity)) } : {}),
         };
       },
-    }),
-    defineMethod<[string]>({
-      name: 'eth_sendRawTransaction',
-      params: [{ name: 'signedTransaction', schema: dataSchema }],
-      handler: async ([raw]) =>
-        hex((await services.pool.add(decodeRawTransaction(services, raw))).hash),
     }),
   ];
 }
@@ -182,6 +126,18 @@ function proofOfWorkMethods(): MethodDefinition[] {
   ];
 }
 
+/**
+ * The eth methods that read only the committed chain: what a JSON-RPC thread serves on its own.
+ */
+export function ethChainMethods(view: ChainView, fees: FeeOracle): MethodDefinition[] {
+  return [
+    ...chainInfoMethods(view, fees),
+    ...ethBlockMethods(view),
+    ...ethStateMethods(view),
+    ...proofOfWorkMethods(),
+  ];
+}
+
 export function ethNamespace(
   services: NodeServices,
   fees: FeeOracle,
@@ -191,10 +147,13 @@ export function ethNamespace(
     namespace: 'eth',
     access: 'public',
     methods: [
-      ...chainInfoMethods(services, fees),
-      ...ethBlockMethods(services),
-      ...ethStateMethods(services),
-      ...proofOfWorkMethods(),
+      ...ethChainMethods(services, fees),
+      defineMethod<[]>({
+        name: 'eth_coinbase',
+        params: [],
+        handler: () => services.chain.coinbase.toString(),
+      }),
+      ...ethPoolMethods(services),
       ...extraMethods,
     ],
   };

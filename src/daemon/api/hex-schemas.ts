@@ -3,6 +3,7 @@
  * without leading zeros, DATA of even length, addresses of exactly 20 bytes. Each carries a
  * `description` that completes the sentence "must be ..." in parameter errors.
  */
+import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { JsonSchema } from '../rpc/params.js';
 
 export const quantitySchema: JsonSchema = {
@@ -66,3 +67,8 @@ export const blockSelectorSchema: JsonSchema = {
   description:
     'a block number (hex QUANTITY), a tag (earliest, latest, pending, safe, finalized), a 32-byte block hash, or an EIP-1898 object {blockHash} / {blockNumber}',
 };
+
+/** The `Address` of a value that passed `addressSchema`. */
+export function toAddress(value: string): Address {
+  return new Address(hexToBytes(value as PrefixedHexString));
+}

@@ -5,11 +5,10 @@
  * Passed to `minerNamespace(extra)`.
  */
 import { readFile } from 'node:fs/promises';
-import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { writeFileAtomic } from '../datadir/atomic-write.js';
 import { ServerError } from '../errors.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
-import { addressSchema, quantitySchema } from './hex-schemas.js';
+import { addressSchema, quantitySchema, toAddress } from './hex-schemas.js';
 import type { NodeServices } from './services.js';
 
 /** The config-file key miner_setGasPrice writes (the `daemon start` flag's name). */
@@ -28,7 +27,7 @@ export function minerConfigMethods(
       name: 'miner_setEtherbase',
       params: [{ name: 'address', schema: addressSchema }],
       handler: ([address]) => {
-        services.chain.setCoinbase(new Address(hexToBytes(address as PrefixedHexString)));
+        services.chain.setCoinbase(toAddress(address));
         services.logger.info('validator reward address changed', { address });
         return true;
       },

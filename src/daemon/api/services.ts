@@ -4,12 +4,22 @@
  */
 import type { DataDirLayout } from '../../shared/datadir-layout.js';
 import type { Chain } from '../chain/chain.js';
+import type { ChainReader } from '../chain/chain-reader.js';
 import type { NodeConfig } from '../config/options.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { LogReaders } from '../events/log-readers.js';
 import type { Logger } from '../logger.js';
 import type { TxPoolApi } from '../txpool/types.js';
 import type { FormatOptions } from './formatters.js';
+
+/**
+ * What methods that only read the committed chain are given. Any thread that serves JSON-RPC
+ * can build them, over the producer's chain or over a reader of its own.
+ */
+export interface ChainView {
+  chain: ChainReader;
+  format: FormatOptions;
+}
 
 export interface NodeServices {
   chain: Chain;
