@@ -8,7 +8,9 @@
  *
  * It exists because Node's `http` server spends more CPU per request than the whole node's
  * budget for a small JSON-RPC call (docs/benchmarks.md); this reader does only what the
- * endpoint needs.
+ * endpoint needs. For the same reason it walks the received bytes with an offset rather than
+ * slicing them at every step, and remembers the heads it has parsed: a client sends the same
+ * head again and again (only the body changes), and parsing it was the reader's largest cost.
  */
 
 /**
@@ -78,6 +80,28 @@ const DECIMAL = /^\d+$/;
 const INVALID_VALUE = /[\r\n\0]/;
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,8})(?:[ \t]*;.*)?$/;
 const MAX_CHUNK_LINE = 1024;
+const EMPTY_BODY = Buffer.alloc(0);
+/** Heads longer than this are parsed every time (browsers' and proxies' heads). */
+const MAX_REMEMBERED_HEAD = 1024;
+/** Parsed heads kept; the whole set is dropped when full (there are few distinct heads). */
+const REMEMBERED_HEADS = 256;
+
+/**
+ * Parsed heads by their text, shared by all connections: a head's parse depends on nothing
+ * else, and a parsed head is never changed (it is `Readonly`), so one object can serve them all.
+ */
+const rememberedHeads = new Map<string, HttpRequestHead>();
+
+function parseHeadOnce(text: string): HttpRequestHead {
+  if (text.length > MAX_REMEMBERED_HEAD) return parseHead(text);
+  let head = rememberedHeads.get(text);
+  if (head === undefined) {
+    head = parseHead(text);
+    if (rememberedHeads.size >= REMEMBERED_HEADS) rememberedHeads.clear();
+    rememberedHeads.set(text, head);
+  }
+  return head;
+}
 
 function badRequest(message: string): HttpProtocolError {
   return new HttpProtocolError(400, `bad request: ${message}`);
@@ -164,7 +188,9 @@ function keepsAlive(connection: string | undefined, http10: boolean): boolean {
 }
 
 export class HttpRequestReader {
+  /** Received bytes; those before `offset` are consumed. */
   private pending: Buffer = Buffer.alloc(0);
+  private offset = 0;
   private state: State = 'head';
   private head: HttpRequestHead | undefined;
   private remaining = 0;
@@ -176,13 +202,17 @@ export class HttpRequestReader {
 
   /** True while part of a request head has arrived but not all of it. */
   get readingHead(): boolean {
-    return this.state === 'head' && this.pending.length > 0;
+    return this.state === 'head' && this.pending.length > this.offset;
   }
 
   /** Feeds received bytes; returns what they completed, in order. */
   push(chunk: Buffer): ReaderEvent[] {
     if (this.state === 'failed') return [];
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    this.pending =
+      this.offset === this.pending.length
+        ? chunk
+        : Buffer.concat([this.pending.subarray(this.offset), chunk]);
+    this.offset = 0;
     const events: ReaderEvent[] = [];
     try {
       while (this.step(events));
@@ -190,6 +220,7 @@ export class HttpRequestReader {
       if (!(error instanceof HttpProtocolError)) throw error;
       this.state = 'failed';
       this.pending = Buffer.alloc(0);
+      this.offset = 0;
       this.bodyParts = [];
       events.push({ kind: 'error', error });
     }
@@ -218,8 +249,9 @@ export class HttpRequestReader {
 
   private readHead(events: ReaderEvent[]): boolean {
     // RFC 9112 lets a server ignore empty lines before a request line.
-    let start = 0;
+    let start = this.offset;
     while (this.pending[start] === CR && this.pending[start + 1] === LF) start += 2;
+    this.offset = start;
     const end = this.pending.indexOf(HEAD_END, start);
     if (end < 0 || end - start > this.limits.maxHeaderSize) {
       if (this.pending.length - start > this.limits.maxHeaderSize) {
@@ -228,11 +260,10 @@ export class HttpRequestReader {
           `request headers too large: the limit is ${this.limits.maxHeaderSize} bytes`,
         );
       }
-      if (start > 0) this.pending = this.pending.subarray(start);
       return false;
     }
-    const head = parseHead(this.pending.toString('latin1', start, end));
-    this.pending = this.pending.subarray(end + HEAD_END.length);
+    const head = parseHeadOnce(this.pending.toString('latin1', start, end));
+    this.offset = end + HEAD_END.length;
     this.head = head;
     this.bodyParts = [];
     this.bodySize = 0;
@@ -278,10 +309,11 @@ export class HttpRequestReader {
   /** Takes up to `remaining` body bytes; moves to `next` (or completes) when all have come. */
   private readBody(events: ReaderEvent[], next: 'length' | 'chunk-end'): boolean {
     if (this.remaining > 0) {
-      if (this.pending.length === 0) return false;
-      const taken = Math.min(this.remaining, this.pending.length);
-      this.bodyParts.push(this.pending.subarray(0, taken));
-      this.pending = this.pending.subarray(taken);
+      const available = this.pending.length - this.offset;
+      if (available === 0) return false;
+      const taken = Math.min(this.remaining, available);
+      this.bodyParts.push(this.pending.subarray(this.offset, this.offset + taken));
+      this.offset += taken;
       this.remaining -= taken;
       if (this.remaining > 0) return false;
     }
@@ -291,14 +323,14 @@ export class HttpRequestReader {
   }
 
   private readLine(limit: number, what: string): string | undefined {
-    const end = this.pending.indexOf(CRLF);
+    const end = this.pending.indexOf(CRLF, this.offset);
     if (end < 0) {
-      if (this.pending.length > limit) throw badRequest(`${what} too long`);
+      if (this.pending.length - this.offset > limit) throw badRequest(`${what} too long`);
       return undefined;
     }
-    if (end > limit) throw badRequest(`${what} too long`);
-    const line = this.pending.toString('latin1', 0, end);
-    this.pending = this.pending.subarray(end + CRLF.length);
+    if (end - this.offset > limit) throw badRequest(`${what} too long`);
+    const line = this.pending.toString('latin1', this.offset, end);
+    this.offset = end + CRLF.length;
     return line;
   }
 
@@ -321,10 +353,10 @@ export class HttpRequestReader {
   }
 
   private readChunkEnd(): boolean {
-    if (this.pending.length < CRLF.length) return false;
-    if (this.pending[0] !== CR || this.pending[1] !== LF)
+    if (this.pending.length - this.offset < CRLF.length) return false;
+    if (this.pending[this.offset] !== CR || this.pending[this.offset + 1] !== LF)
       throw badRequest('chunk data longer than its size');
-    this.pending = this.pending.subarray(CRLF.length);
+    this.offset += CRLF.length;
     this.state = 'chunk-size';
     return true;
   }
@@ -340,7 +372,9 @@ export class HttpRequestReader {
 
   private complete(events: ReaderEvent[]): void {
     const head = this.head as HttpRequestHead;
-    const body = this.bodyParts.length === 1 ? this.bodyParts[0] : Buffer.concat(this.bodyParts);
+    const parts = this.bodyParts;
+    const body =
+      parts.length === 1 ? parts[0] : parts.length === 0 ? EMPTY_BODY : Buffer.concat(parts);
     events.push({ kind: 'request', request: { head, body } });
     this.head = undefined;
     this.bodyParts = [];
