@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Bundles the daemon after tsc: dist/daemon/run-daemon.js and everything it imports become that
 // one file, which both the background entry (dist/daemon/main.js) and `daemon start --foreground`
-// import. Start-up was dominated by Node resolving, reading and linking several hundred module
+// import; the entry of the JSON-RPC threads (dist/daemon/rpc-threads/rpc-thread.js) becomes a
+// bundle of its own in the same way. Start-up was dominated by Node resolving, reading and linking several hundred module
 // files (EthereumJS, @polkadot/util, ajv, ...); one file cuts time to the first answer by more
 // than half. The rest of the tsc output stays as it is: the CLI still imports its own modules.
 //
@@ -14,68 +15,80 @@
 //   beside the bundle and read as bytes.
 //
 // Code that finds files from import.meta.url (package.json two levels up, the sender recovery
-// worker beside node.js) sees the bundle's URL, which is in dist/daemon/ as node.js is.
+// worker and the JSON-RPC thread entry beside node.js) sees the bundle's URL, which is in
+// dist/daemon/ as node.js is.
 import { build } from 'esbuild';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wasmBytes } from '@polkadot/wasm-crypto-wasm';
 
 const dist = fileURLToPath(new URL('../dist/daemon/', import.meta.url));
-const bundleFile = `${dist}run-daemon.js`;
+const BUNDLES = [`${dist}run-daemon.js`, `${dist}rpc-threads/rpc-thread.js`];
 const errorsFile = `${dist}errors.js`;
-const WASM_FILE_NAME = 'wasm-crypto.wasm';
+const wasmFile = `${dist}wasm-crypto.wasm`;
 /** First line of the bundle; also tells a bundle apart from tsc output. */
 const BANNER =
   "import { createRequire as createBundleRequire } from 'node:module'; " +
   'const require = createBundleRequire(import.meta.url);';
 
-if (readFileSync(bundleFile, 'utf8').startsWith(BANNER)) {
-  throw new Error(`${bundleFile} is already a bundle: run tsc before bundling`);
+/** `file` as a relative import from the folder of `bundleFile`. */
+function importPath(bundleFile, file) {
+  const path = relative(dirname(bundleFile), file);
+  return path.startsWith('.') ? path : `./${path}`;
 }
 
-let wasmModuleReplaced = false;
-/** @type {import('esbuild').Plugin} */
-const keepOutside = {
-  name: 'keep-outside',
-  setup(plugin) {
-    plugin.onResolve({ filter: /^\.{1,2}\/(.*\/)?errors\.js$/ }, (args) =>
-      resolve(args.resolveDir, args.path) === errorsFile
-        ? { path: './errors.js', external: true }
-        : undefined,
+/** Replaces `bundleFile` (tsc output) with a bundle of it and everything it imports. */
+async function bundle(bundleFile) {
+  if (readFileSync(bundleFile, 'utf8').startsWith(BANNER)) {
+    throw new Error(`${bundleFile} is already a bundle: run tsc before bundling`);
+  }
+  let wasmModuleReplaced = false;
+  /** @type {import('esbuild').Plugin} */
+  const keepOutside = {
+    name: 'keep-outside',
+    setup(plugin) {
+      plugin.onResolve({ filter: /^\.{1,2}\/(.*\/)?errors\.js$/ }, (args) =>
+        resolve(args.resolveDir, args.path) === errorsFile
+          ? { path: importPath(bundleFile, errorsFile), external: true }
+          : undefined,
+      );
+      plugin.onLoad({ filter: /[\\/]@polkadot[\\/]wasm-crypto-wasm[\\/]bundle\.js$/ }, (args) => {
+        wasmModuleReplaced = true;
+        return {
+          resolveDir: fileURLToPath(new URL('.', `file://${args.path}`)),
+          contents: [
+            "import { readFileSync } from 'node:fs';",
+            "export { packageInfo } from './packageInfo.js';",
+            `export const wasmBytes = readFileSync(new URL('${importPath(bundleFile, wasmFile)}', import.meta.url));`,
+          ].join('\n'),
+        };
+      });
+    },
+  };
+  await build({
+    entryPoints: [bundleFile],
+    outfile: bundleFile,
+    allowOverwrite: true,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // CommonJS dependencies call require() for Node's built-in modules, which an ES module
+    // bundle only has through createRequire.
+    banner: { js: BANNER },
+    external: ['lmdb'],
+    plugins: [keepOutside],
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  if (!wasmModuleReplaced) {
+    throw new Error(
+      '@polkadot/wasm-crypto-wasm changed its layout: update scripts/bundle-daemon.js',
     );
-    plugin.onLoad({ filter: /[\\/]@polkadot[\\/]wasm-crypto-wasm[\\/]bundle\.js$/ }, (args) => {
-      wasmModuleReplaced = true;
-      return {
-        resolveDir: fileURLToPath(new URL('.', `file://${args.path}`)),
-        contents: [
-          "import { readFileSync } from 'node:fs';",
-          "export { packageInfo } from './packageInfo.js';",
-          `export const wasmBytes = readFileSync(new URL('./${WASM_FILE_NAME}', import.meta.url));`,
-        ].join('\n'),
-      };
-    });
-  },
-};
-
-await build({
-  entryPoints: [bundleFile],
-  outfile: bundleFile,
-  allowOverwrite: true,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  // CommonJS dependencies call require() for Node's built-in modules, which an ES module bundle
-  // only has through createRequire.
-  banner: { js: BANNER },
-  external: ['lmdb'],
-  plugins: [keepOutside],
-  sourcemap: 'linked',
-  logLevel: 'warning',
-});
-if (!wasmModuleReplaced) {
-  throw new Error('@polkadot/wasm-crypto-wasm changed its layout: update scripts/bundle-daemon.js');
+  }
+  console.log(`bundled ${relative(fileURLToPath(new URL('..', import.meta.url)), bundleFile)}`);
 }
-writeFileSync(`${dist}${WASM_FILE_NAME}`, wasmBytes);
-console.log('bundled dist/daemon/run-daemon.js');
+
+for (const bundleFile of BUNDLES) await bundle(bundleFile);
+writeFileSync(wasmFile, wasmBytes);

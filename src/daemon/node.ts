@@ -4,6 +4,7 @@
  * together, so the order of start-up and shutdown is visible in one place.
  */
 import { accessSync, constants, mkdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import type { DaemonEndpoints, DaemonInfo } from '../shared/daemon-info.js';
 import type { DataDirLayout } from '../shared/datadir-layout.js';
@@ -42,7 +43,13 @@ import { openLogReaders } from './events/log-readers.js';
 import type { Logger } from './logger.js';
 import { RpcDispatcher } from './rpc/dispatcher.js';
 import { MethodRegistry, type NamespaceModule } from './rpc/registry.js';
+import { RpcThreadPool, httpThreadCount } from './rpc-threads/rpc-thread-pool.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
+import {
+  listenShared,
+  sharedListeningSupported,
+  type SharedAddress,
+} from './transport/shared-listen.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from './txpool/txpool.js';
 
@@ -173,6 +180,88 @@ async function startChain(
   };
 }
 
+interface HttpServingParts {
+  token: AuthToken;
+  dispatcher: RpcDispatcher;
+  chain: Chain;
+  layout: DataDirLayout;
+  logger: Logger;
+}
+
+/**
+ * Starts JSON-RPC over HTTP: the main thread's server, and the JSON-RPC threads that share its
+ * address (`rpc-thread-pool.ts`) when there are any. Resolves to the endpoint's URL.
+ */
+async function startHttpServing(
+  config: NodeConfig,
+  parts: HttpServingParts,
+  shutdownSteps: Array<() => Promise<void> | void>,
+): Promise<string> {
+  const { token, dispatcher, chain, logger } = parts;
+  const address = config['json-rpc.address'];
+  const threads = httpThreadCount(
+    config['json-rpc.http-threads'],
+    availableParallelism(),
+    sharedListeningSupported(),
+  );
+  if (config['json-rpc.http-threads'] && threads === 0) {
+    logger.warn('JSON-RPC threads need SO_REUSEPORT (Linux x64): serving on the main thread', {
+      requested: config['json-rpc.http-threads'],
+    });
+  }
+  let shared: SharedAddress | undefined;
+  const http = await startHttpRpcServer({
+    address,
+    maxBodySize: config['json-rpc.max-body-size'],
+    corsOrigins: config['json-rpc.cors'],
+    token,
+    dispatcher,
+    logger,
+    bind:
+      threads === 0
+        ? undefined
+        : async (server) => {
+            shared = await listenShared(server, address, 'json-rpc.address');
+            return shared.port;
+          },
+  });
+  shutdownSteps.push(() => http.close());
+  if (shared !== undefined) {
+    const pool = await RpcThreadPool.start({
+      count: threads,
+      // Resolved against this module, which sits beside the daemon bundle's entry.
+      entry: new URL('./rpc-threads/rpc-thread.js', import.meta.url),
+      data: {
+        dataDir: parts.layout.root,
+        packageVersion: PACKAGE_VERSION,
+        listen: shared,
+        token: token.value,
+        sharedHead: chain.sharedHead.buffer,
+        chain: chain.parameters,
+        config: {
+          'evm.rpc.api': config['evm.rpc.api'],
+          'json-rpc.cors': config['json-rpc.cors'],
+          'json-rpc.max-body-size': config['json-rpc.max-body-size'],
+          'json-rpc.batch-request-limit': config['json-rpc.batch-request-limit'],
+          'json-rpc.batch-response-max-size': config['json-rpc.batch-response-max-size'],
+          'json-rpc.ethereum-compat': config['json-rpc.ethereum-compat'],
+          'log-level': config['log-level'],
+        },
+      },
+      dispatcher,
+      logger,
+    }).catch((error: unknown) => {
+      throw new ServerError(
+        `a JSON-RPC thread failed to start: ${(error as Error)?.message ?? error} ` +
+          '(--json-rpc.http-threads 0 serves without threads)',
+        { cause: error },
+      );
+    });
+    shutdownSteps.push(() => pool.close());
+  }
+  return http.url;
+}
+
 /** How often the pool is swept for expired queued transactions at most (geth: every minute). */
 const QUEUED_EXPIRY_SWEEP_MS = 60_000;
 
@@ -243,16 +332,11 @@ export async function startNode(
 
     const endpoints: DaemonEndpoints = {};
     if (config['json-rpc.enable']) {
-      const http = await startHttpRpcServer({
-        address: config['json-rpc.address'],
-        maxBodySize: config['json-rpc.max-body-size'],
-        corsOrigins: config['json-rpc.cors'],
-        token,
-        dispatcher,
-        logger,
-      });
-      shutdownSteps.push(() => http.close());
-      endpoints.http = http.url;
+      endpoints.http = await startHttpServing(
+        config,
+        { token, dispatcher, chain: services.chain, layout, logger },
+        shutdownSteps,
+      );
       const ws = await startWsRpcServer({
         address: config['json-rpc.ws-address'],
         maxMessageSize: config['json-rpc.ws-max-message-size'],

@@ -23,6 +23,7 @@ export interface NodeConfig {
   'json-rpc.ws-address': HostPort;
   'json-rpc.cors': string[];
   'json-rpc.ethereum-compat': boolean;
+  'json-rpc.http-threads': number | undefined;
   'evm.rpc.api': string[];
   'rpc.laddr': HostPort;
   'minimum-gas-prices': bigint | undefined;
@@ -71,6 +72,17 @@ function parsePositiveDuration(raw: string): number {
   const ms = parseDuration(raw);
   if (ms <= 0) throw new Error(`expected a duration above 0 such as 30s or 3h, got "${raw}"`);
   return ms;
+}
+
+/** More threads than this only cost memory: each one holds its own caches and EVM. */
+export const MAX_HTTP_THREADS = 64;
+
+function parseThreadCount(raw: string): number {
+  const count = parseNonNegativeInteger(raw);
+  if (count > MAX_HTTP_THREADS) {
+    throw new Error(`expected at most ${MAX_HTTP_THREADS} threads, got ${count}`);
+  }
+  return count;
 }
 
 function option<K extends OptionKey>(spec: OptionSpec<K>): OptionSpec<K> {
@@ -124,6 +136,13 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     description:
       'Give difficulty, nonce, sha3Uncles and totalDifficulty the post-merge values geth returns instead of null (for ethers v6 and Foundry).',
     parse: parseBoolean,
+  }),
+  option({
+    key: 'json-rpc.http-threads',
+    defaultText: undefined,
+    description:
+      'Threads besides the main one that answer JSON-RPC over HTTP, each on its own socket of the same address: they answer chain reads (blocks, receipts, state, eth_call) themselves and pass other calls to the main thread. Default: CPU cores - 1, at most 3; 0 answers everything on the main thread. Linux x64 only (elsewhere 0).',
+    parse: optional(parseThreadCount),
   }),
   option({
     key: 'evm.rpc.api',
