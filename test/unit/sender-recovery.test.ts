@@ -2,6 +2,8 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
+import { MessageChannel } from 'node:worker_threads';
+import { serveRecoveries } from '../../src/daemon/crypto/recovery-service.js';
 import { SenderRecovery } from '../../src/daemon/crypto/sender-recovery.js';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
 import type { SenderRecoverer } from '../../src/daemon/txpool/types.js';
@@ -39,6 +41,30 @@ describe('sender recovery on worker threads', () => {
       expect(tx.getSenderAddress().equals(address(i % 5))).toBe(true);
       expect(tx.cache.senderPubKey).toEqual(fresh(tx).getSenderPublicKey());
     }
+  });
+
+  it('sends recoveries to a lent port while it is open, quietly, and starts no worker', async () => {
+    const errors: unknown[] = [];
+    recovery = new SenderRecovery({
+      workerUrl: new URL('./no-such-worker.js', WORKER_URL),
+      threads: 0,
+      onWorkerError: (error) => errors.push(error),
+    });
+    const channel = new MessageChannel();
+    serveRecoveries(channel.port2);
+    recovery.lend(channel.port1);
+    await recovery.started();
+    const served = fresh(signTx(3, { nonce: 0n }));
+    await recovery.prepare(served);
+    expect(served.cache.senderPubKey).toEqual(fresh(served).getSenderPublicKey());
+
+    channel.port2.close();
+    await new Promise((resolve) => channel.port1.once('close', resolve));
+    const after = fresh(signTx(3, { nonce: 1n }));
+    await recovery.prepare(after);
+    expect(after.cache.senderPubKey).toBeUndefined();
+    expect(after.getSenderAddress().equals(address(3))).toBe(true);
+    expect(errors).toEqual([]);
   });
 
   it('leaves a signature it cannot recover to the library, which refuses it', async () => {

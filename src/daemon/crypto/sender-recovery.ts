@@ -16,9 +16,12 @@
  * have started, after one fails, and after `close`, `prepare` resolves at once and admission
  * recovers in-process. Workers start on the first `prepare`, not with the daemon, so start-up
  * does not pay for them.
+ *
+ * A thread the daemon runs anyway can serve recoveries instead (`lend`): the call threads do,
+ * so a daemon with them needs no recovery worker (an isolate of its own, tens of MiB).
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
 import { Capability } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { SECP256K1_ORDER_DIV_2, bigIntToUnpaddedBytes, setLengthLeft } from '@ethereumjs/util';
@@ -38,7 +41,10 @@ const BATCHES_IN_FLIGHT = 2;
 export interface SenderRecoveryOptions {
   /** The compiled worker module, `recovery-worker.js`. */
   workerUrl: URL;
-  /** Worker threads to run. Default: one less than the cores available, at most 4; 0 disables. */
+  /**
+   * Worker threads to run. Default: one less than the cores available, at most 4; 0 runs none
+   * (recoveries go to lent ports, or stay in-process).
+   */
   threads?: number;
   /** Told when a worker fails; its transactions, and later ones, are recovered in-process. */
   onWorkerError?: (error: unknown) => void;
@@ -50,8 +56,11 @@ interface WaitingRecovery {
   done: () => void;
 }
 
-interface RecoveryThread {
-  worker: Worker;
+/** Where batches go: a worker of this pool, or a port lent by a thread that serves recoveries. */
+interface RecoveryEndpoint {
+  port: Worker | MessagePort;
+  /** Ends it: terminates a worker, closes a lent port. */
+  stop(): Promise<unknown>;
   ready: boolean;
   /** Settles when the worker has started or failed. */
   settled: Promise<void>;
@@ -96,7 +105,8 @@ function recoveryRequest(tx: TypedTransaction): Uint8Array | undefined {
  * ```
  */
 export class SenderRecovery {
-  private threads: RecoveryThread[] | undefined;
+  private endpoints: RecoveryEndpoint[] = [];
+  private workersStarted = false;
   private waiting: WaitingRecovery[] = [];
   private flushScheduled = false;
   private nextBatch = 0;
@@ -109,7 +119,8 @@ export class SenderRecovery {
    * caching anything when the transaction is better left to the library (see the module notes).
    */
   prepare(tx: TypedTransaction): Promise<void> {
-    if (this.closed || !this.threadsStarted().some((thread) => thread.ready)) return NOTHING_TO_DO;
+    this.startWorkers();
+    if (this.closed || !this.endpoints.some((endpoint) => endpoint.ready)) return NOTHING_TO_DO;
     const request = recoveryRequest(tx);
     if (request === undefined) return NOTHING_TO_DO;
     return new Promise((resolve) => {
@@ -127,88 +138,110 @@ export class SenderRecovery {
    * or failed; from then on `prepare` uses the ones that started.
    */
   async started(): Promise<void> {
-    await Promise.all(this.threadsStarted().map((thread) => thread.settled));
+    this.startWorkers();
+    await Promise.all(this.endpoints.map((endpoint) => endpoint.settled));
+  }
+
+  /**
+   * Sends recoveries to `port` too, whose other end serves them (`serveRecoveries`), until it
+   * closes (the thread behind it stopped); what it still owed is then recovered in-process.
+   */
+  lend(port: MessagePort): void {
+    if (this.closed) {
+      port.close();
+      return;
+    }
+    const endpoint = this.endpoint(port, async () => port.close());
+    port.unref();
+    port.on('close', () => this.remove(endpoint));
   }
 
   /** Stops the workers; transactions waiting for them are left to in-process recovery. */
   async close(): Promise<void> {
     this.closed = true;
-    const threads = this.threads ?? [];
-    this.threads = [];
+    const endpoints = this.endpoints;
+    this.endpoints = [];
     for (const item of this.waiting.splice(0)) item.done();
-    for (const thread of threads) this.release(thread);
-    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+    for (const endpoint of endpoints) this.release(endpoint);
+    await Promise.all(endpoints.map((endpoint) => endpoint.stop()));
   }
 
-  private threadsStarted(): RecoveryThread[] {
-    if (this.threads !== undefined) return this.threads;
+  private startWorkers(): void {
+    if (this.workersStarted || this.closed) return;
+    this.workersStarted = true;
     const count = this.options.threads ?? Math.min(MAX_THREADS, availableParallelism() - 1);
-    this.threads = [];
-    for (let index = 0; index < count; index++) this.threads.push(this.spawn());
-    return this.threads;
+    for (let index = 0; index < count; index++) this.spawn();
   }
 
-  private spawn(): RecoveryThread {
+  private spawn(): void {
     const worker = new Worker(this.options.workerUrl);
+    const endpoint = this.endpoint(worker, () => worker.terminate());
+    // An idle worker must not keep the daemon's process alive.
+    worker.unref();
+    worker.on('error', (error) => this.failed(endpoint, error));
+    worker.on('exit', (code) =>
+      this.failed(endpoint, new Error(`recovery worker exited (${code})`)),
+    );
+  }
+
+  private endpoint(port: Worker | MessagePort, stop: () => Promise<unknown>): RecoveryEndpoint {
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
-    const thread: RecoveryThread = {
-      worker,
+    const endpoint: RecoveryEndpoint = {
+      port,
+      stop,
       ready: false,
       settled,
       settle,
       batches: new Map(),
       outstanding: 0,
     };
-    // An idle worker must not keep the daemon's process alive.
-    worker.unref();
-    worker.on('message', (answer: RecoveryAnswer) => this.answered(thread, answer));
-    worker.on('error', (error) => this.failed(thread, error));
-    worker.on('exit', (code) => this.failed(thread, new Error(`recovery worker exited (${code})`)));
-    return thread;
+    port.on('message', (answer: RecoveryAnswer) => this.answered(endpoint, answer));
+    this.endpoints.push(endpoint);
+    return endpoint;
   }
 
   private flush(): void {
     this.flushScheduled = false;
     if (this.waiting.length === 0) return;
-    if (!this.threads?.some((thread) => thread.ready)) {
+    if (!this.endpoints.some((endpoint) => endpoint.ready)) {
       for (const item of this.waiting.splice(0)) item.done();
       return;
     }
-    const thread = this.leastBusy();
-    // Every worker is busy: the requests go with the next answer.
-    if (thread === undefined) return;
+    const endpoint = this.leastBusy();
+    // Every endpoint is busy: the requests go with the next answer.
+    if (endpoint === undefined) return;
     const items = this.waiting.splice(0);
     const buffer = new Uint8Array(items.length * REQUEST_ITEM_BYTES);
     items.forEach((item, index) => buffer.set(item.request, index * REQUEST_ITEM_BYTES));
     const batch = this.nextBatch++;
-    thread.batches.set(batch, items);
-    thread.outstanding += items.length;
+    endpoint.batches.set(batch, items);
+    endpoint.outstanding += items.length;
     const request: RecoveryRequest = { batch, items: buffer };
-    thread.worker.postMessage(request, [buffer.buffer]);
+    endpoint.port.postMessage(request, [buffer.buffer]);
   }
 
-  private leastBusy(): RecoveryThread | undefined {
-    let best: RecoveryThread | undefined;
-    for (const thread of this.threads ?? []) {
-      if (!thread.ready || thread.batches.size >= BATCHES_IN_FLIGHT) continue;
-      if (best === undefined || thread.outstanding < best.outstanding) {
-        best = thread;
+  private leastBusy(): RecoveryEndpoint | undefined {
+    let best: RecoveryEndpoint | undefined;
+    for (const endpoint of this.endpoints) {
+      if (!endpoint.ready || endpoint.batches.size >= BATCHES_IN_FLIGHT) continue;
+      if (best === undefined || endpoint.outstanding < best.outstanding) {
+        best = endpoint;
       }
     }
     return best;
   }
 
-  private answered(thread: RecoveryThread, answer: RecoveryAnswer): void {
+  private answered(endpoint: RecoveryEndpoint, answer: RecoveryAnswer): void {
     if (answer.kind === 'ready') {
-      thread.ready = true;
-      thread.settle();
+      endpoint.ready = true;
+      endpoint.settle();
       return;
     }
-    const items = thread.batches.get(answer.batch);
+    const items = endpoint.batches.get(answer.batch);
     if (items === undefined) return;
-    thread.batches.delete(answer.batch);
-    thread.outstanding -= items.length;
+    endpoint.batches.delete(answer.batch);
+    endpoint.outstanding -= items.length;
     items.forEach((item, index) => {
       const at = index * ANSWER_ITEM_BYTES;
       if (answer.items[at] === 1) {
@@ -219,23 +252,28 @@ export class SenderRecovery {
     this.flush();
   }
 
-  private failed(thread: RecoveryThread, error: unknown): void {
-    const threads = this.threads ?? [];
-    const index = threads.indexOf(thread);
-    if (index === -1) return;
-    threads.splice(index, 1);
-    this.release(thread);
+  private failed(endpoint: RecoveryEndpoint, error: unknown): void {
+    if (!this.remove(endpoint)) return;
     this.options.onWorkerError?.(error);
-    void thread.worker.terminate();
-    this.flush();
+    void endpoint.stop();
   }
 
-  /** Lets everything a thread still owes go ahead with in-process recovery. */
-  private release(thread: RecoveryThread): void {
-    thread.ready = false;
-    thread.settle();
-    for (const items of thread.batches.values()) for (const item of items) item.done();
-    thread.batches.clear();
-    thread.outstanding = 0;
+  /** Takes `endpoint` out of service; false if it was already out. */
+  private remove(endpoint: RecoveryEndpoint): boolean {
+    const index = this.endpoints.indexOf(endpoint);
+    if (index === -1) return false;
+    this.endpoints.splice(index, 1);
+    this.release(endpoint);
+    this.flush();
+    return true;
+  }
+
+  /** Lets everything an endpoint still owes go ahead with in-process recovery. */
+  private release(endpoint: RecoveryEndpoint): void {
+    endpoint.ready = false;
+    endpoint.settle();
+    for (const items of endpoint.batches.values()) for (const item of items) item.done();
+    endpoint.batches.clear();
+    endpoint.outstanding = 0;
   }
 }
