@@ -25,19 +25,25 @@ import { LruCache } from './lru-cache.js';
 /** Accounts remembered per state root. */
 const ACCOUNTS_PER_ROOT = 4096;
 /** Storage slots remembered across all roots (keyed by storage root and slot; ~4 MiB). */
-const STORAGE_SLOTS = 16_384;
+const STORAGE_SLOTS = 4_096;
 /** Contract codes remembered (at most 24 KiB each once deployed, EIP-170: 6 MiB at worst). */
 const CODES = 256;
+/** Storage tries kept open, by storage root (each a few hundred bytes: no node cache). */
+const STORAGE_TRIES = 256;
 
 const EMPTY = new Uint8Array(0);
 
 /**
- * Storage slots and contract code read by calls, shared by the state managers of every state
- * root: both are content-addressed (by storage root and by code hash), so they never go stale.
+ * Storage slots, contract code and storage tries read by calls, shared by the state managers of
+ * every state root: all are content-addressed (by storage root and by code hash), so they never
+ * go stale. A storage trie is only read through here, for slots the call has not written, so
+ * it can serve every call; EthereumJS would otherwise build a new one for each call (its
+ * revert drops them), which cost more than the read itself.
  */
 export class CommittedReads {
   readonly slots = new LruCache<string, Uint8Array>(STORAGE_SLOTS);
   readonly codes = new LruCache<string, Uint8Array>(CODES);
+  readonly storageTries = new LruCache<string, MerklePatriciaTrie>(STORAGE_TRIES);
 }
 
 /** A copy callers may change (the EVM updates the accounts it is given, then puts them back). */
@@ -108,14 +114,26 @@ export class CallStateManager extends MerkleStateManager {
     if (own !== undefined) return RLP.decode(own) as Uint8Array;
     const account = await this.getAccount(address);
     if (account === undefined) return EMPTY;
-    const slotKey = bytesToHex(account.storageRoot) + bytesToHex(key).slice(2);
+    const rootHex = bytesToHex(account.storageRoot);
+    const slotKey = rootHex + bytesToHex(key).slice(2);
     let value = this.committed.slots.get(slotKey);
     if (value === undefined) {
-      const encoded = await this._getStorageTrie(address, account).get(key);
+      const encoded = await this.committedStorageTrie(account.storageRoot, rootHex).get(key);
       value = encoded === null ? EMPTY : (RLP.decode(encoded) as Uint8Array).slice();
       this.committed.slots.set(slotKey, value);
     }
     return value;
+  }
+
+  /** The storage trie under `root` (`rootHex`), opened once for every call that reads it. */
+  private committedStorageTrie(root: Uint8Array, rootHex: string): MerklePatriciaTrie {
+    let trie = this.committed.storageTries.get(rootHex);
+    if (trie === undefined) {
+      trie = this._trie.shallowCopy(false);
+      trie.root(root);
+      this.committed.storageTries.set(rootHex, trie);
+    }
+    return trie;
   }
 
   override async getCode(address: Address): Promise<Uint8Array> {
