@@ -15,7 +15,7 @@ import { AccountManager } from './accounts/account-manager.js';
 import { TransactionSigner } from './accounts/transaction-signer.js';
 import { ethAccountsNamespace } from './api/eth-accounts.js';
 import { ethFilterMethods } from './api/eth-filters.js';
-import { ethLogMethods } from './api/eth-logs.js';
+import { ethLogMethods, serialiseLog } from './api/eth-logs.js';
 import { ethSubscribeMethods } from './api/eth-subscribe.js';
 import { FeeOracle } from './api/fee-oracle.js';
 import { minerConfigMethods } from './api/miner-config.js';
@@ -147,7 +147,14 @@ async function startChain(
   });
   pool.onPending((pooled) => bus.publishPendingTx(pooled));
   shutdownSteps.push(expireQueuedTransactions(pool, config['txpool.lifetime'], logger));
-  const logs = await openLogReaders({ chain, bus, dataDir: layout.root, config, logger });
+  const logs = await openLogReaders({
+    chain,
+    bus,
+    dataDir: layout.root,
+    config,
+    logger,
+    serialiseLog,
+  });
   shutdownSteps.push(() => logs.close());
   const engine = new ConsensusEngine({
     chain,

@@ -1,9 +1,10 @@
 /** The log, filter and subscription methods behind a real dispatcher, as the daemon serves them. */
 import { ethFilterMethods } from '../../src/daemon/api/eth-filters.js';
-import { ethLogMethods } from '../../src/daemon/api/eth-logs.js';
+import { ethLogMethods, serialiseLog } from '../../src/daemon/api/eth-logs.js';
 import { ethSubscribeMethods } from '../../src/daemon/api/eth-subscribe.js';
 import type { NodeServices } from '../../src/daemon/api/services.js';
 import { LogQuery } from '../../src/daemon/events/log-query.js';
+import { ServedLogs } from '../../src/daemon/events/served-logs.js';
 import { PollingFilters } from '../../src/daemon/events/polling-filters.js';
 import { RpcDispatcher } from '../../src/daemon/rpc/dispatcher.js';
 import {
@@ -73,10 +74,12 @@ export function filtersRpc(
     bus: logChain.bus,
     timeoutMs: options.timeoutMs ?? 300_000,
   });
-  const logs = new LogQuery(logChain.chain, logChain.index, {
-    blockRangeCap: 10_000,
-    logsCap: 10_000,
-  });
+  const logs = new LogQuery(
+    logChain.chain,
+    logChain.index,
+    { blockRangeCap: 10_000, logsCap: 10_000 },
+    new ServedLogs(logChain.chain, serialiseLog),
+  );
   const services = {
     chain: logChain.chain,
     bus: logChain.bus,

@@ -2,11 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import type { Address } from '@ethereumjs/util';
 import { bytesToHex, concatBytes } from '@ethereumjs/util';
+import { serialiseLog } from '../../src/daemon/api/eth-logs.js';
+import { ChainReader } from '../../src/daemon/chain/chain-reader.js';
 import type { ChainLog } from '../../src/daemon/chain/types.js';
 import { InvalidInputError, LimitExceededError, NotFoundError } from '../../src/daemon/errors.js';
 import { LogIndex } from '../../src/daemon/events/log-index.js';
 import { parseLogFilter, type LogFilterObject } from '../../src/daemon/events/log-filter.js';
-import { LogQuery } from '../../src/daemon/events/log-query.js';
+import { LogQuery, type LogQueryLimits } from '../../src/daemon/events/log-query.js';
+import { ServedLogs, type ServedLog } from '../../src/daemon/events/served-logs.js';
 import { openLogChain, word, type LogChain } from './logs-fixtures.js';
 
 /** Deterministic pseudo-random numbers, so a failure can be replayed. */
@@ -20,7 +23,9 @@ function random(seed: number): () => number {
 
 const TOPICS = [1, 2, 3].map((n) => bytesToHex(word(0xf00 + n)));
 const UNKNOWN = '0x000000000000000000000000000000000000dead';
-const key = (log: ChainLog) => `${log.blockNumber}:${log.logIndex}`;
+/** Logs compare by their whole JSON-RPC text: position, hashes and contents. */
+const key = (log: ChainLog) => serialiseLog(log);
+const served = (log: ServedLog) => log.json;
 
 /** The specification of matching, written independently of the node's matcher. */
 function bruteForce(all: ChainLog[], filter: LogFilterObject, from: bigint, to: bigint): string[] {
@@ -46,7 +51,14 @@ describe('eth_getLogs query over the log index', () => {
   let logChain: LogChain;
   let emitters: Address[];
   let all: ChainLog[];
+  /**
+   * A reader without caches over the same store, so queries read every block's logs from the
+   * stored records (the producer's caches hold this small chain whole).
+   */
+  let reader: ChainReader;
   const limits = { blockRangeCap: 10_000, logsCap: 10_000 };
+  const queryWith = (bounds: LogQueryLimits) =>
+    new LogQuery(reader, logChain.index, bounds, new ServedLogs(reader, serialiseLog));
 
   beforeAll(async () => {
     logChain = await openLogChain();
@@ -67,6 +79,12 @@ describe('eth_getLogs query over the log index', () => {
       const committed = await logChain.commit(txs, block < 36);
       expect(committed.receipts.every((r) => r.status === 1)).toBe(true);
     }
+    reader = await ChainReader.openFollower({
+      dataDir: logChain.dataDir,
+      parameters: logChain.chain.parameters,
+      sharedHead: logChain.chain.sharedHead.buffer,
+      cacheBytes: { blocks: 0, receipts: 0 },
+    });
     all = [];
     for (let n = 0n; n <= logChain.chain.head().number; n++) {
       for (const receipt of logChain.chain.getBlockReceipts(n)!) all.push(...receipt.logs);
@@ -74,11 +92,12 @@ describe('eth_getLogs query over the log index', () => {
   }, 60_000);
 
   afterAll(async () => {
+    await reader.close();
     await logChain.close();
   });
 
   function checkRandomFilters(seed: number): void {
-    const query = new LogQuery(logChain.chain, logChain.index, limits);
+    const query = queryWith(limits);
     const head = Number(logChain.chain.head().number);
     const next = random(seed);
     const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)];
@@ -104,7 +123,7 @@ describe('eth_getLogs query over the log index', () => {
       if (next() < 0.8) filter.topics = Array.from({ length: Math.floor(next() * 5) }, topicChoice);
       const end = filter.toBlock === 'latest' ? head : to;
       const expected = bruteForce(all, filter, BigInt(from), BigInt(end));
-      expect({ filter, keys: query.logs(parseLogFilter(filter)).map(key) }).toEqual({
+      expect({ filter, keys: query.logs(parseLogFilter(filter)).map(served) }).toEqual({
         filter,
         keys: expected,
       });
@@ -129,19 +148,19 @@ describe('eth_getLogs query over the log index', () => {
   });
 
   it('selects one block by hash, under either spelling of the field', () => {
-    const query = new LogQuery(logChain.chain, logChain.index, limits);
+    const query = queryWith(limits);
     const withLogs = all[all.length - 1];
     const blockHash = bytesToHex(withLogs.blockHash);
     const expected = all.filter((log) => log.blockNumber === withLogs.blockNumber).map(key);
-    expect(query.logs(parseLogFilter({ blockHash })).map(key)).toEqual(expected);
-    expect(query.logs(parseLogFilter({ blockhash: blockHash })).map(key)).toEqual(expected);
+    expect(query.logs(parseLogFilter({ blockHash })).map(served)).toEqual(expected);
+    expect(query.logs(parseLogFilter({ blockhash: blockHash })).map(served)).toEqual(expected);
     expect(() => query.logs(parseLogFilter({ blockHash: bytesToHex(word(1)) }))).toThrow(
       new NotFoundError('unknown block'),
     );
   });
 
   it('refuses a block hash together with a range, a reversed range and a range past the head', () => {
-    const query = new LogQuery(logChain.chain, logChain.index, limits);
+    const query = queryWith(limits);
     const head = logChain.chain.head().number;
     expect(() => parseLogFilter({ blockHash: bytesToHex(word(1)), fromBlock: '0x1' })).toThrow(
       'invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other',
@@ -161,19 +180,16 @@ describe('eth_getLogs query over the log index', () => {
   });
 
   it('cuts a range past the head at the head when asked to (filter logs)', () => {
-    const query = new LogQuery(logChain.chain, logChain.index, limits);
+    const query = queryWith(limits);
     const head = logChain.chain.head().number;
     const beyond = parseLogFilter({ fromBlock: '0x0', toBlock: `0x${(head + 100n).toString(16)}` });
-    expect(query.logs(beyond, 'clamp').map(key)).toEqual(all.map(key));
+    expect(query.logs(beyond, 'clamp').map(served)).toEqual(all.map(key));
     const future = parseLogFilter({ fromBlock: `0x${(head + 1n).toString(16)}` });
     expect(query.logs(future, 'clamp')).toEqual([]);
   });
 
   it('enforces the block range and result limits, naming the flag', () => {
-    const narrow = new LogQuery(logChain.chain, logChain.index, {
-      blockRangeCap: 5,
-      logsCap: 10_000,
-    });
+    const narrow = queryWith({ blockRangeCap: 5, logsCap: 10_000 });
     expect(() => narrow.logs(parseLogFilter({ fromBlock: '0x0', toBlock: '0x5' }))).toThrow(
       LimitExceededError,
     );
@@ -181,12 +197,9 @@ describe('eth_getLogs query over the log index', () => {
       /--json-rpc.block-range-cap/,
     );
     expect(narrow.logs(parseLogFilter({ fromBlock: '0x0', toBlock: '0x4' }))).toBeDefined();
-    const few = new LogQuery(logChain.chain, logChain.index, { blockRangeCap: 10_000, logsCap: 3 });
+    const few = queryWith({ blockRangeCap: 10_000, logsCap: 3 });
     expect(() => few.logs(parseLogFilter({ fromBlock: '0x0' }))).toThrow(/--json-rpc.logs-cap/);
-    const exact = new LogQuery(logChain.chain, logChain.index, {
-      blockRangeCap: 10_000,
-      logsCap: all.length,
-    });
+    const exact = queryWith({ blockRangeCap: 10_000, logsCap: all.length });
     expect(exact.logs(parseLogFilter({ fromBlock: '0x0' }))).toHaveLength(all.length);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ExecutionRevertedError, NotFoundError } from '../../src/daemon/errors.js';
-import { RpcDispatcher, type ForwardedCall } from '../../src/daemon/rpc/dispatcher.js';
+import { JsonText, RpcDispatcher, type ForwardedCall } from '../../src/daemon/rpc/dispatcher.js';
 import { MethodRegistry, defineMethod, type CallContext } from '../../src/daemon/rpc/registry.js';
 
 const silent = { error: () => undefined, debug: () => undefined };
@@ -220,5 +220,25 @@ describe('RpcDispatcher', () => {
         message: 'internal error',
       });
     });
+  });
+
+  it('sends a result the handler serialised itself as it is', async () => {
+    const registry = new MethodRegistry(new Set(['test'])).register({
+      namespace: 'test',
+      access: 'public',
+      methods: [
+        defineMethod<[]>({
+          name: 'test_json',
+          params: [],
+          handler: () => new JsonText('[{"a":1},{"b":"é"}]'),
+        }),
+      ],
+    });
+    const reply = await new RpcDispatcher(
+      registry,
+      { batchRequestLimit: 10, batchResponseMaxSize: 10_000 },
+      silent,
+    ).handleText('{"jsonrpc":"2.0","id":4,"method":"test_json"}', remote);
+    expect(reply).toBe('{"jsonrpc":"2.0","id":4,"result":[{"a":1},{"b":"é"}]}');
   });
 });

@@ -8,7 +8,8 @@ import type { LogQuery } from '../events/log-query.js';
 import type { PollingFilters } from '../events/polling-filters.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import type { JsonSchema } from '../rpc/params.js';
-import { formatLogOnce, logFilterParam } from './eth-logs.js';
+import { logFilterParam, servedLogsJson } from './eth-logs.js';
+import { formatLog } from './formatters.js';
 
 const filterIdSchema: JsonSchema = {
   type: 'string',
@@ -58,13 +59,13 @@ export function ethFilterMethods(filters: PollingFilters, logs: LogQuery): Metho
       params: [filterIdParam],
       handler: ([id]) => {
         const changes = filters.changes(id);
-        return changes.kind === 'logs' ? changes.logs.map(formatLogOnce) : changes.hashes;
+        return changes.kind === 'logs' ? changes.logs.map(formatLog) : changes.hashes;
       },
     }),
     defineMethod<[string]>({
       name: 'eth_getFilterLogs',
       params: [filterIdParam],
-      handler: ([id]) => logs.logs(filters.logFilter(id), 'clamp').map(formatLogOnce),
+      handler: ([id]) => servedLogsJson(logs.logs(filters.logFilter(id), 'clamp')),
     }),
     defineMethod<[string]>({
       name: 'eth_uninstallFilter',

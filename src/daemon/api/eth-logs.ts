@@ -6,6 +6,8 @@ import type { ChainLog } from '../chain/types.js';
 import type { LogFilterObject } from '../events/log-filter.js';
 import { parseLogFilter } from '../events/log-filter.js';
 import type { LogQuery } from '../events/log-query.js';
+import type { ServedLog } from '../events/served-logs.js';
+import { JsonText } from '../rpc/dispatcher.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import type { JsonSchema } from '../rpc/params.js';
 import { formatLog } from './formatters.js';
@@ -48,21 +50,14 @@ export const logFilterSchema: JsonSchema = {
 
 export const logFilterParam = { name: 'filter', schema: logFilterSchema };
 
-const formattedLogs = new WeakMap<ChainLog, Record<string, unknown>>();
+/** A query's logs as the JSON array they are answered with. */
+export function servedLogsJson(logs: readonly ServedLog[]): JsonText {
+  return new JsonText(`[${logs.map((log) => log.json).join(',')}]`);
+}
 
-/**
- * `formatLog`, remembered per log object. The chain hands out the same log objects while a
- * block's receipts sit in its cache, and the recent blocks are the ones queried again and again
- * (pollers, dashboards); formatting 10 000 logs costs more than finding them. Weakly held, so
- * entries go with the chain's cache entries.
- */
-export function formatLogOnce(log: ChainLog): Record<string, unknown> {
-  let formatted = formattedLogs.get(log);
-  if (formatted === undefined) {
-    formatted = formatLog(log);
-    formattedLogs.set(log, formatted);
-  }
-  return formatted;
+/** How the log readers turn a queried log into JSON-RPC text. */
+export function serialiseLog(log: ChainLog): string {
+  return JSON.stringify(formatLog(log));
 }
 
 /** `eth_getLogs`; register in the `eth` namespace. */
@@ -71,7 +66,7 @@ export function ethLogMethods(logs: LogQuery): MethodDefinition[] {
     defineMethod<[LogFilterObject]>({
       name: 'eth_getLogs',
       params: [logFilterParam],
-      handler: ([filter]) => logs.logs(parseLogFilter(filter)).map(formatLogOnce),
+      handler: ([filter]) => servedLogsJson(logs.logs(parseLogFilter(filter))),
     }),
   ];
 }

@@ -24,8 +24,8 @@ import {
   type MethodDefinition,
   type RpcConnection,
 } from '../rpc/registry.js';
-import { formatLogOnce, logFilterSchema } from './eth-logs.js';
-import { formatBlock, formatTransaction } from './formatters.js';
+import { logFilterSchema } from './eth-logs.js';
+import { formatBlock, formatLog, formatTransaction } from './formatters.js';
 import { booleanSchema } from './hex-schemas.js';
 import type { NodeServices } from './services.js';
 
@@ -118,7 +118,7 @@ export function ethSubscribeMethods(services: NodeServices): MethodDefinition[] 
         return bus.onBlock((event) => {
           for (const receipt of event.receipts) {
             for (const log of receipt.logs) {
-              if (matches(log) && !send(formatLogOnce(log))) return;
+              if (matches(log) && !send(formatLog(log))) return;
             }
           }
         });

@@ -7,6 +7,7 @@ import type { Block, BlockBytes } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { Address, bytesToHex } from '@ethereumjs/util';
+import { keccak256 } from '../crypto/wasm-crypto.js';
 import type { StoredBlock } from './types.js';
 
 export function encodeBlockRecord(block: Block, senders: readonly Address[]): Uint8Array {
@@ -32,5 +33,34 @@ export function storedBlock(block: Block, senders: Address[]): StoredBlock {
     hashHex: bytesToHex(hash),
     size: block.serialize().length,
     senders,
+  };
+}
+
+/** What a block record says without building the block: its hash and its transactions' hashes. */
+export interface RecordHashes {
+  blockHash: Uint8Array;
+  /** The hash of transaction `index`, computed when first asked for. */
+  transactionHash(index: number): Uint8Array;
+}
+
+/**
+ * Hashes straight from a stored record: the block's is that of its header's RLP, a typed
+ * transaction's that of its stored bytes, a legacy one's that of its RLP list (as the library
+ * computes them, without building a transaction object for each).
+ */
+export function recordHashes(record: Uint8Array): RecordHashes {
+  const [values] = RLP.decode(record) as unknown as [BlockBytes, Uint8Array[]];
+  const [header, transactions] = values as unknown as [
+    Uint8Array[],
+    Array<Uint8Array | Uint8Array[]>,
+  ];
+  const hashes: Uint8Array[] = [];
+  return {
+    blockHash: keccak256(RLP.encode(header)),
+    transactionHash(index) {
+      const raw = transactions[index];
+      hashes[index] ??= keccak256(raw instanceof Uint8Array ? raw : RLP.encode(raw));
+      return hashes[index];
+    },
   };
 }

@@ -25,18 +25,18 @@ import type { Account, Address } from '@ethereumjs/util';
 import { initCrypto } from '../crypto/wasm-crypto.js';
 import { NotFoundError, ServerError } from '../errors.js';
 import { nextBaseFee } from './base-fee.js';
-import { decodeBlockRecord } from './block-record.js';
+import { decodeBlockRecord, recordHashes } from './block-record.js';
 import { CallVmCache, estimateGas, executeCall } from './call.js';
 import type { CallEnvironment, CallRequest, CallResult } from './call.js';
 import { createChainCommon } from './common.js';
 import { LruCache } from './lru-cache.js';
-import { decodeReceipts, receiptsOfBlock } from './receipt-codec.js';
+import { decodeReceipts, logsOfReceipts, receiptsOfBlock } from './receipt-codec.js';
 import { blockRetainedBytes, receiptsRetainedBytes } from './retained-size.js';
 import { SharedHead } from './shared-head.js';
 import { ChainStore } from './store.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
 import type { AccountReads } from '../txpool/types.js';
-import type { ChainReceipt, ChainTransaction, StoredBlock } from './types.js';
+import type { ChainLog, ChainReceipt, ChainTransaction, StoredBlock } from './types.js';
 
 /** The chain's fixed parameters, as the block producer resolved them at start-up. */
 export interface ChainParameters {
@@ -220,6 +220,22 @@ export class ChainReader {
     const receipts = receiptsOfBlock(stored, decodeReceipts(encoded));
     this.receiptsByNumber.set(number, receipts);
     return receipts;
+  }
+
+  /**
+   * The logs of block `number` in block order; undefined above the head. From the block's
+   * receipts when they are cached; otherwise from the stored records without building the
+   * block's transactions, of which a log needs only the hash (`eth_getLogs` over many blocks
+   * spent most of its time building them).
+   */
+  getBlockLogs(number: bigint): ChainLog[] | undefined {
+    if (number < 0n || number > this.head().number) return undefined;
+    const cached = this.receiptsByNumber.get(number);
+    if (cached !== undefined) return cached.flatMap((receipt) => receipt.logs);
+    const record = this.store.blockRecord(Number(number));
+    const encoded = this.store.receiptsRlp(Number(number));
+    if (record === undefined || encoded === undefined) return undefined;
+    return logsOfReceipts(number, encoded, recordHashes(record));
   }
 
   getReceipt(hash: Uint8Array): ChainReceipt | undefined {

@@ -5,6 +5,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, bigIntToBytes, bytesToBigInt } from '@ethereumjs/util';
+import type { RecordHashes } from './block-record.js';
 import type { ChainLog, ChainReceipt, StoredBlock } from './types.js';
 
 /** The per-transaction facts execution produces that the header and the block do not hold. */
@@ -90,4 +91,34 @@ export function receiptsOfBlock(
       logsBloom: record.logsBloom,
     };
   });
+}
+
+/**
+ * The logs of block `number` read from its stored receipts; `hashes` gives the block's and its
+ * transactions' hashes.
+ */
+export function logsOfReceipts(
+  number: bigint,
+  encoded: Uint8Array,
+  hashes: RecordHashes,
+): ChainLog[] {
+  const rows = RLP.decode(encoded) as unknown as Array<[...Uint8Array[], ReceiptRecord['logs']]>;
+  const logs: ChainLog[] = [];
+  let logIndex = 0;
+  rows.forEach((row, transactionIndex) => {
+    for (const [address, topics, data] of row[6] as ReceiptRecord['logs']) {
+      logs.push({
+        address: new Address(address),
+        topics,
+        data,
+        blockNumber: number,
+        blockHash: hashes.blockHash,
+        transactionHash: hashes.transactionHash(transactionIndex),
+        transactionIndex,
+        logIndex: logIndex++,
+        removed: false,
+      });
+    }
+  });
+  return logs;
 }

@@ -118,3 +118,24 @@ export function logMatcher(criteria: LogCriteria): (log: ChainLog) => boolean {
     return true;
   };
 }
+
+/** A log as queries match it: lowercase 0x-hex of its address and topics. */
+export interface HexLog {
+  address: string;
+  topics: readonly string[];
+}
+
+/** `logMatcher` for logs kept in hex, which the criteria sets hold already. */
+export function hexLogMatcher(criteria: LogCriteria): (log: HexLog) => boolean {
+  const { addresses, topics } = criteria;
+  const positions = topics.length;
+  return (log) => {
+    if (positions > log.topics.length) return false;
+    if (addresses !== undefined && !addresses.has(log.address)) return false;
+    for (let position = 0; position < positions; position++) {
+      const set = topics[position];
+      if (set !== undefined && !set.has(log.topics[position])) return false;
+    }
+    return true;
+  };
+}

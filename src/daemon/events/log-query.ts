@@ -1,14 +1,14 @@
 /**
  * Historical log queries (`eth_getLogs`, `eth_getFilterLogs`): resolves the block range the way
  * geth does, enforces the range and result limits, asks the log index which blocks can match
- * and reads only their receipts.
+ * and reads only their logs (through `ServedLogs`, which keeps recently queried ones).
  */
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import type { Chain } from '../chain/chain.js';
-import type { ChainLog } from '../chain/types.js';
+import type { ChainReader } from '../chain/chain-reader.js';
 import { InvalidInputError, LimitExceededError, NotFoundError } from '../errors.js';
 import type { LogIndex } from './log-index.js';
-import { logMatcher, type LogCriteria, type LogFilter } from './log-filter.js';
+import { hexLogMatcher, type LogCriteria, type LogFilter } from './log-filter.js';
+import type { ServedLog, ServedLogs } from './served-logs.js';
 
 export interface LogQueryLimits {
   /** Most blocks one query may span (`json-rpc.block-range-cap`). */
@@ -29,9 +29,10 @@ function resolveBound(selector: string, head: bigint): bigint {
 
 export class LogQuery {
   constructor(
-    private readonly chain: Chain,
+    private readonly chain: ChainReader,
     private readonly index: LogIndex,
     private readonly limits: LogQueryLimits,
+    private readonly served: ServedLogs,
   ) {}
 
   /**
@@ -39,7 +40,7 @@ export class LogQuery {
    * the head is refused (`eth_getLogs`, as geth and the execution-API tests do) or cut at the
    * head (`eth_getFilterLogs`, whose filter may have been installed for future blocks).
    */
-  logs(filter: LogFilter, beyondHead: BeyondHead = 'refuse'): ChainLog[] {
+  logs(filter: LogFilter, beyondHead: BeyondHead = 'refuse'): ServedLog[] {
     if (filter.kind === 'block') {
       const block = this.chain.getBlockByHash(hexToBytes(filter.blockHash as PrefixedHexString));
       if (block === undefined) throw new NotFoundError('unknown block');
@@ -85,23 +86,20 @@ export class LogQuery {
     return [from, to];
   }
 
-  private collect(criteria: LogCriteria, blocks: ReadonlyArray<bigint | number>): ChainLog[] {
+  private collect(criteria: LogCriteria, blocks: ReadonlyArray<bigint | number>): ServedLog[] {
     const { logsCap } = this.limits;
-    const matches = logMatcher(criteria);
-    const logs: ChainLog[] = [];
+    const matches = hexLogMatcher(criteria);
+    const logs: ServedLog[] = [];
     for (const number of blocks) {
-      const receipts = this.chain.getBlockReceipts(BigInt(number)) ?? [];
-      for (const receipt of receipts) {
-        for (const log of receipt.logs) {
-          if (!matches(log)) continue;
-          if (logs.length === logsCap) {
-            throw new LimitExceededError(
-              `query returned more than ${logsCap} logs, narrow the block range or the filter ` +
-                '(json-rpc.logs-cap, flag --json-rpc.logs-cap)',
-            );
-          }
-          logs.push(log);
+      for (const log of this.served.of(BigInt(number)) ?? []) {
+        if (!matches(log)) continue;
+        if (logs.length === logsCap) {
+          throw new LimitExceededError(
+            `query returned more than ${logsCap} logs, narrow the block range or the filter ` +
+              '(json-rpc.logs-cap, flag --json-rpc.logs-cap)',
+          );
         }
+        logs.push(log);
       }
     }
     return logs;

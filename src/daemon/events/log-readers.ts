@@ -9,10 +9,13 @@ import type { Logger } from '../logger.js';
 import type { EventBus } from './event-bus.js';
 import { LogIndex } from './log-index.js';
 import { LogQuery } from './log-query.js';
+import { ServedLogs, type LogSerialiser } from './served-logs.js';
 import { PollingFilters } from './polling-filters.js';
 
 export interface LogReadersOptions {
   chain: Chain;
+  /** How a queried log becomes JSON-RPC text. */
+  serialiseLog: LogSerialiser;
   bus: EventBus;
   /** The data directory; the index lives in its `log-index` folder. */
   dataDir: string;
@@ -43,10 +46,15 @@ export async function openLogReaders(options: LogReadersOptions): Promise<LogRea
     bus,
     onError: (error) => logger.error('log index: indexing failed', { error: String(error) }),
   });
-  const query = new LogQuery(chain, index, {
-    blockRangeCap: config['json-rpc.block-range-cap'],
-    logsCap: config['json-rpc.logs-cap'],
-  });
+  const query = new LogQuery(
+    chain,
+    index,
+    {
+      blockRangeCap: config['json-rpc.block-range-cap'],
+      logsCap: config['json-rpc.logs-cap'],
+    },
+    new ServedLogs(chain, options.serialiseLog),
+  );
   const filters = new PollingFilters({ bus, timeoutMs: config['json-rpc.filter-timeout'] });
   return {
     index,

@@ -53,6 +53,19 @@ interface Envelope {
   params: unknown;
 }
 
+/**
+ * A result a handler has already serialised: sent as it is. For large results assembled from
+ * pieces the handler keeps in JSON form (logs).
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** The JSON text of a handler's result. */
+function resultText(result: unknown): string {
+  return result instanceof JsonText ? result.text : JSON.stringify(result ?? null);
+}
+
 function errorResponse(id: RpcId, error: RpcError): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error: error.toJSON() });
 }
@@ -171,7 +184,7 @@ export class RpcDispatcher {
   async answerForwarded(call: ForwardedCall): Promise<CallReply> {
     const envelope: Envelope = { ...call, id: null, isNotification: false };
     try {
-      return { result: JSON.stringify((await this.invoke(envelope, call.context)) ?? null) };
+      return { result: resultText(await this.invoke(envelope, call.context)) };
     } catch (error) {
       return { error: JSON.stringify(this.toError(envelope, error).toJSON()) };
     }
@@ -179,7 +192,7 @@ export class RpcDispatcher {
 
   private success(envelope: Envelope, result: unknown): string | undefined {
     if (envelope.isNotification) return undefined;
-    return replyResponse(envelope.id, { result: JSON.stringify(result ?? null) });
+    return replyResponse(envelope.id, { result: resultText(result) });
   }
 
   private failure(envelope: Envelope, error: unknown): string | undefined {
