@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Bundles the daemon after tsc: dist/daemon/run-daemon.js and everything it imports become that
 // one file, which both the background entry (dist/daemon/main.js) and `daemon start --foreground`
-// import; the entry of the JSON-RPC threads (dist/daemon/rpc-threads/rpc-thread.js) becomes a
+// import; the entry of the call threads (dist/daemon/call-threads/call-thread.js) becomes a
 // bundle of its own in the same way. Start-up was dominated by Node resolving, reading and linking several hundred module
 // files (EthereumJS, @polkadot/util, ajv, ...); one file cuts time to the first answer by more
 // than half. The rest of the tsc output stays as it is: the CLI still imports its own modules.
@@ -15,7 +15,7 @@
 //   beside the bundle and read as bytes.
 //
 // Code that finds files from import.meta.url (package.json two levels up, the sender recovery
-// worker and the JSON-RPC thread entry beside node.js) sees the bundle's URL, which is in
+// worker and the call thread entry beside node.js) sees the bundle's URL, which is in
 // dist/daemon/ as node.js is.
 import { build } from 'esbuild';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { wasmBytes } from '@polkadot/wasm-crypto-wasm';
 
 const dist = fileURLToPath(new URL('../dist/daemon/', import.meta.url));
-const BUNDLES = [`${dist}run-daemon.js`, `${dist}rpc-threads/rpc-thread.js`];
+const BUNDLES = [`${dist}run-daemon.js`, `${dist}call-threads/call-thread.js`];
 const errorsFile = `${dist}errors.js`;
 const wasmFile = `${dist}wasm-crypto.wasm`;
 /** First line of the bundle; also tells a bundle apart from tsc output. */

@@ -31,6 +31,7 @@ import { ConsensusEngine } from './chain/consensus.js';
 import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from './config/options.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
+import { CallThreadPool, evmThreadCount } from './call-threads/call-thread-pool.js';
 import { SenderRecovery } from './crypto/sender-recovery.js';
 import { writeFileAtomic } from './datadir/atomic-write.js';
 import { startConsensusRpcServer } from './consensus-rpc/server.js';
@@ -43,13 +44,7 @@ import { openLogReaders } from './events/log-readers.js';
 import type { Logger } from './logger.js';
 import { RpcDispatcher } from './rpc/dispatcher.js';
 import { MethodRegistry, type NamespaceModule } from './rpc/registry.js';
-import { RpcThreadPool, httpThreadCount } from './rpc-threads/rpc-thread-pool.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
-import {
-  listenShared,
-  sharedListeningSupported,
-  type SharedAddress,
-} from './transport/shared-listen.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from './txpool/txpool.js';
 
@@ -107,6 +102,7 @@ async function startChain(
   layout: DataDirLayout,
   logger: Logger,
   shutdownSteps: Array<() => Promise<void> | void>,
+  senderRecovery: SenderRecovery,
 ): Promise<NodeServices> {
   const { genesis, custom } = loadGenesis(layout, config['chain-id']);
   const chain = await Chain.open({
@@ -120,16 +116,6 @@ async function startChain(
     onListenerError: (error, channel) =>
       logger.error('event listener failed', { channel, error: String(error) }),
   });
-  const senderRecovery = new SenderRecovery({
-    // Resolved against this module, which sits beside the daemon bundle's entry, so the URL
-    // names the same compiled worker whether or not the daemon runs bundled.
-    workerUrl: new URL('./crypto/recovery-worker.js', import.meta.url),
-    onWorkerError: (error) =>
-      logger.error('sender recovery worker failed; recovering in-process', {
-        error: String(error),
-      }),
-  });
-  shutdownSteps.push(() => senderRecovery.close());
   const pool = new TxPool({
     state: chain,
     chainId: chain.chainId,
@@ -187,86 +173,39 @@ async function startChain(
   };
 }
 
-interface HttpServingParts {
-  token: AuthToken;
-  dispatcher: RpcDispatcher;
-  chain: Chain;
-  layout: DataDirLayout;
-  logger: Logger;
-}
-
 /**
- * Starts JSON-RPC over HTTP: the main thread's server, and the JSON-RPC threads that share its
- * address (`rpc-thread-pool.ts`) when there are any. Resolves to the endpoint's URL.
+ * Starts the call threads (`call-threads/`) and has the chain's calls and gas estimates run on
+ * them; they also serve sender recovery. Started once the node answers, so that the first
+ * answer does not wait for them; calls run on the main thread meanwhile.
  */
-async function startHttpServing(
-  config: NodeConfig,
-  parts: HttpServingParts,
+async function startCallThreads(
+  count: number,
+  parts: { chain: Chain; senderRecovery: SenderRecovery; layout: DataDirLayout; logger: Logger },
   shutdownSteps: Array<() => Promise<void> | void>,
-): Promise<string> {
-  const { token, dispatcher, chain, logger } = parts;
-  const address = config['json-rpc.address'];
-  const threads = httpThreadCount(
-    config['json-rpc.http-threads'],
-    availableParallelism(),
-    sharedListeningSupported(),
-  );
-  if (config['json-rpc.http-threads'] && threads === 0) {
-    logger.warn('JSON-RPC threads need SO_REUSEPORT (Linux x64): serving on the main thread', {
-      requested: config['json-rpc.http-threads'],
-    });
-  }
-  let shared: SharedAddress | undefined;
-  const http = await startHttpRpcServer({
-    address,
-    maxBodySize: config['json-rpc.max-body-size'],
-    corsOrigins: config['json-rpc.cors'],
-    token,
-    dispatcher,
-    logger,
-    bind:
-      threads === 0
-        ? undefined
-        : async (server) => {
-            shared = await listenShared(server, address, 'json-rpc.address');
-            return shared.port;
-          },
+): Promise<void> {
+  if (count === 0) return;
+  const { chain } = parts;
+  const pool = await CallThreadPool.start({
+    count,
+    // Resolved against this module, which sits beside the daemon bundle's entry.
+    entry: new URL('./call-threads/call-thread.js', import.meta.url),
+    data: {
+      dataDir: parts.layout.root,
+      sharedHead: chain.sharedHead.buffer,
+      chain: chain.parameters,
+    },
+    local: {
+      call: (request, blockNumber) => chain.runCallHere(request, blockNumber),
+      estimateGas: (request, blockNumber) => chain.estimateGasHere(request, blockNumber),
+    },
+    recovery: parts.senderRecovery,
+    logger: parts.logger,
   });
-  shutdownSteps.push(() => http.close());
-  if (shared !== undefined) {
-    const pool = await RpcThreadPool.start({
-      count: threads,
-      // Resolved against this module, which sits beside the daemon bundle's entry.
-      entry: new URL('./rpc-threads/rpc-thread.js', import.meta.url),
-      data: {
-        dataDir: parts.layout.root,
-        packageVersion: PACKAGE_VERSION,
-        listen: shared,
-        token: token.value,
-        sharedHead: chain.sharedHead.buffer,
-        chain: chain.parameters,
-        config: {
-          'evm.rpc.api': config['evm.rpc.api'],
-          'json-rpc.cors': config['json-rpc.cors'],
-          'json-rpc.max-body-size': config['json-rpc.max-body-size'],
-          'json-rpc.batch-request-limit': config['json-rpc.batch-request-limit'],
-          'json-rpc.batch-response-max-size': config['json-rpc.batch-response-max-size'],
-          'json-rpc.ethereum-compat': config['json-rpc.ethereum-compat'],
-          'log-level': config['log-level'],
-        },
-      },
-      dispatcher,
-      logger,
-    }).catch((error: unknown) => {
-      throw new ServerError(
-        `a JSON-RPC thread failed to start: ${(error as Error)?.message ?? error} ` +
-          '(--json-rpc.http-threads 0 serves without threads)',
-        { cause: error },
-      );
-    });
-    shutdownSteps.push(() => pool.close());
-  }
-  return http.url;
+  chain.runCallsOn(pool);
+  shutdownSteps.push(async () => {
+    chain.runCallsOn(undefined);
+    await pool.close();
+  });
 }
 
 /** How often the pool is swept for expired queued transactions at most (geth: every minute). */
@@ -316,7 +255,22 @@ export async function startNode(
   try {
     await initCrypto();
     const token = AuthToken.createIn(layout.authTokenFile);
-    const services = await startChain(config, layout, logger, shutdownSteps);
+    const evmThreads = config['json-rpc.enable']
+      ? evmThreadCount(config['json-rpc.evm-threads'], availableParallelism())
+      : 0;
+    const senderRecovery = new SenderRecovery({
+      // Resolved against this module, which sits beside the daemon bundle's entry, so the URL
+      // names the same compiled worker whether or not the daemon runs bundled.
+      workerUrl: new URL('./crypto/recovery-worker.js', import.meta.url),
+      // Call threads serve recoveries themselves (each lends it a port when it starts).
+      threads: evmThreads > 0 ? 0 : undefined,
+      onWorkerError: (error) =>
+        logger.error('sender recovery worker failed; recovering in-process', {
+          error: String(error),
+        }),
+    });
+    shutdownSteps.push(() => senderRecovery.close());
+    const services = await startChain(config, layout, logger, shutdownSteps, senderRecovery);
     const registry = new MethodRegistry(new Set(config['evm.rpc.api'])).declareUnsupported(
       UNSUPPORTED_METHODS,
     );
@@ -339,11 +293,16 @@ export async function startNode(
 
     const endpoints: DaemonEndpoints = {};
     if (config['json-rpc.enable']) {
-      endpoints.http = await startHttpServing(
-        config,
-        { token, dispatcher, chain: services.chain, layout, logger },
-        shutdownSteps,
-      );
+      const http = await startHttpRpcServer({
+        address: config['json-rpc.address'],
+        maxBodySize: config['json-rpc.max-body-size'],
+        corsOrigins: config['json-rpc.cors'],
+        token,
+        dispatcher,
+        logger,
+      });
+      shutdownSteps.push(() => http.close());
+      endpoints.http = http.url;
       const ws = await startWsRpcServer({
         address: config['json-rpc.ws-address'],
         maxMessageSize: config['json-rpc.ws-max-message-size'],
@@ -367,6 +326,11 @@ export async function startNode(
     });
     shutdownSteps.push(() => consensusRpc.close());
     endpoints.consensusWs = consensusRpc.websocketUrl;
+    await startCallThreads(
+      evmThreads,
+      { chain: services.chain, senderRecovery, layout, logger },
+      shutdownSteps,
+    );
 
     const info: DaemonInfo = {
       pid: process.pid,

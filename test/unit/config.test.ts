@@ -11,7 +11,7 @@ import {
 } from '../../src/daemon/config/option-parsers.js';
 import { envVarName } from '../../src/daemon/config/options.js';
 import { readConfigFile, resolveConfig } from '../../src/daemon/config/resolve-config.js';
-import { httpThreadCount } from '../../src/daemon/rpc-threads/rpc-thread-pool.js';
+import { evmThreadCount } from '../../src/daemon/call-threads/call-thread-pool.js';
 
 describe('option parsers', () => {
   it('parses host:port forms, including port 0 and IPv6', () => {
@@ -105,25 +105,24 @@ describe('resolveConfig', () => {
     ).toThrow('invalid value for --txpool.globalslots');
   });
 
-  it('reads the JSON-RPC thread count, leaving the default to the number of cores', () => {
+  it('reads the call thread count, leaving the default to the number of cores', () => {
     const read = (value?: string) =>
       resolveConfig({
-        flags: value === undefined ? {} : { 'json-rpc.http-threads': value },
+        flags: value === undefined ? {} : { 'json-rpc.evm-threads': value },
         env: {},
         file: {},
-      }).config['json-rpc.http-threads'];
+      }).config['json-rpc.evm-threads'];
     expect(read()).toBeUndefined();
     expect(read('0')).toBe(0);
     expect(read('64')).toBe(64);
     expect(() => read('65')).toThrow(
-      'invalid value for --json-rpc.http-threads: expected at most 64 threads, got 65',
+      'invalid value for --json-rpc.evm-threads: expected at most 64 threads, got 65',
     );
-    expect(() => read('-1')).toThrow('invalid value for --json-rpc.http-threads');
-    expect(httpThreadCount(undefined, 2, true)).toBe(1);
-    expect(httpThreadCount(undefined, 1, true)).toBe(0);
-    expect(httpThreadCount(undefined, 32, true)).toBe(3);
-    expect(httpThreadCount(8, 2, true)).toBe(8);
-    expect(httpThreadCount(8, 32, false)).toBe(0);
+    expect(() => read('-1')).toThrow('invalid value for --json-rpc.evm-threads');
+    expect(evmThreadCount(undefined, 2)).toBe(1);
+    expect(evmThreadCount(undefined, 1)).toBe(0);
+    expect(evmThreadCount(undefined, 32)).toBe(3);
+    expect(evmThreadCount(8, 2)).toBe(8);
   });
 
   it('reads the config file strictly', () => {

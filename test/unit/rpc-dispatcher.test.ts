@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ExecutionRevertedError, NotFoundError } from '../../src/daemon/errors.js';
-import { JsonText, RpcDispatcher, type ForwardedCall } from '../../src/daemon/rpc/dispatcher.js';
+import { JsonText, RpcDispatcher } from '../../src/daemon/rpc/dispatcher.js';
 import { MethodRegistry, defineMethod, type CallContext } from '../../src/daemon/rpc/registry.js';
 
 const silent = { error: () => undefined, debug: () => undefined };
@@ -130,96 +130,6 @@ describe('RpcDispatcher', () => {
   it('runs notifications without answering them, even when they fail', async () => {
     expect(await ask('{"jsonrpc":"2.0","method":"test_crash"}')).toBeUndefined();
     expect(await ask('[{"jsonrpc":"2.0","method":"test_double","params":[1]}]')).toBeUndefined();
-  });
-
-  describe('passing calls on', () => {
-    /** A dispatcher serving only test_double, passing the rest to the full one. */
-    function front(forwarded: ForwardedCall[], main = dispatcher()) {
-      const registry = new MethodRegistry(new Set(['test'])).register({
-        namespace: 'test',
-        access: 'public',
-        methods: [double],
-      });
-      return new RpcDispatcher(
-        registry,
-        { batchRequestLimit: 10, batchResponseMaxSize: 10_000 },
-        silent,
-        (call) => {
-          forwarded.push(call);
-          return main.answerForwarded(call);
-        },
-      );
-    }
-
-    it('answers its own methods and passes the others on with the caller context', async () => {
-      const forwarded: ForwardedCall[] = [];
-      const reply = await front(forwarded).handleText(
-        JSON.stringify([
-          { jsonrpc: '2.0', id: 1, method: 'test_double', params: [2] },
-          { jsonrpc: '2.0', id: 'b', method: 'test_sign', params: [] },
-          { jsonrpc: '2.0', id: 3, method: 'test_revert', params: [] },
-          { jsonrpc: '2.0', id: 4, method: 'test_nothing', params: [] },
-          { jsonrpc: '2.0', method: 'test_missing', params: [] },
-        ]),
-        { ...local, connection: { id: 'c', notify: () => true, onClose: () => undefined } },
-      );
-      expect(JSON.parse(reply as string)).toEqual([
-        { jsonrpc: '2.0', id: 1, result: 4 },
-        { jsonrpc: '2.0', id: 'b', result: 'signed' },
-        {
-          jsonrpc: '2.0',
-          id: 3,
-          error: { code: 3, message: 'execution reverted: nope', data: '0x08c379a0' },
-        },
-        {
-          jsonrpc: '2.0',
-          id: 4,
-          error: {
-            code: -32601,
-            message: 'the method test_nothing does not exist/is not available',
-          },
-        },
-      ]);
-      expect(forwarded.map((call) => call.method)).toEqual([
-        'test_sign',
-        'test_revert',
-        'test_nothing',
-        'test_missing',
-      ]);
-      expect(forwarded[0].context).toEqual(local);
-    });
-
-    it('leaves access control and parameter checks of passed-on calls to the other side', async () => {
-      const reply = await front([]).handleText(
-        '{"jsonrpc":"2.0","id":7,"method":"test_sign","params":[]}',
-        remote,
-      );
-      expect(JSON.parse(reply as string).error.code).toBe(-32001);
-      const main = dispatcher();
-      expect(
-        await main.answerForwarded({ method: 'test_double', params: ['x'], context: remote }),
-      ).toEqual({
-        error: JSON.stringify({
-          code: -32602,
-          message: 'invalid params: argument 0 (value): must be an integer',
-        }),
-      });
-    });
-
-    it('answers -32603 when the other side cannot be reached', async () => {
-      const registry = new MethodRegistry(new Set(['test']));
-      const broken = new RpcDispatcher(
-        registry,
-        { batchRequestLimit: 10, batchResponseMaxSize: 10_000 },
-        silent,
-        () => Promise.reject(new Error('thread gone')),
-      );
-      const reply = await broken.handleText('{"jsonrpc":"2.0","id":1,"method":"test_x"}', local);
-      expect(JSON.parse(reply as string).error).toEqual({
-        code: -32603,
-        message: 'internal error',
-      });
-    });
   });
 
   it('sends a result the handler serialised itself as it is', async () => {

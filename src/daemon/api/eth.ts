@@ -126,10 +126,8 @@ function proofOfWorkMethods(): MethodDefinition[] {
   ];
 }
 
-/**
- * The eth methods that read only the committed chain: what a JSON-RPC thread serves on its own.
- */
-export function ethChainMethods(view: ChainView, fees: FeeOracle): MethodDefinition[] {
+/** The eth methods that read only the committed chain. */
+function ethChainMethods(view: ChainView, fees: FeeOracle): MethodDefinition[] {
   return [
     ...chainInfoMethods(view, fees),
     ...ethBlockMethods(view),

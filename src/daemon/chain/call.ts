@@ -119,7 +119,10 @@ const CACHED_CALL_OUTCOMES = 1024;
 const CACHED_CALL_MAX_BYTES = 1024;
 
 /** How a call ended: normally (possibly with an EVM error such as out of gas), or reverted. */
-type CallOutcome = { result: CallResult } | { reverted: Uint8Array };
+export type CallOutcome = { result: CallResult } | { reverted: Uint8Array };
+
+/** Runs a call without looking at kept outcomes: here, or on a thread that runs calls. */
+export type CallRunner = (env: CallEnvironment, request: CallRequest) => Promise<CallOutcome>;
 
 interface CallVm {
   vm: VM;
@@ -270,15 +273,24 @@ function outcomeSize(outcome: CallOutcome): number {
   return 'reverted' in outcome ? outcome.reverted.length : outcome.result.returnData.length;
 }
 
+/** Runs a call on this thread. */
+export const runCall: CallRunner = (env, request) =>
+  hasFee(request) ? runFeeCall(env, request) : runFeelessCall(env, request);
+
 /**
- * Executes a call; reverts throw `ExecutionRevertedError` with the revert data. The outcome of
- * a small call is kept, and the same request at the same block is answered from it.
+ * Executes a call through `run`; reverts throw `ExecutionRevertedError` with the revert data.
+ * The outcome of a small call is kept, and the same request at the same block is answered from
+ * it without running.
  */
-export async function executeCall(env: CallEnvironment, request: CallRequest): Promise<CallResult> {
+export async function executeCall(
+  env: CallEnvironment,
+  request: CallRequest,
+  run: CallRunner = runCall,
+): Promise<CallResult> {
   const key = outcomeKey(env, request);
   let outcome = key === undefined ? undefined : env.vms.outcomes.get(key);
   if (outcome === undefined) {
-    outcome = hasFee(request) ? await runFeeCall(env, request) : await runFeelessCall(env, request);
+    outcome = await run(env, request);
     if (key !== undefined && outcomeSize(outcome) <= CACHED_CALL_MAX_BYTES) {
       env.vms.outcomes.set(key, outcome);
     }

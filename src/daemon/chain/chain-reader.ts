@@ -26,8 +26,8 @@ import { initCrypto } from '../crypto/wasm-crypto.js';
 import { NotFoundError, ServerError } from '../errors.js';
 import { nextBaseFee } from './base-fee.js';
 import { decodeBlockRecord, recordHashes } from './block-record.js';
-import { CallVmCache, estimateGas, executeCall } from './call.js';
-import type { CallEnvironment, CallRequest, CallResult } from './call.js';
+import { CallVmCache, estimateGas, executeCall, runCall } from './call.js';
+import type { CallEnvironment, CallOutcome, CallRequest, CallResult } from './call.js';
 import { createChainCommon } from './common.js';
 import { LruCache } from './lru-cache.js';
 import { decodeReceipts, logsOfReceipts, receiptsOfBlock } from './receipt-codec.js';
@@ -53,6 +53,13 @@ export interface ChainParameters {
 export interface ReaderCacheBytes {
   blocks: number;
   receipts: number;
+}
+
+/** Where a reader's calls run when not on its own thread (the call threads, `call-threads/`). */
+export interface CallExecution {
+  /** Runs a call on the state after committed block `blockNumber`. */
+  call(request: CallRequest, blockNumber: bigint): Promise<CallOutcome>;
+  estimateGas(request: CallRequest, blockNumber: bigint): Promise<bigint>;
 }
 
 export interface FollowerOptions {
@@ -101,6 +108,7 @@ export class ChainReader {
   private readonly headAccounts = new LruCache<string, Account | null>(HEAD_ACCOUNTS);
   private headState: MerkleStateManager;
   private readonly callVms = new CallVmCache();
+  private callExecution: CallExecution | undefined;
 
   protected constructor(
     readonly common: Common,
@@ -296,13 +304,38 @@ export class ChainReader {
     );
   }
 
-  /** Executes a call on the state after block `blockNumber`; never persisted. */
+  /**
+   * Executes a call on the state after block `blockNumber`; never persisted. Answered from the
+   * kept outcomes of recent calls when it can be; otherwise run where `runCallsOn` says.
+   */
   async call(request: CallRequest, blockNumber: bigint): Promise<CallResult> {
-    return executeCall(this.callEnvironment(blockNumber), request);
+    const elsewhere = this.callExecution;
+    return executeCall(
+      this.callEnvironment(blockNumber),
+      request,
+      elsewhere === undefined ? runCall : () => elsewhere.call(request, blockNumber),
+    );
   }
 
   /** Gas a request needs at block `blockNumber` (binary search, like geth). */
   async estimateGas(request: CallRequest, blockNumber: bigint): Promise<bigint> {
+    return this.callExecution === undefined
+      ? this.estimateGasHere(request, blockNumber)
+      : this.callExecution.estimateGas(request, blockNumber);
+  }
+
+  /** Has calls and gas estimates run by `execution` from now on (this thread's own if undefined). */
+  runCallsOn(execution: CallExecution | undefined): void {
+    this.callExecution = execution;
+  }
+
+  /** Runs a call on this thread, without the kept outcomes (what a call thread does). */
+  runCallHere(request: CallRequest, blockNumber: bigint): Promise<CallOutcome> {
+    return runCall(this.callEnvironment(blockNumber), request);
+  }
+
+  /** Estimates gas on this thread. */
+  estimateGasHere(request: CallRequest, blockNumber: bigint): Promise<bigint> {
     return estimateGas(this.callEnvironment(blockNumber), request);
   }
 

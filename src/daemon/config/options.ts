@@ -23,7 +23,7 @@ export interface NodeConfig {
   'json-rpc.ws-address': HostPort;
   'json-rpc.cors': string[];
   'json-rpc.ethereum-compat': boolean;
-  'json-rpc.http-threads': number | undefined;
+  'json-rpc.evm-threads': number | undefined;
   'evm.rpc.api': string[];
   'rpc.laddr': HostPort;
   'minimum-gas-prices': bigint | undefined;
@@ -75,12 +75,12 @@ function parsePositiveDuration(raw: string): number {
 }
 
 /** More threads than this only cost memory: each one holds its own caches and EVM. */
-export const MAX_HTTP_THREADS = 64;
+export const MAX_EVM_THREADS = 64;
 
 function parseThreadCount(raw: string): number {
   const count = parseNonNegativeInteger(raw);
-  if (count > MAX_HTTP_THREADS) {
-    throw new Error(`expected at most ${MAX_HTTP_THREADS} threads, got ${count}`);
+  if (count > MAX_EVM_THREADS) {
+    throw new Error(`expected at most ${MAX_EVM_THREADS} threads, got ${count}`);
   }
   return count;
 }
@@ -138,10 +138,10 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     parse: parseBoolean,
   }),
   option({
-    key: 'json-rpc.http-threads',
+    key: 'json-rpc.evm-threads',
     defaultText: undefined,
     description:
-      'Threads besides the main one that answer JSON-RPC over HTTP, each on its own socket of the same address: they answer chain reads (blocks, receipts, state, eth_call) themselves and pass other calls to the main thread. Default: CPU cores - 1, at most 3; 0 answers everything on the main thread. Linux x64 only (elsewhere 0).',
+      'Worker threads that run the EVM for eth_call and eth_estimateGas (and recover the senders of submitted transactions), so a long call never holds up other requests. Default: CPU cores - 1, at most 3; 0 runs everything on the main thread.',
     parse: optional(parseThreadCount),
   }),
   option({

@@ -18,11 +18,6 @@ export class AuthToken {
     return token;
   }
 
-  /** The token a thread of the daemon was handed (the file holds the same). */
-  static of(value: string): AuthToken {
-    return new AuthToken(value);
-  }
-
   /** Constant-time comparison, so response timing does not reveal a prefix of the token. */
   matches(candidate: string | undefined): boolean {
     if (candidate === undefined) return false;

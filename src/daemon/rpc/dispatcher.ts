@@ -3,10 +3,6 @@
  * returns the text to send back (or nothing, for notifications). Envelope checks, batches,
  * access control, parameter validation and error conversion all happen here, once, for every
  * transport.
- *
- * A dispatcher may serve only part of the methods and pass the calls it does not know to
- * another one (a JSON-RPC thread hands them to the main thread's): it still answers the envelope
- * itself, with the result or error text the other dispatcher gave.
  */
 import { validateParams } from './params.js';
 import { toRpcError } from './error-mapping.js';
@@ -28,22 +24,6 @@ export interface DispatcherLogger {
   error(message: string, details?: Record<string, unknown>): void;
   debug(message: string, details?: Record<string, unknown>): void;
 }
-
-/** What a call needs besides its method and params, without the live connection. */
-export type ForwardedContext = Omit<CallContext, 'connection'>;
-
-/** A call one dispatcher passes to another. */
-export interface ForwardedCall {
-  method: string;
-  params: unknown;
-  context: ForwardedContext;
-}
-
-/** The JSON text of a call's result, or of its error object. */
-export type CallReply = { result: string } | { error: string };
-
-/** Passes a call this dispatcher does not serve to the one that does. */
-export type CallForwarder = (call: ForwardedCall) => Promise<CallReply>;
 
 interface Envelope {
   id: RpcId;
@@ -70,11 +50,6 @@ function errorResponse(id: RpcId, error: RpcError): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error: error.toJSON() });
 }
 
-function replyResponse(id: RpcId, reply: CallReply): string {
-  const member = 'result' in reply ? `"result":${reply.result}` : `"error":${reply.error}`;
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},${member}}`;
-}
-
 function isValidId(id: unknown): id is RpcId {
   return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
 }
@@ -84,8 +59,6 @@ export class RpcDispatcher {
     private readonly registry: MethodRegistry,
     private readonly limits: DispatcherLimits,
     private readonly logger: DispatcherLogger,
-    /** Where calls of methods this registry does not hold go; without it they are unknown. */
-    private readonly forward?: CallForwarder,
   ) {}
 
   /**
@@ -154,14 +127,6 @@ export class RpcDispatcher {
       const id = (message as { id?: unknown } | null)?.id;
       return errorResponse(isValidId(id) ? id : null, envelope);
     }
-    if (this.forward !== undefined && this.registry.resolve(envelope.method).kind === 'unknown') {
-      const { connection: _connection, ...forwarded } = context;
-      return this.forward({ method: envelope.method, params: envelope.params, context: forwarded })
-        .catch((error: unknown): CallReply => ({
-          error: JSON.stringify(this.toError(envelope, error).toJSON()),
-        }))
-        .then((reply) => (envelope.isNotification ? undefined : replyResponse(envelope.id, reply)));
-    }
     let result: unknown;
     try {
       result = this.invoke(envelope, context);
@@ -177,36 +142,20 @@ export class RpcDispatcher {
     return this.success(envelope, result);
   }
 
-  /**
-   * Answers a call another dispatcher passed on, as this one would answer it itself (method
-   * resolution, access control, parameter validation, error conversion).
-   */
-  async answerForwarded(call: ForwardedCall): Promise<CallReply> {
-    const envelope: Envelope = { ...call, id: null, isNotification: false };
-    try {
-      return { result: resultText(await this.invoke(envelope, call.context)) };
-    } catch (error) {
-      return { error: JSON.stringify(this.toError(envelope, error).toJSON()) };
-    }
-  }
-
   private success(envelope: Envelope, result: unknown): string | undefined {
     if (envelope.isNotification) return undefined;
-    return replyResponse(envelope.id, { result: resultText(result) });
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(envelope.id)},"result":${resultText(result)}}`;
   }
 
   private failure(envelope: Envelope, error: unknown): string | undefined {
     if (envelope.isNotification) return undefined;
-    return errorResponse(envelope.id, this.toError(envelope, error));
-  }
-
-  private toError(envelope: Envelope, error: unknown): RpcError {
-    return toRpcError(error, (internal) =>
+    const rpcError = toRpcError(error, (internal) =>
       this.logger.error('JSON-RPC handler failed', {
         method: envelope.method,
         error: String((internal as Error)?.stack ?? internal),
       }),
     );
+    return errorResponse(envelope.id, rpcError);
   }
 
   private parseEnvelope(message: unknown): Envelope | RpcError {

@@ -4,7 +4,6 @@
  * the daemon at most the limit in memory and gets a clear 413 answer; the connection is then
  * closed.
  */
-import type { Server } from 'node:net';
 import type { HostPort } from '../config/option-parsers.js';
 import type { AuthToken } from '../datadir/auth-token.js';
 import type { Logger } from '../logger.js';
@@ -22,11 +21,6 @@ export interface HttpRpcServerOptions {
   token: AuthToken;
   dispatcher: RpcDispatcher;
   logger: Logger;
-  /**
-   * Binds the server and resolves to the port; by default an ordinary listen on `address`
-   * (threads that share the address bind with `shared-listen.ts`).
-   */
-  bind?(server: Server): Promise<number>;
 }
 
 export interface RunningServer {
@@ -126,8 +120,6 @@ export async function startHttpRpcServer(options: HttpRpcServerOptions): Promise
     },
   });
 
-  const port = await (
-    options.bind ?? ((server) => listen(server, options.address, 'json-rpc.address'))
-  )(http.server);
+  const port = await listen(http.server, options.address, 'json-rpc.address');
   return { url: endpointUrl('http', options.address.host, port), close: () => http.close() };
 }

@@ -1,0 +1,88 @@
+/**
+ * What crosses between the main thread and the call threads: the jobs (a call or a gas estimate
+ * at a committed block), their results, and their failures as the node's own errors.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import type { CallOutcome, CallRequest } from '../chain/call.js';
+import { decodeRevertReason } from '../chain/call.js';
+import type { ChainParameters } from '../chain/chain-reader.js';
+import { ExecutionRevertedError, TransactionRejectedError } from '../errors.js';
+
+/** The `workerData` of a call thread. */
+export interface CallThreadData {
+  /** 1-based, for the log. */
+  index: number;
+  dataDir: string;
+  /** The producer's `SharedHead` buffer, which the thread's reader follows. */
+  sharedHead: SharedArrayBuffer;
+  chain: ChainParameters;
+  /** Where the main thread's sender recovery sends signatures, when it uses this thread. */
+  recoveryPort?: MessagePort;
+}
+
+/** A call request with its addresses as bytes (class instances do not cross threads). */
+export type CallRequestData = Omit<CallRequest, 'from' | 'to'> & {
+  from?: Uint8Array;
+  to?: Uint8Array;
+};
+
+export type JobKind = 'call' | 'estimateGas';
+
+/** Why a job failed. */
+export type JobFailure =
+  | { kind: 'reverted'; data: string }
+  | { kind: 'rejected'; message: string }
+  | { kind: 'internal'; message: string };
+
+export type MainMessage =
+  | {
+      type: 'job';
+      id: number;
+      kind: JobKind;
+      request: CallRequestData;
+      blockNumber: bigint;
+    }
+  | { type: 'close' };
+
+export type ThreadMessage =
+  | { type: 'ready' }
+  | { type: 'called'; id: number; outcome: CallOutcome }
+  | { type: 'estimated'; id: number; gas: bigint }
+  | { type: 'failed'; id: number; failure: JobFailure }
+  | { type: 'closed' };
+
+export function requestData(request: CallRequest): CallRequestData {
+  return { ...request, from: request.from?.bytes, to: request.to?.bytes };
+}
+
+export function requestOf(data: CallRequestData): CallRequest {
+  return {
+    ...data,
+    from: data.from === undefined ? undefined : new Address(data.from),
+    to: data.to === undefined ? undefined : new Address(data.to),
+  };
+}
+
+/** How a job's error travels: reverts and refusals as such, anything else by its message. */
+export function failureOf(error: unknown): JobFailure {
+  if (error instanceof ExecutionRevertedError)
+    return { kind: 'reverted', data: String(error.data) };
+  if (error instanceof TransactionRejectedError)
+    return { kind: 'rejected', message: error.message };
+  return { kind: 'internal', message: String((error as Error)?.stack ?? error) };
+}
+
+/** The error a failed job stands for on the main thread. */
+export function errorOf(failure: JobFailure): Error {
+  switch (failure.kind) {
+    case 'reverted': {
+      const data = failure.data as PrefixedHexString;
+      return new ExecutionRevertedError(data, decodeRevertReason(hexToBytes(data)));
+    }
+    case 'rejected':
+      return new TransactionRejectedError(failure.message);
+    case 'internal':
+      return new Error(`call thread: ${failure.message}`);
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Call threads against the real daemon: `eth_call` and `eth_estimateGas` run on worker threads,
+ * so a long call holds up nothing else, and a call right after a block sees that block's state
+ * (the threads follow the producer's head). A daemon without call threads answers the same.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Interface } from 'ethers';
+import { HttpRpcClient } from '../../src/client/http-rpc-client.js';
+import { RpcResponseError } from '../../src/client/errors.js';
+import { loadContract } from '../helpers/contracts.js';
+import { devWallet, sendAndWait, signDynamicFeeTx } from '../helpers/dev-chain.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+
+/** JUMPDEST PUSH1 0 JUMP: creation code that loops until its gas is spent. */
+const ENDLESS_LOOP = '0x5b600056';
+const LONG_CALL_GAS = 50_000_000;
+const fixture = loadContract('Fixture');
+const abi = new Interface(fixture.abi);
+
+/** Deploys the Fixture contract from dev account 0 and returns its address. */
+async function deployFixture(rpc: HttpRpcClient): Promise<string> {
+  const raw = await signDynamicFeeTx(devWallet(0), {
+    nonce: 0,
+    data: fixture.bytecode,
+    gasLimit: 1_000_000n,
+  });
+  return (await sendAndWait(rpc, raw)).contractAddress as string;
+}
+
+/** What a daemon answers to calls that return, revert and need gas estimates. */
+async function callAnswers(rpc: HttpRpcClient, address: string): Promise<unknown[]> {
+  const settle = (promise: Promise<unknown>) =>
+    promise.catch((error: unknown) =>
+      error instanceof RpcResponseError ? { code: error.code, message: error.message } : error,
+    );
+  const call = (data: string, block = 'latest') =>
+    settle(rpc.call('eth_call', [{ to: address, data }, block]));
+  return Promise.all([
+    call(abi.encodeFunctionData('get')),
+    call(abi.encodeFunctionData('fail')),
+    call(abi.encodeFunctionData('failCustom', [7])),
+    call(abi.encodeFunctionData('get'), '0x0'),
+    settle(
+      rpc.call('eth_estimateGas', [{ to: address, data: abi.encodeFunctionData('set', [5]) }]),
+    ),
+    settle(rpc.call('eth_estimateGas', [{ to: address, data: abi.encodeFunctionData('fail') }])),
+  ]);
+}
+
+describe('call threads', () => {
+  let daemon: TestDaemon;
+  let fixtureAddress: string;
+
+  beforeAll(async () => {
+    daemon = await startTestDaemon([
+      '--json-rpc.evm-threads',
+      '1',
+      '--block-time',
+      '0',
+      '--json-rpc.gas-cap',
+      String(LONG_CALL_GAS),
+    ]);
+    fixtureAddress = await deployFixture(daemon.rpc);
+  });
+
+  afterAll(() => daemon.stop());
+
+  it('keeps answering other requests while a long eth_call runs', async () => {
+    const caller = new HttpRpcClient(daemon.endpoints.http, { connections: 1 });
+    const reader = new HttpRpcClient(daemon.endpoints.http, { connections: 1 });
+    try {
+      await Promise.all([caller.call('eth_chainId'), reader.call('eth_chainId')]);
+      let running = true;
+      const long = caller
+        .call('eth_call', [
+          { data: ENDLESS_LOOP, gas: `0x${LONG_CALL_GAS.toString(16)}` },
+          'latest',
+        ])
+        .catch((error: Error) => error)
+        .finally(() => (running = false));
+      let answeredMeanwhile = 0;
+      while (running) {
+        await reader.call('eth_blockNumber');
+        if (running) answeredMeanwhile++;
+      }
+      expect(String(await long)).toContain('out of gas');
+      // Run on the main thread, the call would let through at most what arrived before it.
+      expect(answeredMeanwhile).toBeGreaterThan(50);
+    } finally {
+      await Promise.all([caller.close(), reader.close()]);
+    }
+  });
+
+  it('runs a call on the state of the block just committed', async () => {
+    const wallet = devWallet(1);
+    for (let value = 1; value <= 5; value++) {
+      const raw = await signDynamicFeeTx(wallet, {
+        nonce: value - 1,
+        to: fixtureAddress,
+        data: abi.encodeFunctionData('set', [value * 11]),
+        gasLimit: 100_000n,
+      });
+      await sendAndWait(daemon.rpc, raw);
+      const stored = await daemon.rpc.call<string>('eth_call', [
+        { to: fixtureAddress, data: abi.encodeFunctionData('get') },
+        'latest',
+      ]);
+      expect(BigInt(stored)).toBe(BigInt(value * 11));
+    }
+  });
+
+  it('answers calls and estimates as a daemon without call threads does', async () => {
+    const single = await startTestDaemon(['--json-rpc.evm-threads', '0', '--block-time', '0']);
+    try {
+      const address = await deployFixture(single.rpc);
+      const fresh = await startTestDaemon(['--json-rpc.evm-threads', '1', '--block-time', '0']);
+      try {
+        expect(await deployFixture(fresh.rpc)).toBe(address);
+        const [withThreads, without] = await Promise.all([
+          callAnswers(fresh.rpc, address),
+          callAnswers(single.rpc, address),
+        ]);
+        expect(withThreads).toEqual(without);
+        expect(without[1]).toMatchObject({
+          code: 3,
+          message: 'execution reverted: Fixture: always fails',
+        });
+      } finally {
+        await fresh.stop();
+      }
+    } finally {
+      await single.stop();
+    }
+  });
+});
