@@ -9,6 +9,7 @@ import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DaemonInfo } from '../shared/daemon-info.js';
+import { DAEMON_ENVIRONMENT, daemonNodeFlags } from '../shared/daemon-runtime.js';
 import { dataDirLayout } from '../shared/datadir-layout.js';
 import { DaemonControlError } from './errors.js';
 import { isProcessAlive, readDaemonInfo } from './daemon-files.js';
@@ -50,6 +51,7 @@ export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
   }
   const logFd = openSync(layout.logFile, 'a', 0o600);
   const args = [
+    ...daemonNodeFlags(process.env.NODE_OPTIONS),
     DAEMON_ENTRY,
     `--datadir=${layout.root}`,
     ...Object.entries(options.flags)
@@ -59,7 +61,7 @@ export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
   const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', logFd, logFd, 'ipc'],
-    env: process.env,
+    env: { ...DAEMON_ENVIRONMENT, ...process.env },
   });
   closeSync(logFd);
 

@@ -5,6 +5,7 @@
 import { dataDirLayout } from '../shared/datadir-layout.js';
 import type { DaemonInfo } from '../shared/daemon-info.js';
 import { readConfigFile, resolveConfig } from './config/resolve-config.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { createLogger } from './logger.js';
 import { startNode } from './node.js';
 
@@ -18,6 +19,7 @@ export interface RunDaemonOptions {
 
 /** Resolves once the daemon has stopped after a signal. Rejects if it cannot start. */
 export async function runDaemon(options: RunDaemonOptions): Promise<void> {
+  limitHeapGrowth();
   const layout = dataDirLayout(options.dataDir);
   const { config } = resolveConfig({
     flags: options.flags,

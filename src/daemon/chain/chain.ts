@@ -55,8 +55,8 @@ export interface ChainOptions {
  * enough for `eth_getLogs` over recent ranges without decoding anything.
  */
 export const PRODUCER_CACHE_BYTES: ReaderCacheBytes = {
-  blocks: 16 * 2 ** 20,
-  receipts: 16 * 2 ** 20,
+  blocks: 4 * 2 ** 20,
+  receipts: 4 * 2 ** 20,
 };
 
 function ethereumTxAttributes(executed: ExecutedTx, index: number): TxResult['ethereumTx'] {

@@ -31,7 +31,7 @@ export interface BlockWithResults {
  * are kept: the block itself comes from the chain's own bounded cache, so a decoded block is
  * never held twice.
  */
-const REMEMBERED_BYTES = 8 * 2 ** 20;
+const REMEMBERED_BYTES = 2 * 2 ** 20;
 
 function rebuiltResult(stored: StoredBlock, receipt: ChainReceipt, index: number): TxResult {
   const tx = stored.block.transactions[index];
