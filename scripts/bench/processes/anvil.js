@@ -34,11 +34,17 @@ export function anvilArguments(port, blockTimeSeconds) {
  * @property {() => Promise<object>} [heapMiB] the node's own account of its heap, if it gives one
  */
 
-/** Starts anvil and resolves once it answers eth_blockNumber. @returns {Promise<RunningNode>} */
+/**
+ * Starts anvil and resolves once it answers eth_blockNumber. It runs in a session of its own, as
+ * `node-cli daemon start` runs this node: Linux shares CPU between sessions first (autogroup
+ * scheduling), so a server in the load generator's session would compete with it under other
+ * rules than a server in its own. @returns {Promise<RunningNode>}
+ */
 export async function startAnvil(blockTimeSeconds) {
   const port = await freePort();
   const child = spawn(ANVIL_BINARY, anvilArguments(port, blockTimeSeconds), {
     stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let gone = false;
