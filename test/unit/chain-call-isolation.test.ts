@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { bytesToBigInt, concatBytes, hexToBytes } from '@ethereumjs/util';
+import { Address, bytesToBigInt, concatBytes, hexToBytes } from '@ethereumjs/util';
 import { Chain } from '../../src/daemon/chain/chain.js';
 import { devGenesis } from '../../src/daemon/chain/genesis.js';
 import { devAddress, tempDataDir } from './chain-fixtures.js';
@@ -38,5 +38,20 @@ describe('eth_call isolation', () => {
 
     expect(bytesToBigInt((await chain.call(probe, 0n)).returnData)).toBe(before);
     expect(await chain.getBalance(target, 0n)).toBe(before);
+  });
+
+  it('estimates a plain transfer at exactly 21 000 gas, as geth does, and anything else by search', async () => {
+    expect(await chain.estimateGas({ from: devAddress(1), to: devAddress(2), value: 1n }, 0n)).toBe(
+      21_000n,
+    );
+    // A precompile has no code, but needs more than the intrinsic gas without input.
+    const ecrecover = new Address(hexToBytes(`0x${'00'.repeat(19)}01`));
+    const toPrecompile = await chain.estimateGas({ from: devAddress(1), to: ecrecover }, 0n);
+    expect(toPrecompile).toBeGreaterThan(21_000n);
+    const creation = await chain.estimateGas(
+      { from: devAddress(1), data: balanceProbe(ecrecover.bytes) },
+      0n,
+    );
+    expect(creation).toBeGreaterThan(21_000n);
   });
 });

@@ -20,7 +20,7 @@ import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { ExecutionRevertedError, TransactionRejectedError } from '../errors.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import { CallStateManager, CommittedReads } from './call-state.js';
-import { rejectionReason } from './executor.js';
+import { MIN_TX_GAS, rejectionReason } from './executor.js';
 import { LruCache } from './lru-cache.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
 import type { TrieNodeReader } from './trie-node-overlay.js';
@@ -384,6 +384,11 @@ async function succeeds(
   }
 }
 
+/** Whether `address` holds no code in the state after `env.block`. */
+async function hasNoCode(env: CallEnvironment, address: Address): Promise<boolean> {
+  return env.vms.run(env, async (vm) => (await vm.stateManager.getCode(address)).length === 0);
+}
+
 /**
  * Smallest gas limit with which the request succeeds, found by binary search like geth.
  * Reverts throw `ExecutionRevertedError`; a request that fails even with the cap throws
@@ -392,6 +397,17 @@ async function succeeds(
 export async function estimateGas(env: CallEnvironment, request: CallRequest): Promise<bigint> {
   let hi = request.gas !== undefined && request.gas < env.gasCap ? request.gas : env.gasCap;
   if (request.gas === undefined && env.block.header.gasLimit < hi) hi = env.block.header.gasLimit;
+  // As geth does: a transfer without data to an account without code is tried with the
+  // intrinsic gas first, which the search below would overshoot by up to its 1.5% tolerance.
+  const plainTransfer =
+    (request.data?.length ?? 0) === 0 && request.to !== undefined && hi >= MIN_TX_GAS;
+  if (
+    plainTransfer &&
+    (await hasNoCode(env, request.to!)) &&
+    (await succeeds(env, request, MIN_TX_GAS))
+  ) {
+    return MIN_TX_GAS;
+  }
   const first = await runOnce(env, request, hi);
   throwIfReverted(first);
   const failure = first.execResult.exceptionError?.error;

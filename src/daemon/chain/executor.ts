@@ -47,7 +47,8 @@ export interface ExecutedBlock {
 }
 
 const EMPTY_BYTES32 = new Uint8Array(32);
-const MIN_TX_GAS = 21_000n;
+/** The intrinsic gas of a transaction: all a plain value transfer costs. */
+export const MIN_TX_GAS = 21_000n;
 
 /** `runTx` leaves EVM checkpoints open when something throws mid-execution; the journal's depth
  * tells how many to unwind. The field is not in the typings. */
