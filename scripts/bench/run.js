@@ -20,7 +20,7 @@ import { connectRpc } from './rpc.js';
 import { readSettings } from './settings.js';
 import { measureAnvilStart, measureNodeCliStart } from './workloads/cold-start.js';
 import { measureLogs } from './workloads/logs-latency.js';
-import { measureReads, readWorkloads } from './workloads/read-throughput.js';
+import { measureReadsAlternating, readWorkloads } from './workloads/read-throughput.js';
 
 const COMMIT_TIMEOUT_MS = 600_000;
 const addresses = [...DEV_ADDRESSES];
@@ -78,20 +78,27 @@ async function step(what, measure) {
   }
 }
 
-/**
- * The full suite on one node: reads, commits at block time 1 s, eth_getLogs, and resident memory
- * after each phase (the target is on the last).
- */
-async function fullSuite(start, signed, token, settings) {
+/** Starts a node at block time 1 s and deploys the token; its memory is read once it has. */
+async function prepareNode(start, signed, token) {
   const node = await startTracked(start, '1');
   const rpc = connectRpc(node.url, 48);
   try {
     progress(`${node.name}: deploy token`);
     await deployToken(rpc, signed, token);
-    const memory = { afterStart: residentMiB(node.pid) };
-    const reads = await step(`${node.name}: read load tests`, () =>
-      measureReads(rpc, node.url, readWorkloads(addresses, token), settings, node.pid),
-    );
+    return { node, rpc, memory: { afterStart: residentMiB(node.pid) } };
+  } catch (error) {
+    await rpc.close();
+    await node.stop();
+    throw error;
+  }
+}
+
+/**
+ * The rest of a node's suite after the reads: commits at block time 1 s, eth_getLogs, and
+ * resident memory after each phase (the target is on the last). Stops the node.
+ */
+async function finishSuite({ node, rpc, memory }, signed, token, settings) {
+  try {
     memory.afterReads = residentMiB(node.pid);
     const value = await step(`${node.name}: value transfers`, () =>
       measureCommits(rpc, signed.value, COMMIT_TIMEOUT_MS),
@@ -105,7 +112,7 @@ async function fullSuite(start, signed, token, settings) {
     );
     memory.afterRun = residentMiB(node.pid);
     memory.heapAfterRun = await node.heapMiB?.();
-    return { reads, transfers: { value, token: tokenTransfers }, logs, memory };
+    return { transfers: { value, token: tokenTransfers }, logs, memory };
   } finally {
     await rpc.close();
     await node.stop();
@@ -150,28 +157,56 @@ const signed = await step('signing the transactions offline (or reusing the cach
   signedPlan(plan, DEV_PRIVATE_KEYS, dirname(settings.output)),
 );
 
+const starters = {
+  anvil: (bt) => startAnvil(Number(bt)),
+  'node-cli': (bt) => startNodeCli(bt === '1' ? '1s' : bt),
+};
 const results = {};
+// Cold starts first, with nothing else running.
 if (settings.nodes.includes('anvil')) {
   results.anvil = {
     coldStart: await step('anvil: cold starts', () => measureAnvilStart(settings.coldStartRuns)),
-    ...(await step('anvil: full suite', () =>
-      fullSuite((bt) => startAnvil(Number(bt)), signed, plan.token, settings),
-    )),
   };
 }
 if (settings.nodes.includes('node-cli')) {
-  const startNode = (bt) => startNodeCli(bt === '1' ? '1s' : bt);
   results['node-cli'] = {
     coldStart: await step('node-cli: cold starts', () =>
       measureNodeCliStart(settings.coldStartRuns),
     ),
-    ...(await step('node-cli: full suite', () =>
-      fullSuite(startNode, signed, plan.token, settings),
-    )),
-    transfersBlockTime0: await step('node-cli: block time 0 suite', () =>
-      commitSuite(startNode, '0', signed, plan.token),
-    ),
   };
+}
+// Both nodes up, reads alternating between them; then each node's own suite in turn.
+const prepared = {};
+for (const name of settings.nodes) {
+  const ready = await step(`${name}: start`, () => prepareNode(starters[name], signed, plan.token));
+  if (ready.error) results[name].error = ready.error;
+  else prepared[name] = ready;
+}
+const reads = await step('read load tests, alternating between the nodes', () =>
+  measureReadsAlternating(
+    Object.entries(prepared).map(([name, { node, rpc }]) => ({
+      name,
+      rpc,
+      url: node.url,
+      pid: node.pid,
+    })),
+    readWorkloads(addresses, plan.token),
+    settings,
+  ),
+);
+for (const [name, ready] of Object.entries(prepared)) {
+  results[name].reads = reads.error ? reads : reads[name];
+  Object.assign(
+    results[name],
+    await step(`${name}: transfers, eth_getLogs and memory`, () =>
+      finishSuite(ready, signed, plan.token, settings),
+    ),
+  );
+}
+if (settings.nodes.includes('node-cli')) {
+  results['node-cli'].transfersBlockTime0 = await step('node-cli: block time 0 suite', () =>
+    commitSuite(starters['node-cli'], '0', signed, plan.token),
+  );
 }
 
 const outcomes = evaluateTargets(results);

@@ -13,6 +13,7 @@ export const RECIPIENT = '0x000000000000000000000000000000000000bEEF';
  * @property {number} loadWorkers processes the connections are spread over
  * @property {number} warmupMs unmeasured lead-in of each load test
  * @property {number} durationMs measured window of each load test
+ * @property {number} readRounds runs of each read load test on each node, alternating between them
  * @property {number} valueTransfersPerSender
  * @property {number} tokenTransfersPerSender also the source of the eth_getLogs range (10 senders)
  * @property {number} logQueryRuns timed eth_getLogs calls (after one untimed)
@@ -30,6 +31,7 @@ export function readSettings(argv) {
       'value-transfers': { type: 'string', default: '300' },
       'token-transfers': { type: 'string', default: '1000' },
       workers: { type: 'string', default: '2' },
+      'read-rounds': { type: 'string', default: '2' },
       only: { type: 'string' },
       output: { type: 'string', default: 'bench-results/latest.json' },
       help: { type: 'boolean', default: false },
@@ -38,7 +40,8 @@ export function readSettings(argv) {
   if (values.help) {
     console.log(
       'usage: node scripts/bench/run.js [--duration <s per load test>] [--value-transfers <per sender>]\n' +
-        '       [--token-transfers <per sender>] [--workers <load processes>] [--only anvil|node-cli]\n' +
+        '       [--token-transfers <per sender>] [--workers <load processes>] [--read-rounds <n>]\n' +
+        '       [--only anvil|node-cli]\n' +
         '       [--output <json path>]',
     );
     process.exit(0);
@@ -56,6 +59,7 @@ export function readSettings(argv) {
     loadWorkers: Math.round(positive('workers')),
     warmupMs: 1000,
     durationMs: Math.round(positive('duration') * 1000),
+    readRounds: Math.round(positive('read-rounds')),
     valueTransfersPerSender: Math.round(positive('value-transfers')),
     tokenTransfersPerSender: Math.round(positive('token-transfers')),
     logQueryRuns: 7,

@@ -1,12 +1,44 @@
 // Incremental reader of HTTP/1.1 responses on one keep-alive socket. The load generator feeds it
 // every chunk the socket delivers and is told, per complete response, its status and whether the
 // JSON-RPC body carries an error. It understands Content-Length and chunked bodies, which is all a
-// JSON-RPC server sends; it does not build strings, so it costs little next to the server.
+// JSON-RPC server sends. It finds what it needs with native byte searches and builds no strings
+// for the common case: reading the head as text cost 0.9 us per anvil answer (whose head is
+// twice as long as this node's) against 0.66 us now, and the load generator should spend as
+// little as it can, whatever the server sends.
 const HEADER_END = Buffer.from('\r\n\r\n');
 const CRLF = Buffer.from('\r\n');
 const ERROR_MEMBER = Buffer.from('"error"');
+/** How servers spell it: as RFC 9110 writes it, or lowercase (HTTP/2-style, as hyper does). */
+const CONTENT_LENGTH_NAMES = [
+  Buffer.from('\r\nContent-Length:'),
+  Buffer.from('\r\ncontent-length:'),
+];
 const CONTENT_LENGTH = /\r\ncontent-length:\s*(\d+)/i;
 const CHUNKED = /\r\ntransfer-encoding:\s*chunked/i;
+const SPACE = 0x20;
+const EMPTY = Buffer.alloc(0);
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+/**
+ * The Content-Length of the head that ends at `headerEnd`, read from the bytes; undefined when it
+ * is not spelled in one of the usual ways (then the head is read as text).
+ */
+function contentLength(buffer, headerEnd) {
+  for (const name of CONTENT_LENGTH_NAMES) {
+    const at = buffer.indexOf(name);
+    if (at < 0 || at > headerEnd) continue;
+    let position = at + name.length;
+    while (buffer[position] === SPACE) position++;
+    let length = 0;
+    let digits = 0;
+    for (; buffer[position] >= DIGIT_0 && buffer[position] <= DIGIT_9; position++, digits++) {
+      length = length * 10 + buffer[position] - DIGIT_0;
+    }
+    if (digits > 0) return length;
+  }
+  return undefined;
+}
 
 /**
  * @typedef {object} ResponseOutcome
@@ -28,26 +60,32 @@ export class ResponseReader {
     for (;;) {
       const consumed = this.readOne();
       if (consumed === 0) return;
-      this.buffer = this.buffer.subarray(consumed);
+      this.buffer = consumed === this.buffer.length ? EMPTY : this.buffer.subarray(consumed);
     }
   }
 
   /** Reads one response from the front of the buffer; returns the bytes it used, 0 if incomplete. */
   readOne() {
-    const headerEnd = this.buffer.indexOf(HEADER_END);
+    const { buffer } = this;
+    const headerEnd = buffer.indexOf(HEADER_END);
     if (headerEnd < 0) return 0;
-    const head = this.buffer.toString('latin1', 0, headerEnd);
-    const status = Number(head.slice(9, 12));
+    const status = (buffer[9] - DIGIT_0) * 100 + (buffer[10] - DIGIT_0) * 10 + buffer[11] - DIGIT_0;
     const bodyStart = headerEnd + HEADER_END.length;
-    const length = CONTENT_LENGTH.exec(head);
-    if (length) {
-      const end = bodyStart + Number(length[1]);
-      if (this.buffer.length < end) return 0;
-      this.report(status, this.buffer.subarray(bodyStart, end));
-      return end;
+    let length = contentLength(buffer, headerEnd);
+    if (length === undefined) {
+      const head = buffer.toString('latin1', 0, headerEnd);
+      const declared = CONTENT_LENGTH.exec(head);
+      if (declared) length = Number(declared[1]);
+      else if (CHUNKED.test(head)) return this.readChunked(status, bodyStart);
+      else
+        throw new Error(
+          `response without Content-Length or chunked body: ${head.split('\r\n')[0]}`,
+        );
     }
-    if (CHUNKED.test(head)) return this.readChunked(status, bodyStart);
-    throw new Error(`response without Content-Length or chunked body: ${head.split('\r\n')[0]}`);
+    const end = bodyStart + length;
+    if (buffer.length < end) return 0;
+    this.report(status, buffer.subarray(bodyStart, end));
+    return end;
   }
 
   /** @param {number} status @param {number} offset */

@@ -41,33 +41,72 @@ export function readWorkloads(addresses, token) {
   };
 }
 
+/** The mean of `values` (numbers, or null when a value is missing). */
+function mean(values) {
+  if (values.some((value) => value === null || value === undefined)) return null;
+  return values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+/** One figure per load test from several runs of it: means of rates, latencies and CPU shares. */
+function combineRounds(rounds) {
+  const field = (name) => mean(rounds.map((round) => round[name]));
+  const total = (name) => rounds.reduce((sum, round) => sum + round[name], 0);
+  return {
+    requestsPerSecond: field('requestsPerSecond'),
+    ok: total('ok'),
+    httpErrors: total('httpErrors'),
+    rpcErrors: total('rpcErrors'),
+    p50Ms: field('p50Ms'),
+    p99Ms: field('p99Ms'),
+    clientCpuShare: field('clientCpuShare'),
+    serverCpuShare: field('serverCpuShare'),
+    machineCpuShare: field('machineCpuShare'),
+    rounds,
+  };
+}
+
 /**
- * Runs each read workload once after checking that its first body gets a result (an error
- * answer would otherwise be measured as throughput); a workload that fails is recorded as
- * `{error}` and the next one still runs.
- * @param {import('../rpc.js').Rpc} rpc
- * @param {string} url
+ * Runs each read workload on every node in turn, `settings.readRounds` times, and gives per node
+ * and workload the mean of its rounds (the rounds themselves under `rounds`). Alternating keeps
+ * the nodes' figures comparable on a machine whose speed drifts by a tenth within minutes: a
+ * workload's runs on the two nodes are seconds apart, not the length of a whole suite. Each node
+ * is checked first to answer the workload's first body with a result (an error answer would
+ * otherwise be measured as throughput); a workload that fails on a node is recorded there as
+ * `{error}` and the others still run.
+ * @param {Array<{name: string, rpc: import('../rpc.js').Rpc, url: string, pid: number}>} nodes
  * @param {Record<string, {bodies: object[], splitBodies?: boolean}>} workloads
  * @param {import('../settings.js').BenchSettings} settings
- * @param {number} serverPid the node under test, whose CPU use is reported
+ * @returns {Promise<Record<string, Record<string, object>>>} by node name, then workload
  */
-export async function measureReads(rpc, url, workloads, settings, serverPid) {
-  const results = {};
+export async function measureReadsAlternating(nodes, workloads, settings) {
+  const results = Object.fromEntries(nodes.map((node) => [node.name, {}]));
   for (const [name, { bodies, splitBodies }] of Object.entries(workloads)) {
-    try {
-      await rpc.call(bodies[0].method, bodies[0].params);
-      results[name] = await runHttpLoad({
-        url,
-        bodies,
-        splitBodies,
-        connections: settings.connections,
-        workers: settings.loadWorkers,
-        warmupMs: settings.warmupMs,
-        durationMs: settings.durationMs,
-        serverPid,
-      });
-    } catch (error) {
-      results[name] = { error: `${name}: ${error.message}` };
+    const rounds = new Map(nodes.map((node) => [node.name, []]));
+    const failed = new Map();
+    for (let round = 0; round < settings.readRounds; round++) {
+      for (const node of nodes) {
+        if (failed.has(node.name)) continue;
+        try {
+          if (round === 0) await node.rpc.call(bodies[0].method, bodies[0].params);
+          rounds.get(node.name).push(
+            await runHttpLoad({
+              url: node.url,
+              bodies,
+              splitBodies,
+              connections: settings.connections,
+              workers: settings.loadWorkers,
+              warmupMs: settings.warmupMs,
+              durationMs: settings.durationMs,
+              serverPid: node.pid,
+            }),
+          );
+        } catch (error) {
+          failed.set(node.name, { error: `${name}: ${error.message}` });
+        }
+      }
+    }
+    for (const node of nodes) {
+      results[node.name][name] = failed.get(node.name) ?? combineRounds(rounds.get(node.name));
     }
   }
   return results;
