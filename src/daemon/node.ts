@@ -180,7 +180,13 @@ async function startChain(
  */
 async function startCallThreads(
   count: number,
-  parts: { chain: Chain; senderRecovery: SenderRecovery; layout: DataDirLayout; logger: Logger },
+  parts: {
+    chain: Chain;
+    senderRecovery: SenderRecovery;
+    timeoutMs: number;
+    layout: DataDirLayout;
+    logger: Logger;
+  },
   shutdownSteps: Array<() => Promise<void> | void>,
 ): Promise<void> {
   if (count === 0) return;
@@ -199,6 +205,7 @@ async function startCallThreads(
       estimateGas: (request, blockNumber) => chain.estimateGasHere(request, blockNumber),
     },
     recovery: parts.senderRecovery,
+    timeoutMs: parts.timeoutMs,
     logger: parts.logger,
   });
   chain.runCallsOn(pool);
@@ -328,7 +335,13 @@ export async function startNode(
     endpoints.consensusWs = consensusRpc.websocketUrl;
     await startCallThreads(
       evmThreads,
-      { chain: services.chain, senderRecovery, layout, logger },
+      {
+        chain: services.chain,
+        senderRecovery,
+        timeoutMs: config['json-rpc.evm-timeout'],
+        layout,
+        logger,
+      },
       shutdownSteps,
     );
 

@@ -2,6 +2,7 @@
  * Call threads against the real daemon: `eth_call` and `eth_estimateGas` run on worker threads,
  * so a long call holds up nothing else, and a call right after a block sees that block's state
  * (the threads follow the producer's head). A daemon without call threads answers the same.
+ * A call past `--json-rpc.evm-timeout` is aborted, and the daemon goes on answering calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Interface } from 'ethers';
@@ -14,6 +15,8 @@ import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 /** JUMPDEST PUSH1 0 JUMP: creation code that loops until its gas is spent. */
 const ENDLESS_LOOP = '0x5b600056';
 const LONG_CALL_GAS = 50_000_000;
+/** Gas for the endless loop that takes the EVM far longer than the time limit to spend. */
+const UNENDING_CALL_GAS = 1_000_000_000;
 const fixture = loadContract('Fixture');
 const abi = new Interface(fixture.abi);
 
@@ -47,19 +50,18 @@ async function callAnswers(rpc: HttpRpcClient, address: string): Promise<unknown
   ]);
 }
 
+/** A daemon with one call thread, instant blocks and gas cap `gasCap`. */
+function startOneThreadDaemon(gasCap: number, ...flags: string[]): Promise<TestDaemon> {
+  const threads = ['--json-rpc.evm-threads', '1', '--block-time', '0'];
+  return startTestDaemon([...threads, '--json-rpc.gas-cap', String(gasCap), ...flags]);
+}
+
 describe('call threads', () => {
   let daemon: TestDaemon;
   let fixtureAddress: string;
 
   beforeAll(async () => {
-    daemon = await startTestDaemon([
-      '--json-rpc.evm-threads',
-      '1',
-      '--block-time',
-      '0',
-      '--json-rpc.gas-cap',
-      String(LONG_CALL_GAS),
-    ]);
+    daemon = await startOneThreadDaemon(LONG_CALL_GAS);
     fixtureAddress = await deployFixture(daemon.rpc);
   });
 
@@ -131,5 +133,46 @@ describe('call threads', () => {
     } finally {
       await single.stop();
     }
+  });
+});
+
+describe('the call time limit', () => {
+  let daemon: TestDaemon;
+  let fixtureAddress: string;
+
+  beforeAll(async () => {
+    daemon = await startOneThreadDaemon(UNENDING_CALL_GAS, '--json-rpc.evm-timeout', '500ms');
+    fixtureAddress = await deployFixture(daemon.rpc);
+  });
+
+  afterAll(() => daemon.stop());
+
+  const unending = { data: ENDLESS_LOOP, gas: `0x${UNENDING_CALL_GAS.toString(16)}` };
+  const limitError = {
+    code: -32005,
+    message:
+      'execution aborted (timeout = 500ms): the call ran longer than --json-rpc.evm-timeout allows',
+  };
+
+  it('aborts an eth_call that runs past --json-rpc.evm-timeout and answers the next one', async () => {
+    const aborted = await daemon.rpc.call('eth_call', [unending, 'latest']).catch((e) => e);
+    expect(aborted).toBeInstanceOf(RpcResponseError);
+    expect(aborted).toMatchObject(limitError);
+    const stored = await daemon.rpc.call<string>('eth_call', [
+      { to: fixtureAddress, data: abi.encodeFunctionData('get') },
+      'latest',
+    ]);
+    expect(BigInt(stored)).toBe(0n);
+  });
+
+  it('aborts an eth_estimateGas the same way, and a call queued behind it still runs', async () => {
+    const [aborted, behind] = await Promise.all([
+      daemon.rpc.call('eth_estimateGas', [unending]).catch((e) => e),
+      daemon.rpc.call<string>('eth_estimateGas', [
+        { to: fixtureAddress, data: abi.encodeFunctionData('set', [3]) },
+      ]),
+    ]);
+    expect(aborted).toMatchObject(limitError);
+    expect(BigInt(behind)).toBeGreaterThan(21_000n);
   });
 });

@@ -3,7 +3,7 @@ import { Address } from '@ethereumjs/util';
 import { CallThreadPool } from '../../src/daemon/call-threads/call-thread-pool.js';
 import type { CallThreadData } from '../../src/daemon/call-threads/protocol.js';
 import type { CallExecution } from '../../src/daemon/chain/chain-reader.js';
-import { ExecutionRevertedError } from '../../src/daemon/errors.js';
+import { ExecutionRevertedError, LimitExceededError } from '../../src/daemon/errors.js';
 import type { Logger } from '../../src/daemon/logger.js';
 import { waitFor } from '../helpers/processes.js';
 
@@ -20,10 +20,24 @@ const local: CallExecution = {
   estimateGas: async () => 99n,
 };
 
-const standInData = (extra: Record<string, unknown>) =>
-  extra as unknown as Omit<CallThreadData, 'index' | 'recoveryPort'>;
-
 const to = new Address(new Uint8Array(20).fill(0xaa));
+
+/** A pool of stand-in threads that logs into `log`. */
+function startPool(
+  log: string[],
+  count: number,
+  data: Record<string, unknown>,
+  timeoutMs = 0,
+): Promise<CallThreadPool> {
+  return CallThreadPool.start({
+    count,
+    entry: STAND_IN,
+    data: data as unknown as Omit<CallThreadData, 'index' | 'recoveryPort'>,
+    local,
+    timeoutMs,
+    logger: recordingLogger(log),
+  });
+}
 
 describe('CallThreadPool', () => {
   let pool: CallThreadPool | undefined;
@@ -31,13 +45,7 @@ describe('CallThreadPool', () => {
 
   it('runs calls and estimates on its threads, and turns failures into the node errors', async () => {
     const log: string[] = [];
-    pool = await CallThreadPool.start({
-      count: 2,
-      entry: STAND_IN,
-      data: standInData({ starts: new SharedArrayBuffer(4) }),
-      local,
-      logger: recordingLogger(log),
-    });
+    pool = await startPool(log, 2, { starts: new SharedArrayBuffer(4) });
     expect(log).toEqual(['call thread ready', 'call thread ready']);
     const data = new Uint8Array([1, 2, 3]);
     expect(await pool.call({ to, data }, 5n)).toEqual({
@@ -51,26 +59,14 @@ describe('CallThreadPool', () => {
 
   it('runs jobs on the main thread while no thread is ready', async () => {
     const log: string[] = [];
-    pool = await CallThreadPool.start({
-      count: 1,
-      entry: STAND_IN,
-      data: standInData({ failAtStart: true }),
-      local,
-      logger: recordingLogger(log),
-    });
+    pool = await startPool(log, 1, { failAtStart: true });
     expect(log).toEqual(['call thread failed to start']);
     expect(await pool.estimateGas({ to }, 1n)).toBe(99n);
   });
 
   it('fails the job a dying thread had in hand, and starts the thread again', async () => {
     const log: string[] = [];
-    pool = await CallThreadPool.start({
-      count: 1,
-      entry: STAND_IN,
-      data: standInData({ starts: new SharedArrayBuffer(4) }),
-      local,
-      logger: recordingLogger(log),
-    });
+    pool = await startPool(log, 1, { starts: new SharedArrayBuffer(4) });
     await expect(pool.call({ to, gas: 666n }, 1n)).rejects.toThrow(
       'call thread 1 stopped while running the call',
     );
@@ -78,6 +74,27 @@ describe('CallThreadPool', () => {
     expect(log).toEqual([
       'call thread ready',
       'call thread stopped; starting it again',
+      'call thread ready',
+    ]);
+    expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);
+  });
+
+  it('aborts a job past the time limit, starts its thread again and hands out the rest', async () => {
+    const log: string[] = [];
+    pool = await startPool(log, 1, { starts: new SharedArrayBuffer(4) }, 300);
+    const stuck = pool.call({ to, gas: 777n }, 1n).catch((error: unknown) => error);
+    const behind = pool.estimateGas({ to }, 1n);
+    const error = await stuck;
+    expect(error).toBeInstanceOf(LimitExceededError);
+    expect((error as Error).message).toBe(
+      'execution aborted (timeout = 300ms): the call ran longer than --json-rpc.evm-timeout allows',
+    );
+    // The job behind it waited for the thread's second instance rather than running here.
+    expect(await behind).toBe(21_001n);
+    await waitFor(() => log.length === 3, 10_000, 'the thread to be ready again');
+    expect(log).toEqual([
+      'call thread ready',
+      'call thread terminated to end a call past the time limit',
       'call thread ready',
     ]);
     expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);

@@ -120,7 +120,7 @@ describe('resolveConfig', () => {
     );
     expect(() => read('-1')).toThrow('invalid value for --json-rpc.evm-threads');
     expect(evmThreadCount(undefined, 2)).toBe(1);
-    expect(evmThreadCount(undefined, 1)).toBe(0);
+    expect(evmThreadCount(undefined, 1)).toBe(1);
     expect(evmThreadCount(undefined, 32)).toBe(3);
     expect(evmThreadCount(8, 2)).toBe(8);
   });

@@ -14,14 +14,23 @@
  * The threads also serve the main thread's sender recovery (each lends it a port), so a daemon
  * with call threads needs no recovery worker besides.
  *
- * Jobs go to the ready thread with the fewest in hand; while none is ready they run on the main
- * thread. A thread that dies is started again after a pause that grows while it keeps dying; its
- * jobs in hand fail with an internal error rather than being run again where they could do the
- * same to the main thread.
+ * Jobs wait in one queue and go to the ready thread with the fewest in hand; a thread holds
+ * two at most and runs them one at a time. While no thread is ready but one is starting, jobs
+ * wait for it; only while every thread is down (waiting to be started again after dying) do
+ * they run on the main thread. A thread that dies is started again after a pause that grows
+ * while it keeps dying; the jobs it had in hand fail with an internal error rather than being
+ * run again where they could do the same to the main thread.
+ *
+ * A job that runs longer than the time limit (`--json-rpc.evm-timeout`, counted from when its
+ * thread begins it) fails with an error that names the limit, and its thread is terminated, as
+ * nothing else stops the EVM mid-call; the thread is started again at once, and the job it held
+ * besides goes back to the front of the queue. The limit holds on call threads only: a call
+ * run on the main thread cannot be stopped.
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { CallOutcome, CallRequest } from '../chain/call.js';
 import type { CallExecution } from '../chain/chain-reader.js';
+import { LimitExceededError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import {
   errorOf,
@@ -42,15 +51,25 @@ export interface CallThreadPoolOptions {
   local: CallExecution;
   /** Lent a port to every thread that starts, which serves sender recovery on it. */
   recovery?: { lend(port: MessagePort): void };
+  /** Longest a job may run, in ms (`--json-rpc.evm-timeout`); 0 for no limit. */
+  timeoutMs: number;
   logger: Logger;
 }
 
 /** Threads started when the configuration does not say: one per further core, up to this. */
 export const DEFAULT_MAX_EVM_THREADS = 3;
 
-/** How many call threads to start: the configured number, or one per core beyond the first. */
+/**
+ * How many call threads to start: the configured number, or one per core beyond the first (at
+ * least one, so that the time limit holds on a single core too).
+ */
 export function evmThreadCount(configured: number | undefined, cores: number): number {
-  return configured ?? Math.max(0, Math.min(cores - 1, DEFAULT_MAX_EVM_THREADS));
+  return configured ?? Math.max(1, Math.min(cores - 1, DEFAULT_MAX_EVM_THREADS));
+}
+
+/** The time limit as an operator wrote it: `5s`, `750ms`. */
+function shownDuration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
 /**
@@ -65,28 +84,53 @@ const MAX_RESTART_DELAY_MS = 30_000;
 /** A thread that ran this long before dying is restarted after the first delay again. */
 const STABLE_RUN_MS = 60_000;
 
-interface PendingJob {
+/** A job: what it is, and how it is answered. */
+interface Job {
+  kind: JobKind;
+  request: CallRequest;
+  blockNumber: bigint;
   resolve(value: CallOutcome | bigint): void;
   reject(error: Error): void;
 }
 
+/** Jobs a thread holds at once: the one it runs and the next, so it never waits for a message. */
+const JOBS_PER_THREAD = 2;
+
+/** What the pool does for its threads. */
+interface PoolSide {
+  /** Gives jobs to threads that have room, or runs them on the main thread if all are down. */
+  pump(): void;
+  /** Puts jobs back at the front of the queue, in their order. */
+  requeue(jobs: readonly Job[]): void;
+}
+
+type ThreadState = 'starting' | 'ready' | 'down' | 'closed';
+
 class CallThread {
   private worker: Worker | undefined;
-  ready = false;
-  readonly pending = new Map<number, PendingJob>();
-  private closing = false;
+  state: ThreadState = 'starting';
+  readonly pending = new Map<number, Job & { timer?: NodeJS.Timeout }>();
+  /** Set while the thread is terminated to end a job that ran past the time limit. */
+  private aborting = false;
+  private nextJobId = 0;
   private restartDelayMs = FIRST_RESTART_DELAY_MS;
   private restartTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly index: number,
     private readonly options: CallThreadPoolOptions,
+    private readonly pool: PoolSide,
   ) {}
+
+  get hasRoom(): boolean {
+    return this.state === 'ready' && this.pending.size < JOBS_PER_THREAD;
+  }
 
   /** Starts the thread; resolves once it is ready or has failed to start (logged). */
   start(): Promise<void> {
     const { logger } = this.options;
     const startedAt = Date.now();
+    this.state = 'starting';
     const channel = this.options.recovery === undefined ? undefined : new MessageChannel();
     const recoveryPort = channel?.port2;
     const worker = new Worker(this.options.entry, {
@@ -104,16 +148,26 @@ class CallThread {
       worker.on('message', (message: ThreadMessage) => this.received(message, settle, channel));
       worker.on('error', (error) => (failure = error));
       worker.on('exit', (code) => {
-        const wasReady = this.ready;
-        this.ready = false;
+        const wasReady = this.state === 'ready' || this.aborting;
         if (this.worker === worker) this.worker = undefined;
         channel?.port1.close();
-        for (const job of this.pending.values()) {
+        const inHand = [...this.pending.values()];
+        this.pending.clear();
+        for (const job of inHand) clearTimeout(job.timer);
+        settle();
+        if (this.state === 'closed') {
+          for (const job of inHand) job.reject(new Error('call threads closed'));
+          return;
+        }
+        if (this.aborting) {
+          this.aborting = false;
+          this.pool.requeue(inHand);
+          void this.start();
+          return;
+        }
+        for (const job of inHand) {
           job.reject(new Error(`call thread ${this.index} stopped while running the call`));
         }
-        this.pending.clear();
-        settle();
-        if (this.closing) return;
         logger.error(
           wasReady ? 'call thread stopped; starting it again' : 'call thread failed to start',
           {
@@ -123,22 +177,23 @@ class CallThread {
             inMs: this.restartDelayMs,
           },
         );
+        this.state = 'down';
         this.scheduleRestart(wasReady ? Date.now() - startedAt : 0);
+        this.pool.pump();
       });
     });
   }
 
-  run(id: number, kind: JobKind, request: CallRequest, blockNumber: bigint): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker!.postMessage({
-        type: 'job',
-        id,
-        kind,
-        request: requestData(request),
-        blockNumber,
-      } satisfies MainMessage);
-    });
+  run(job: Job): void {
+    const id = this.nextJobId++;
+    this.pending.set(id, job);
+    this.worker!.postMessage({
+      type: 'job',
+      id,
+      kind: job.kind,
+      request: requestData(job.request),
+      blockNumber: job.blockNumber,
+    } satisfies MainMessage);
   }
 
   private received(
@@ -147,19 +202,49 @@ class CallThread {
     channel: MessageChannel | undefined,
   ): void {
     if (message.type === 'ready') {
-      this.ready = true;
+      this.state = 'ready';
       if (channel !== undefined) this.options.recovery?.lend(channel.port1);
       this.options.logger.info('call thread ready', { thread: this.index });
       settle();
+      this.pool.pump();
       return;
     }
     if (message.type === 'closed') return;
     const job = this.pending.get(message.id);
     if (job === undefined) return;
+    if (message.type === 'started') {
+      const { timeoutMs } = this.options;
+      if (timeoutMs > 0) job.timer = setTimeout(() => this.abort(message.id), timeoutMs);
+      return;
+    }
     this.pending.delete(message.id);
+    clearTimeout(job.timer);
     if (message.type === 'called') job.resolve(message.outcome);
     else if (message.type === 'estimated') job.resolve(message.gas);
     else job.reject(errorOf(message.failure));
+    this.pool.pump();
+  }
+
+  /** Fails job `id` for running past the limit and terminates the thread to stop it. */
+  private abort(id: number): void {
+    const job = this.pending.get(id);
+    if (job === undefined || this.worker === undefined || this.aborting) return;
+    this.pending.delete(id);
+    const limit = shownDuration(this.options.timeoutMs);
+    job.reject(
+      new LimitExceededError(
+        `execution aborted (timeout = ${limit}): the call ran longer than --json-rpc.evm-timeout allows`,
+      ),
+    );
+    this.options.logger.warn('call thread terminated to end a call past the time limit', {
+      thread: this.index,
+      limit,
+    });
+    if (this.state !== 'closed') {
+      this.aborting = true;
+      this.state = 'starting';
+    }
+    void this.worker.terminate();
   }
 
   private scheduleRestart(ranMs: number): void {
@@ -171,67 +256,104 @@ class CallThread {
 
   /** Lets the thread finish its jobs and close; terminates it if that takes too long. */
   async close(): Promise<void> {
-    this.closing = true;
-    this.ready = false;
+    this.state = 'closed';
     clearTimeout(this.restartTimer);
     const worker = this.worker;
     if (worker === undefined) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, CLOSE_TIMEOUT_MS);
       timer.unref();
-      const closeWhenIdle = () => {
-        if (this.pending.size === 0) worker.postMessage({ type: 'close' } satisfies MainMessage);
-      };
       worker.on('message', (message: ThreadMessage) => {
         if (message.type === 'closed') resolve();
-        else closeWhenIdle();
       });
       worker.once('exit', () => resolve());
-      closeWhenIdle();
+      worker.postMessage({ type: 'close' } satisfies MainMessage);
     });
     await worker.terminate();
   }
 }
 
 export class CallThreadPool implements CallExecution {
-  private nextJobId = 0;
+  private readonly threads: CallThread[];
+  private readonly queue: Job[] = [];
 
   private constructor(
-    private readonly threads: readonly CallThread[],
+    options: CallThreadPoolOptions,
     private readonly local: CallExecution,
-  ) {}
+  ) {
+    const side: PoolSide = {
+      pump: () => this.pump(),
+      requeue: (jobs) => {
+        this.queue.unshift(...jobs);
+        this.pump();
+      },
+    };
+    this.threads = Array.from(
+      { length: options.count },
+      (_, i) => new CallThread(i + 1, options, side),
+    );
+  }
 
   /** Starts the threads and resolves once each is ready or has failed to start (and is logged). */
   static async start(options: CallThreadPoolOptions): Promise<CallThreadPool> {
-    const threads = Array.from({ length: options.count }, (_, i) => new CallThread(i + 1, options));
-    await Promise.all(threads.map((thread) => thread.start()));
-    return new CallThreadPool(threads, options.local);
+    const pool = new CallThreadPool(options, options.local);
+    await Promise.all(pool.threads.map((thread) => thread.start()));
+    return pool;
   }
 
   call(request: CallRequest, blockNumber: bigint): Promise<CallOutcome> {
-    const thread = this.leastBusy();
-    if (thread === undefined) return this.local.call(request, blockNumber);
-    return thread.run(this.nextJobId++, 'call', request, blockNumber) as Promise<CallOutcome>;
+    return this.enqueue('call', request, blockNumber) as Promise<CallOutcome>;
   }
 
   estimateGas(request: CallRequest, blockNumber: bigint): Promise<bigint> {
-    const thread = this.leastBusy();
-    if (thread === undefined) return this.local.estimateGas(request, blockNumber);
-    return thread.run(this.nextJobId++, 'estimateGas', request, blockNumber) as Promise<bigint>;
+    return this.enqueue('estimateGas', request, blockNumber) as Promise<bigint>;
   }
 
-  /** Closes every thread after the jobs it has in hand. */
+  /** Closes every thread after the jobs it has in hand; queued jobs run on the main thread. */
   async close(): Promise<void> {
     await Promise.all(this.threads.map((thread) => thread.close()));
+    this.pump();
   }
 
-  private leastBusy(): CallThread | undefined {
+  private enqueue(
+    kind: JobKind,
+    request: CallRequest,
+    blockNumber: bigint,
+  ): Promise<CallOutcome | bigint> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind, request, blockNumber, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      const thread = this.withRoom();
+      if (thread !== undefined) {
+        thread.run(this.queue.shift()!);
+        continue;
+      }
+      // Jobs wait for a thread that is starting; with every thread down or closed they run here.
+      if (this.threads.some((each) => each.state === 'ready' || each.state === 'starting')) return;
+      this.runHere(this.queue.shift()!);
+    }
+  }
+
+  private withRoom(): CallThread | undefined {
     let best: CallThread | undefined;
     for (const thread of this.threads) {
-      if (thread.ready && (best === undefined || thread.pending.size < best.pending.size)) {
+      if (thread.hasRoom && (best === undefined || thread.pending.size < best.pending.size)) {
         best = thread;
       }
     }
     return best;
+  }
+
+  private runHere(job: Job): void {
+    const running =
+      job.kind === 'call'
+        ? this.local.call(job.request, job.blockNumber)
+        : this.local.estimateGas(job.request, job.blockNumber);
+    running.then(job.resolve, job.reject);
   }
 }

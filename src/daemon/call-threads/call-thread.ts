@@ -33,6 +33,7 @@ const reader = await ChainReader.openFollower({
 if (data.recoveryPort !== undefined) serveRecoveries(data.recoveryPort);
 
 async function run(job: Extract<MainMessage, { type: 'job' }>): Promise<void> {
+  post({ type: 'started', id: job.id });
   const request = requestOf(job.request);
   try {
     if (job.kind === 'call') {
@@ -53,8 +54,10 @@ async function run(job: Extract<MainMessage, { type: 'job' }>): Promise<void> {
   }
 }
 
+/** Jobs run one at a time, in the order they came, so each one's time limit is its own. */
+let previous: Promise<void> = Promise.resolve();
 port.on('message', (message: MainMessage) => {
-  if (message.type === 'job') void run(message);
-  else void reader.close().finally(() => post({ type: 'closed' }));
+  if (message.type === 'job') previous = previous.then(() => run(message));
+  else void previous.then(() => reader.close()).finally(() => post({ type: 'closed' }));
 });
 post({ type: 'ready' });

@@ -35,6 +35,7 @@ export interface NodeConfig {
   'json-rpc.batch-response-max-size': number;
   'json-rpc.ws-max-message-size': number;
   'json-rpc.gas-cap': number;
+  'json-rpc.evm-timeout': number;
   'json-rpc.logs-cap': number;
   'json-rpc.block-range-cap': number;
   'json-rpc.filter-timeout': number;
@@ -141,7 +142,7 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     key: 'json-rpc.evm-threads',
     defaultText: undefined,
     description:
-      'Worker threads that run the EVM for eth_call and eth_estimateGas (and recover the senders of submitted transactions), so a long call never holds up other requests. Default: CPU cores - 1, at most 3; 0 runs everything on the main thread.',
+      'Worker threads that run the EVM for eth_call and eth_estimateGas (and recover the senders of submitted transactions), so a long call never holds up other requests. Default: CPU cores - 1, at least 1 and at most 3; 0 runs calls on the main thread, where --json-rpc.evm-timeout cannot stop them.',
     parse: optional(parseThreadCount),
   }),
   option({
@@ -222,6 +223,13 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '25000000',
     description: 'Gas cap of eth_call and eth_estimateGas.',
     parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.evm-timeout',
+    defaultText: '5s',
+    description:
+      'Longest an eth_call or eth_estimateGas may run on a call thread before it is aborted; 0 for no limit.',
+    parse: parseDuration,
   }),
   option({
     key: 'json-rpc.logs-cap',
