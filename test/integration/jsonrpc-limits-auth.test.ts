@@ -26,6 +26,8 @@ describe('JSON-RPC limits, authentication and CORS', () => {
       '4KiB',
       '--json-rpc.cors',
       'https://app.example',
+      '--json-rpc.gas-cap',
+      '100000',
     ]);
   });
   afterAll(() => daemon?.stop());
@@ -73,6 +75,35 @@ describe('JSON-RPC limits, authentication and CORS', () => {
     expect(limited[0].error).toEqual({
       code: -32005,
       message: 'batch response too large: exceeds 400 bytes (--json-rpc.batch-response-max-size)',
+    });
+  });
+
+  it('names the gas cap when a call or an estimate runs out of the gas it allows', async () => {
+    // JUMPDEST PUSH1 0 JUMP: creation code that loops until its gas is spent.
+    const loop = { data: '0x5b600056' };
+    const failure = (method: string, params: unknown[]) =>
+      daemon.rpc.call(method, params).catch((error: unknown) => error);
+    expect(await failure('eth_call', [loop, 'latest'])).toMatchObject({
+      code: -32000,
+      message: 'out of gas (gas limited to 100000 by --json-rpc.gas-cap)',
+    });
+    expect(await failure('eth_call', [{ ...loop, gas: '0x1000000' }, 'latest'])).toMatchObject({
+      message: 'out of gas (gas limited to 100000 by --json-rpc.gas-cap)',
+    });
+    expect(await failure('eth_call', [{ ...loop, gas: '0xc350' }, 'latest'])).toMatchObject({
+      code: -32000,
+      message: 'out of gas',
+    });
+    expect(await failure('eth_estimateGas', [loop])).toMatchObject({
+      code: -32000,
+      message: 'gas required exceeds allowance (100000) (--json-rpc.gas-cap)',
+    });
+    expect(await failure('eth_estimateGas', [{ ...loop, gas: '0x186a0' }])).toMatchObject({
+      message: 'gas required exceeds allowance (100000)',
+    });
+    expect(await failure('eth_estimateGas', [{ ...loop, gas: '0xc350' }])).toMatchObject({
+      code: -32000,
+      message: 'intrinsic gas too low: gas 50000, minimum needed 53054',
     });
   });
 

@@ -9,6 +9,7 @@
 import { createBlock } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
+import { EVMError } from '@ethereumjs/evm';
 import type { EVMMockBlockchainInterface, ExecResult } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
@@ -244,6 +245,18 @@ function callGasLimit(env: CallEnvironment, request: CallRequest): bigint {
   return request.gas !== undefined && request.gas < env.gasCap ? request.gas : env.gasCap;
 }
 
+/** Whether the gas cap, rather than the caller's own gas, limits the request. */
+function cappedByGasCap(env: CallEnvironment, request: CallRequest): boolean {
+  return request.gas === undefined || request.gas > env.gasCap;
+}
+
+/** What a call that ran out of gas is told, when the gas cap was the limit it hit. */
+function capNote(env: CallEnvironment, request: CallRequest): string {
+  return cappedByGasCap(env, request)
+    ? ` (gas limited to ${env.gasCap} by --json-rpc.gas-cap)`
+    : '';
+}
+
 function throwIfReverted(result: RunTxResult): void {
   if (result.execResult.exceptionError?.error === 'revert') {
     const data = result.execResult.returnValue;
@@ -307,13 +320,15 @@ export async function executeCall(
 /** A call with fee fields runs as a transaction, so the sender must afford gas and value. */
 async function runFeeCall(env: CallEnvironment, request: CallRequest): Promise<CallOutcome> {
   const result = await runOnce(env, request, callGasLimit(env, request));
-  return outcomeOf(result.execResult, result.totalGasSpent);
+  return outcomeOf(result.execResult, result.totalGasSpent, capNote(env, request));
 }
 
-function outcomeOf(execResult: ExecResult, gasUsed: bigint): CallOutcome {
+/** `outOfGasNote` is added to an out-of-gas error, to say which limit was hit. */
+function outcomeOf(execResult: ExecResult, gasUsed: bigint, outOfGasNote: string): CallOutcome {
   const error = execResult.exceptionError?.error;
   if (error === 'revert') return { reverted: execResult.returnValue };
-  return { result: { returnData: execResult.returnValue, gasUsed, error } };
+  const shown = error === EVMError.errorMessages.OUT_OF_GAS ? error + outOfGasNote : error;
+  return { result: { returnData: execResult.returnValue, gasUsed, error: shown } };
 }
 
 /**
@@ -364,7 +379,7 @@ async function runFeelessCall(env: CallEnvironment, request: CallRequest): Promi
       journal.cleanJournal();
     }
   });
-  return outcomeOf(result.execResult, result.execResult.executionGasUsed);
+  return outcomeOf(result.execResult, result.execResult.executionGasUsed, capNote(env, request));
 }
 
 /** geth stops the search once the interval is within 1.5% of the upper bound. */
@@ -408,12 +423,16 @@ export async function estimateGas(env: CallEnvironment, request: CallRequest): P
   ) {
     return MIN_TX_GAS;
   }
+  const allowanceNote =
+    hi === env.gasCap && cappedByGasCap(env, request) ? ' (--json-rpc.gas-cap)' : '';
   const first = await runOnce(env, request, hi);
   throwIfReverted(first);
   const failure = first.execResult.exceptionError?.error;
   if (failure !== undefined) {
     throw new TransactionRejectedError(
-      /out of gas/i.test(failure) ? `gas required exceeds allowance (${hi})` : failure,
+      /out of gas/i.test(failure)
+        ? `gas required exceeds allowance (${hi})${allowanceNote}`
+        : failure,
     );
   }
   let lo = first.totalGasSpent - 1n;

@@ -67,8 +67,9 @@ export function rejectionReason(error: unknown): string {
   if (/balance/.test(message) && /upfront|insufficient|cost/i.test(message)) {
     return 'insufficient funds for gas * price + value';
   }
-  if (/intrinsic gas|gasLimit is too low|gas limit is too low/i.test(message))
-    return 'intrinsic gas too low';
+  if (/intrinsic.gas|gasLimit is too low|lower than the minimum gas limit/i.test(message)) {
+    return intrinsicGasReason(message);
+  }
   if (
     /fee cap less than block base fee|maxFeePerGas.*baseFee|less than the block's baseFeePerGas/i.test(
       message,
@@ -76,7 +77,22 @@ export function rejectionReason(error: unknown): string {
   ) {
     return 'max fee per gas less than block base fee';
   }
-  return message.split(' -')[0].split('\n')[0];
+  // runTx appends its context (" (vm hf=… -> block … -> tx …)"), which tells a caller nothing.
+  return message
+    .split('\n')[0]
+    .replace(/ \(vm hf=.*$/, '')
+    .split(' -')[0];
+}
+
+/** The pool's wording (`txpool/admission.ts`), with the figures when EthereumJS gave them. */
+function intrinsicGasReason(message: string): string {
+  const runTx = /gas limit (\d+) is lower than the minimum gas limit of (\d+)/.exec(message);
+  const txCheck = /minimum gas limit of (\d+) .*the gas limit is: (\d+)/.exec(message);
+  const [gas, needed] =
+    runTx !== null ? [runTx[1], runTx[2]] : txCheck !== null ? [txCheck[2], txCheck[1]] : [];
+  return gas === undefined
+    ? 'intrinsic gas too low'
+    : `intrinsic gas too low: gas ${gas}, minimum needed ${needed}`;
 }
 
 /** Effective price per gas the sender pays (EIP-1559: base fee plus the capped tip). */
