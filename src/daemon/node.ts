@@ -70,7 +70,7 @@ function prepareDataDir(layout: DataDirLayout): void {
 
 function namespaceModules(services: NodeServices, accounts: AccountManager): NamespaceModule[] {
   const chainId = services.chain.chainId;
-  const fees = new FeeOracle(services.chain);
+  const fees = new FeeOracle(services.chain, services.bus);
   const signer = new TransactionSigner(
     {
       common: services.chain.common,
