@@ -6,8 +6,9 @@ import { createBlockFromBytesArray } from '@ethereumjs/block';
 import type { Block, BlockBytes } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
-import { Address, bytesToHex } from '@ethereumjs/util';
+import { Address, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/wasm-crypto.js';
+import type { HeaderFees } from './block-fees.js';
 import type { StoredBlock } from './types.js';
 
 export function encodeBlockRecord(block: Block, senders: readonly Address[]): Uint8Array {
@@ -62,5 +63,21 @@ export function recordHashes(record: Uint8Array): RecordHashes {
       hashes[index] ??= keccak256(raw instanceof Uint8Array ? raw : RLP.encode(raw));
       return hashes[index];
     },
+  };
+}
+
+/** Positions in a header's RLP list (Ethereum's header layout) of the fields fees need. */
+const HEADER_GAS_LIMIT = 9;
+const HEADER_GAS_USED = 10;
+const HEADER_BASE_FEE = 15;
+
+/** The fee fields of a stored block's header, without building the block. */
+export function recordHeaderFees(record: Uint8Array): HeaderFees {
+  const [values] = RLP.decode(record) as unknown as [BlockBytes, Uint8Array[]];
+  const header = values[0] as unknown as Uint8Array[];
+  return {
+    gasLimit: bytesToBigInt(header[HEADER_GAS_LIMIT]),
+    gasUsed: bytesToBigInt(header[HEADER_GAS_USED]),
+    baseFeePerGas: bytesToBigInt(header[HEADER_BASE_FEE] ?? new Uint8Array()),
   };
 }
