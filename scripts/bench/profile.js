@@ -2,7 +2,7 @@
 // Profiles this node under one benchmark workload and prints where its CPU time goes:
 // starts the daemon entry (dist/daemon/main.js) with `node --cpu-prof` in a fresh data
 // directory, deploys the token, runs the workload, stops the daemon with SIGTERM (which writes
-// the profile) and lists the functions with the most self time.
+// the profiles, one per thread) and lists, for each thread, the functions with the most self time.
 //   node scripts/bench/profile.js [--workload eth_blockNumber|eth_getBalance|eth_call|eth_call_distinct|transfers]
 //                                 [--duration <s>] [--top <n>]
 import { spawn } from 'node:child_process';
@@ -39,6 +39,11 @@ const { values } = parseArgs({
 });
 if (!WORKLOADS.includes(values.workload))
   throw new Error(`--workload must be one of ${WORKLOADS.join(', ')}`);
+
+/** The thread id in a profile's file name. */
+function threadOf(file) {
+  return Number(file.split('.').at(-3));
+}
 
 const addresses = [...DEV_ADDRESSES];
 const plan = planTransactions(addresses, {
@@ -91,12 +96,17 @@ try {
   child.kill('SIGTERM');
   await exited;
 }
-const profileFile = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
-console.log(
-  summariseProfile(
-    JSON.parse(readFileSync(`${profileDir}/${profileFile}`, 'utf8')),
-    Number(values.top),
-  ),
-);
-console.log(`profile: ${profileDir}/${profileFile}`);
+// One profile per thread: CPU.<date>.<time>.<pid>.<thread id>.<sequence>.cpuprofile, where
+// thread 0 is the main thread and the others are call threads (and the recovery worker).
+const profileFiles = readdirSync(profileDir)
+  .filter((name) => name.endsWith('.cpuprofile'))
+  .sort((a, b) => threadOf(a) - threadOf(b));
+for (const file of profileFiles) {
+  const thread = threadOf(file);
+  console.log(`\n=== ${thread === 0 ? 'main thread' : `worker thread ${thread}`} ===`);
+  console.log(
+    summariseProfile(JSON.parse(readFileSync(`${profileDir}/${file}`, 'utf8')), Number(values.top)),
+  );
+  console.log(`profile: ${profileDir}/${file}`);
+}
 rmSync(dataDir, { recursive: true, force: true });
