@@ -22,7 +22,7 @@
  * run again where they could do the same to the main thread.
  *
  * A job that runs longer than the time limit (`--json-rpc.evm-timeout`, counted from when its
- * thread begins it) fails with an error that names the limit, and its thread is terminated, as
+ * thread begins it, as far as the main thread can tell) fails with an error that names the limit, and its thread is terminated, as
  * nothing else stops the EVM mid-call; the thread is started again at once, and the job it held
  * besides goes back to the front of the queue. The limit holds on call threads only: a call
  * run on the main thread cannot be stopped.
@@ -187,6 +187,7 @@ class CallThread {
   run(job: Job): void {
     const id = this.nextJobId++;
     this.pending.set(id, job);
+    if (this.pending.size === 1) this.startClock(id);
     this.worker!.postMessage({
       type: 'job',
       id,
@@ -212,17 +213,27 @@ class CallThread {
     if (message.type === 'closed') return;
     const job = this.pending.get(message.id);
     if (job === undefined) return;
-    if (message.type === 'started') {
-      const { timeoutMs } = this.options;
-      if (timeoutMs > 0) job.timer = setTimeout(() => this.abort(message.id), timeoutMs);
-      return;
-    }
     this.pending.delete(message.id);
     clearTimeout(job.timer);
+    const [next] = this.pending.keys();
+    if (next !== undefined) this.startClock(next);
     if (message.type === 'called') job.resolve(message.outcome);
     else if (message.type === 'estimated') job.resolve(message.gas);
     else job.reject(errorOf(message.failure));
     this.pool.pump();
+  }
+
+  /**
+   * Starts job `id`'s time limit. The thread runs its jobs one at a time in the order it got
+   * them, so a job begins when it is handed to an idle thread or when the answer to the job
+   * ahead of it arrives; counting from there spares the thread a message per job.
+   */
+  private startClock(id: number): void {
+    const { timeoutMs } = this.options;
+    const job = this.pending.get(id);
+    if (timeoutMs > 0 && job !== undefined) {
+      job.timer = setTimeout(() => this.abort(id), timeoutMs);
+    }
   }
 
   /** Fails job `id` for running past the limit and terminates the thread to stop it. */

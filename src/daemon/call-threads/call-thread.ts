@@ -33,7 +33,6 @@ const reader = await ChainReader.openFollower({
 if (data.recoveryPort !== undefined) serveRecoveries(data.recoveryPort);
 
 async function run(job: Extract<MainMessage, { type: 'job' }>): Promise<void> {
-  post({ type: 'started', id: job.id });
   const request = requestOf(job.request);
   try {
     if (job.kind === 'call') {

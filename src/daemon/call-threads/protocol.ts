@@ -47,8 +47,6 @@ export type MainMessage =
 
 export type ThreadMessage =
   | { type: 'ready' }
-  /** The thread runs one job at a time; this says it began job `id` (its time limit starts). */
-  | { type: 'started'; id: number }
   | { type: 'called'; id: number; outcome: CallOutcome }
   | { type: 'estimated'; id: number; gas: bigint }
   | { type: 'failed'; id: number; failure: JobFailure }
