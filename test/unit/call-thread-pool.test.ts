@@ -39,6 +39,16 @@ function startPool(
   });
 }
 
+/**
+ * Waits for the pool's one thread to be ready again after `event` (logged), and checks that
+ * its second instance answers.
+ */
+async function expectStartedAgain(pool: CallThreadPool, log: string[], event: string) {
+  await waitFor(() => log.length === 3, 10_000, 'the thread to be started again');
+  expect(log).toEqual(['call thread ready', event, 'call thread ready']);
+  expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);
+}
+
 describe('CallThreadPool', () => {
   let pool: CallThreadPool | undefined;
   afterEach(() => pool?.close());
@@ -70,13 +80,7 @@ describe('CallThreadPool', () => {
     await expect(pool.call({ to, gas: 666n }, 1n)).rejects.toThrow(
       'call thread 1 stopped while running the call',
     );
-    await waitFor(() => log.length === 3, 10_000, 'the thread to be started again');
-    expect(log).toEqual([
-      'call thread ready',
-      'call thread stopped; starting it again',
-      'call thread ready',
-    ]);
-    expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);
+    await expectStartedAgain(pool, log, 'call thread stopped; starting it again');
   });
 
   it('aborts a job past the time limit, starts its thread again and hands out the rest', async () => {
@@ -91,12 +95,6 @@ describe('CallThreadPool', () => {
     );
     // The job behind it waited for the thread's second instance rather than running here.
     expect(await behind).toBe(21_001n);
-    await waitFor(() => log.length === 3, 10_000, 'the thread to be ready again');
-    expect(log).toEqual([
-      'call thread ready',
-      'call thread terminated to end a call past the time limit',
-      'call thread ready',
-    ]);
-    expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);
+    await expectStartedAgain(pool, log, 'call thread terminated to end a call past the time limit');
   });
 });

@@ -1,7 +1,6 @@
 /**
  * eth_* methods that consult the transaction pool as well as the chain: submitting a raw
- * transaction, the nonce at 'pending', and transactions that may still be pending. They run
- * where the pool is, on the main thread.
+ * transaction, the nonce at 'pending', and transactions that may still be pending.
  */
 import { createTxFromRLP } from '@ethereumjs/tx';
 import { RLP } from '@ethereumjs/rlp';

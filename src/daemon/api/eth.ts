@@ -1,7 +1,7 @@
 /**
  * The eth namespace: chain facts, fees and the PoW-only methods, composed with the block and
- * state readers (together the methods any thread can serve from the committed chain), plus the
- * pool's methods and the coinbase. Other modules (accounts, logs, filters, subscriptions) add
+ * state readers (together the methods that read only the committed chain), plus the pool's
+ * methods and the coinbase. Other modules (accounts, logs, filters, subscriptions) add
  * their methods through `extraMethods`.
  */
 import { UnsupportedError } from '../errors.js';

@@ -13,8 +13,8 @@ import type { TxPoolApi } from '../txpool/types.js';
 import type { FormatOptions } from './formatters.js';
 
 /**
- * What methods that only read the committed chain are given. Any thread that serves JSON-RPC
- * can build them, over the producer's chain or over a reader of its own.
+ * What methods that only read the committed chain are given: a reader, not the pool or the
+ * producer, so their types say they change nothing.
  */
 export interface ChainView {
   chain: ChainReader;

@@ -410,7 +410,7 @@ async function hasNoCode(env: CallEnvironment, address: Address): Promise<boolea
  * `TransactionRejectedError` ("gas required exceeds allowance (N)" or the EVM error).
  */
 export async function estimateGas(env: CallEnvironment, request: CallRequest): Promise<bigint> {
-  let hi = request.gas !== undefined && request.gas < env.gasCap ? request.gas : env.gasCap;
+  let hi = callGasLimit(env, request);
   if (request.gas === undefined && env.block.header.gasLimit < hi) hi = env.block.header.gasLimit;
   // As geth does: a transfer without data to an account without code is tried with the
   // intrinsic gas first, which the search below would overshoot by up to its 1.5% tolerance.

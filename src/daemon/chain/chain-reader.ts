@@ -1,7 +1,7 @@
 /**
  * Reads of the committed chain: blocks, transactions, receipts, account state at any height,
- * proofs and calls. The block producer (`Chain`) is one; every thread that serves JSON-RPC
- * reads holds another over the same database.
+ * proofs and calls. The block producer (`Chain`) is one; every call thread (`call-threads/`)
+ * holds another over the same database.
  *
  * Why it is shaped this way:
  * - Reads at any height open the trie at that block's stateRoot over the committed node table;

@@ -50,9 +50,10 @@ export interface ChainOptions {
 
 /**
  * Memory budgets of the producer's recent-block and recent-receipt caches (estimates:
- * `retained-size.ts`). 16 MiB holds some 8 000 decoded transactions, the last few full blocks,
- * for transaction and block lookups; 16 MiB of receipts covers about 16 000 token transfers,
- * enough for `eth_getLogs` over recent ranges without decoding anything.
+ * `retained-size.ts`). 4 MiB holds some 2 000 decoded transactions, the last full block or
+ * two, for transaction and block lookups; 4 MiB of receipts covers about 4 000 token transfers.
+ * `eth_getLogs` (`events/served-logs.ts`) and the fee methods (`api/fee-oracle.ts`) keep what
+ * they need themselves, so larger caches only cost memory (docs/benchmarks.md).
  */
 export const PRODUCER_CACHE_BYTES: ReaderCacheBytes = {
   blocks: 4 * 2 ** 20,

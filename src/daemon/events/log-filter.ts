@@ -103,20 +103,32 @@ function valueTest(values: ReadonlySet<string>): ValueTest {
   return (bytes) => options.some((option) => equalsBytes(option, bytes));
 }
 
-/** Compiles `criteria` into a predicate over logs; build it once per filter, not per log. */
-export function logMatcher(criteria: LogCriteria): (log: ChainLog) => boolean {
-  const address = criteria.addresses === undefined ? undefined : valueTest(criteria.addresses);
-  const topics = criteria.topics.map((set) => (set === undefined ? undefined : valueTest(set)));
-  const positions = topics.length;
-  return (log) => {
-    if (positions > log.topics.length) return false;
-    if (address !== undefined && !address(log.address.bytes)) return false;
+/**
+ * Compiles `criteria` into a predicate over a log's address and topics, given how each
+ * constraint's set of hex strings tests one value.
+ */
+function compileCriteria<V>(
+  criteria: LogCriteria,
+  testOf: (values: ReadonlySet<string>) => (value: V) => boolean,
+): (address: V, topics: readonly V[]) => boolean {
+  const addressTest = criteria.addresses === undefined ? undefined : testOf(criteria.addresses);
+  const topicTests = criteria.topics.map((set) => (set === undefined ? undefined : testOf(set)));
+  const positions = topicTests.length;
+  return (address, topics) => {
+    if (positions > topics.length) return false;
+    if (addressTest !== undefined && !addressTest(address)) return false;
     for (let position = 0; position < positions; position++) {
-      const test = topics[position];
-      if (test !== undefined && !test(log.topics[position])) return false;
+      const test = topicTests[position];
+      if (test !== undefined && !test(topics[position])) return false;
     }
     return true;
   };
+}
+
+/** Compiles `criteria` into a predicate over logs; build it once per filter, not per log. */
+export function logMatcher(criteria: LogCriteria): (log: ChainLog) => boolean {
+  const matches = compileCriteria(criteria, valueTest);
+  return (log) => matches(log.address.bytes, log.topics);
 }
 
 /** A log as queries match it: lowercase 0x-hex of its address and topics. */
@@ -127,15 +139,6 @@ export interface HexLog {
 
 /** `logMatcher` for logs kept in hex, which the criteria sets hold already. */
 export function hexLogMatcher(criteria: LogCriteria): (log: HexLog) => boolean {
-  const { addresses, topics } = criteria;
-  const positions = topics.length;
-  return (log) => {
-    if (positions > log.topics.length) return false;
-    if (addresses !== undefined && !addresses.has(log.address)) return false;
-    for (let position = 0; position < positions; position++) {
-      const set = topics[position];
-      if (set !== undefined && !set.has(log.topics[position])) return false;
-    }
-    return true;
-  };
+  const matches = compileCriteria<string>(criteria, (values) => (value) => values.has(value));
+  return (log) => matches(log.address, log.topics);
 }
