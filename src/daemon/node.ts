@@ -44,6 +44,7 @@ import { openLogReaders } from './events/log-readers.js';
 import type { Logger } from './logger.js';
 import { RpcDispatcher } from './rpc/dispatcher.js';
 import { MethodRegistry, type NamespaceModule } from './rpc/registry.js';
+import type { BrowserPolicy } from './transport/browser-guard.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from './txpool/txpool.js';
@@ -299,11 +300,16 @@ export async function startNode(
     );
 
     const endpoints: DaemonEndpoints = {};
+    const browserPolicy: BrowserPolicy = {
+      vhosts: config['json-rpc.vhosts'],
+      corsOrigins: config['json-rpc.cors'],
+      wsOrigins: config['json-rpc.ws-origins'],
+    };
     if (config['json-rpc.enable']) {
       const http = await startHttpRpcServer({
         address: config['json-rpc.address'],
         maxBodySize: config['json-rpc.max-body-size'],
-        corsOrigins: config['json-rpc.cors'],
+        browserPolicy,
         token,
         dispatcher,
         logger,
@@ -314,6 +320,7 @@ export async function startNode(
         address: config['json-rpc.ws-address'],
         maxMessageSize: config['json-rpc.ws-max-message-size'],
         maxBacklogBytes: WS_MAX_BACKLOG_BYTES,
+        browserPolicy,
         token,
         dispatcher,
         logger,
@@ -329,6 +336,7 @@ export async function startNode(
       maxClients: config['rpc.max-subscription-clients'],
       maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
       maxBacklogBytes: WS_MAX_BACKLOG_BYTES,
+      browserPolicy,
       logger,
     });
     shutdownSteps.push(() => consensusRpc.close());

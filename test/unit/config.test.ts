@@ -105,6 +105,27 @@ describe('resolveConfig', () => {
     ).toThrow('invalid value for --txpool.globalslots');
   });
 
+  it('reads the Host and Origin lists: loopback names and no browser origin by default', () => {
+    const defaults = resolveConfig({ flags: {}, env: {}, file: {} }).config;
+    expect(defaults['json-rpc.vhosts']).toEqual(['localhost', '127.0.0.1', '[::1]']);
+    expect(defaults['json-rpc.cors']).toEqual([]);
+    expect(defaults['json-rpc.ws-origins']).toEqual([]);
+    const set = resolveConfig({
+      flags: { 'json-rpc.vhosts': 'node.example, *.example.org' },
+      env: { NODE_CLI_JSON_RPC_WS_ORIGINS: 'http://localhost:3000' },
+      file: { 'json-rpc.cors': 'https://app.example' },
+    }).config;
+    expect(set['json-rpc.vhosts']).toEqual(['node.example', '*.example.org']);
+    expect(set['json-rpc.ws-origins']).toEqual(['http://localhost:3000']);
+    expect(set['json-rpc.cors']).toEqual(['https://app.example']);
+    expect(() =>
+      resolveConfig({ flags: { 'json-rpc.vhosts': 'node.example:8545' }, env: {}, file: {} }),
+    ).toThrow('invalid value for --json-rpc.vhosts: "node.example:8545" is not a host name');
+    expect(() =>
+      resolveConfig({ flags: {}, env: { NODE_CLI_JSON_RPC_CORS: 'https://a.example/' }, file: {} }),
+    ).toThrow('invalid value for environment variable NODE_CLI_JSON_RPC_CORS');
+  });
+
   it('reads the call thread count, leaving the default to the number of cores', () => {
     const read = (value?: string) =>
       resolveConfig({

@@ -15,13 +15,16 @@ import {
   parseWeiAmount,
   type HostPort,
 } from './option-parsers.js';
+import { HostAllowlist, OriginAllowlist } from '../transport/host-origin-patterns.js';
 
 export interface NodeConfig {
   dev: boolean;
   'json-rpc.enable': boolean;
   'json-rpc.address': HostPort;
   'json-rpc.ws-address': HostPort;
+  'json-rpc.vhosts': string[];
   'json-rpc.cors': string[];
+  'json-rpc.ws-origins': string[];
   'json-rpc.ethereum-compat': boolean;
   'json-rpc.evm-threads': number | undefined;
   'evm.rpc.api': string[];
@@ -86,6 +89,20 @@ function parseThreadCount(raw: string): number {
   return count;
 }
 
+/** Host patterns (`--json-rpc.vhosts`), checked when read so a typo stops the start. */
+function parseHostList(raw: string): string[] {
+  const list = parseList(raw);
+  HostAllowlist.parse(list);
+  return list;
+}
+
+/** Origin patterns (`--json-rpc.cors`, `--json-rpc.ws-origins`), checked when read. */
+function parseOriginList(raw: string): string[] {
+  const list = parseList(raw);
+  OriginAllowlist.parse(list);
+  return list;
+}
+
 function option<K extends OptionKey>(spec: OptionSpec<K>): OptionSpec<K> {
   return spec;
 }
@@ -124,11 +141,25 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     parse: parseHostPort,
   }),
   option({
+    key: 'json-rpc.vhosts',
+    defaultText: 'localhost,127.0.0.1,[::1]',
+    description:
+      'Comma-separated host names the HTTP and WebSocket listeners (JSON-RPC, consensus, REST) accept in the Host header, against DNS rebinding; "*.example.com" for subdomains, "*" for any. The port is ignored; IP addresses and each listener\'s own bound host are always accepted.',
+    parse: parseHostList,
+  }),
+  option({
     key: 'json-rpc.cors',
     defaultText: '',
     description:
-      'Comma-separated origins allowed by CORS on the HTTP server ("*" for any); empty disables CORS.',
-    parse: parseList,
+      'Comma-separated browser origins allowed to send HTTP requests (CORS) to the JSON-RPC, consensus and REST listeners, e.g. https://app.example.com, "*" for any; empty refuses every browser origin. Requests without an Origin header (programs) are not affected.',
+    parse: parseOriginList,
+  }),
+  option({
+    key: 'json-rpc.ws-origins',
+    defaultText: '',
+    description:
+      'Comma-separated browser origins allowed to open WebSocket connections to the JSON-RPC and consensus listeners, "*" for any; empty refuses every browser origin. Connections without an Origin header (programs) are not affected.',
+    parse: parseOriginList,
   }),
   option({
     key: 'json-rpc.ethereum-compat',

@@ -18,6 +18,12 @@ import { InvalidInputError } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import { parseQuery } from '../events/query/index.js';
 import type { Logger } from '../logger.js';
+import {
+  ListenerGuard,
+  guardedRequestListener,
+  refuseUpgrade,
+  type BrowserPolicy,
+} from '../transport/browser-guard.js';
 import type { RunningServer } from '../transport/http-rpc-server.js';
 import { endpointUrl, listen } from '../transport/listen.js';
 import { blockEvents } from './block-events.js';
@@ -37,6 +43,8 @@ export interface ConsensusRpcServerOptions {
   bus: EventBus;
   /** The key shown as the validator's and node's: its compressed secp256k1 public key (33 bytes). */
   validatorKey: { readonly publicKey: Uint8Array };
+  /** Host and Origin allowlists: the JSON-RPC listeners' flags, one policy for every listener. */
+  browserPolicy: BrowserPolicy;
   /** Node name in `status`; default `node-cli`. */
   moniker?: string;
   /** Most WebSocket clients at once (`--rpc.max-subscription-clients`). */
@@ -69,7 +77,7 @@ const ADDRESS_KEYS: ReadonlySet<string> = new Set(['ethereum_tx.sender', 'ethere
  *   address: config['rpc.laddr'], chain, bus, validatorKey: nodeKey,
  *   maxClients: config['rpc.max-subscription-clients'],
  *   maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
- *   maxBacklogBytes: 16 * 1024 * 1024, logger,
+ *   maxBacklogBytes: 16 * 1024 * 1024, browserPolicy, logger,
  * });
  * endpoints.consensusWs = server.websocketUrl;
  * ```
@@ -122,12 +130,22 @@ export async function startConsensusRpcServer(
   const onInternal = (error: unknown) =>
     logger.error('consensus RPC call failed', { error: String(error) });
 
-  const server = createServer(httpHandler(context, onInternal));
+  const guard = new ListenerGuard(
+    options.browserPolicy,
+    options.address.host,
+    'GET, POST, OPTIONS',
+  );
+  const server = createServer(guardedRequestListener(guard, httpHandler(context, onInternal)));
   server.headersTimeout = 30_000;
 
   const sessions = new Set<ConsensusWsSession>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
   server.on('upgrade', (request, socket, head) => {
+    const refused = guard.checkUpgrade(request.headers);
+    if (refused) {
+      refuseUpgrade(socket, refused);
+      return;
+    }
     if (new URL(request.url ?? '/', 'http://consensus-rpc').pathname !== '/websocket') {
       socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
       return;

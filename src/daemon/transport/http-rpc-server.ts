@@ -10,14 +10,21 @@ import type { Logger } from '../logger.js';
 import type { RpcDispatcher } from '../rpc/dispatcher.js';
 import { RpcErrorCode } from '../rpc/rpc-error.js';
 import { isAuthenticated } from './auth.js';
-import type { HttpProtocolError, HttpRequestHead } from './http-request-reader.js';
+import {
+  ListenerGuard,
+  loopbackTrusted,
+  type BrowserPolicy,
+  type Refusal,
+} from './browser-guard.js';
+import type { HttpProtocolError } from './http-request-reader.js';
 import { createHttpServer, type HttpResponse } from './http-server.js';
 import { endpointUrl, listen } from './listen.js';
 
 export interface HttpRpcServerOptions {
   address: HostPort;
   maxBodySize: number;
-  corsOrigins: readonly string[];
+  /** Host and Origin allowlists (see browser-guard.ts). */
+  browserPolicy: BrowserPolicy;
   token: AuthToken;
   dispatcher: RpcDispatcher;
   logger: Logger;
@@ -46,19 +53,11 @@ function jsonError(
   };
 }
 
-function corsHeaders(
-  head: HttpRequestHead,
-  origins: readonly string[],
-): Record<string, string> | undefined {
-  const origin = head.headers.origin;
-  if (!origin || origins.length === 0) return undefined;
-  if (!origins.includes('*') && !origins.includes(origin)) return undefined;
+function forbidden(refused: Refusal): HttpResponse {
   return {
-    'Access-Control-Allow-Origin': origins.includes('*') ? '*' : origin,
-    'Access-Control-Allow-Methods': 'POST, OPTIONS',
-    'Access-Control-Allow-Headers': 'content-type, authorization',
-    'Access-Control-Max-Age': '600',
-    Vary: 'origin',
+    status: refused.status,
+    contentType: 'text/plain; charset=utf-8',
+    body: `${refused.message}\n`,
   };
 }
 
@@ -70,6 +69,7 @@ function rpcResponse(reply: string | undefined, cors?: Record<string, string>): 
 
 export async function startHttpRpcServer(options: HttpRpcServerOptions): Promise<RunningServer> {
   const { dispatcher, logger } = options;
+  const guard = new ListenerGuard(options.browserPolicy, options.address.host, 'POST, OPTIONS');
 
   const http = createHttpServer({
     limits: {
@@ -89,8 +89,11 @@ export async function startHttpRpcServer(options: HttpRpcServerOptions): Promise
     onHandlerError: (error) =>
       logger.error('HTTP JSON-RPC request failed', { error: String(error) }),
     handle: ({ head, body }, peer) => {
-      const cors = corsHeaders(head, options.corsOrigins);
-      if (head.method === 'OPTIONS') return { status: 204, headers: cors };
+      const refused = guard.checkRequest(head.headers);
+      if (refused) return forbidden(refused);
+      if (head.method === 'OPTIONS')
+        return { status: 204, headers: guard.preflightHeaders(head.headers) };
+      const cors = guard.corsHeaders(head.headers);
       if (head.method !== 'POST') {
         return jsonError(
           405,
@@ -111,7 +114,7 @@ export async function startHttpRpcServer(options: HttpRpcServerOptions): Promise
       const reply = dispatcher.handleText(body.toString('utf8'), {
         transport: 'http',
         authenticated: isAuthenticated(head, options.token, false),
-        loopback: peer.loopback,
+        loopback: loopbackTrusted(peer.loopback, head.headers),
         remoteAddress: peer.address,
       });
       return reply instanceof Promise

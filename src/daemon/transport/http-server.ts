@@ -18,8 +18,10 @@ import { isLoopback } from './listen.js';
 export interface HttpResponse {
   status: number;
   headers?: Readonly<Record<string, string>>;
-  /** JSON text; omitted for bodiless answers such as 204. */
+  /** JSON text unless `contentType` says otherwise; omitted for bodiless answers such as 204. */
   body?: string;
+  /** Default `application/json`. */
+  contentType?: string;
   /** Close the connection after this response. */
   close?: boolean;
 }
@@ -55,6 +57,7 @@ const REASONS: Readonly<Record<number, string>> = {
   200: 'OK',
   204: 'No Content',
   400: 'Bad Request',
+  403: 'Forbidden',
   405: 'Method Not Allowed',
   408: 'Request Timeout',
   413: 'Content Too Large',
@@ -106,7 +109,7 @@ function writeResponse(
   } else {
     const bytes = Buffer.byteLength(response.body);
     if (bytes !== response.body.length) encoding = 'utf8';
-    text += `Content-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n${response.body}`;
+    text += `Content-Type: ${response.contentType ?? 'application/json'}\r\nContent-Length: ${bytes}\r\n\r\n${response.body}`;
   }
   if (end) socket.end(text, encoding);
   else socket.write(text, encoding);

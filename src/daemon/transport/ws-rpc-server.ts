@@ -13,6 +13,12 @@ import type { Logger } from '../logger.js';
 import type { RpcDispatcher } from '../rpc/dispatcher.js';
 import type { CallContext, RpcConnection } from '../rpc/registry.js';
 import { isAuthenticated } from './auth.js';
+import {
+  ListenerGuard,
+  loopbackTrusted,
+  refuseUpgrade,
+  type BrowserPolicy,
+} from './browser-guard.js';
 import type { RunningServer } from './http-rpc-server.js';
 import { endpointUrl, isLoopback, listen } from './listen.js';
 
@@ -21,6 +27,8 @@ export interface WsRpcServerOptions {
   maxMessageSize: number;
   /** Unsent bytes a client may accumulate before it is disconnected. */
   maxBacklogBytes: number;
+  /** Host and Origin allowlists, checked before the upgrade (see browser-guard.ts). */
+  browserPolicy: BrowserPolicy;
   token: AuthToken;
   dispatcher: RpcDispatcher;
   logger: Logger;
@@ -71,14 +79,23 @@ export async function startWsRpcServer(options: WsRpcServerOptions): Promise<Run
       .writeHead(426, { 'content-type': 'text/plain' })
       .end('this endpoint speaks JSON-RPC over WebSocket\n');
   });
-  const wss = new WebSocketServer({ server: httpServer, maxPayload: options.maxMessageSize });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageSize });
+  const guard = new ListenerGuard(options.browserPolicy, options.address.host, 'GET');
+  httpServer.on('upgrade', (request, socket, head) => {
+    const refused = guard.checkUpgrade(request.headers);
+    if (refused) {
+      refuseUpgrade(socket, refused);
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+  });
 
   wss.on('connection', (socket, request) => {
     const connection = new WsConnection(socket, options.maxBacklogBytes);
     const context: CallContext = {
       transport: 'ws',
       authenticated: isAuthenticated(request, options.token, true),
-      loopback: isLoopback(request.socket.remoteAddress),
+      loopback: loopbackTrusted(isLoopback(request.socket.remoteAddress), request.headers),
       remoteAddress: request.socket.remoteAddress ?? '',
       connection,
     };
