@@ -94,7 +94,21 @@ export function guardedRequestListener(
   };
 }
 
-/** The policy of one listener: the shared allowlists plus the host that listener is bound to. */
+/**
+ * The policy of one listener: the shared allowlists plus the host that listener is bound to.
+ *
+ * @example
+ * ```ts
+ * // Node's http: refusals, preflights and CORS headers handled before the handler runs.
+ * const guard = new ListenerGuard(browserPolicy, address.host, 'GET, POST, OPTIONS');
+ * const server = createServer(guardedRequestListener(guard, handler));
+ * server.on('upgrade', (request, socket, head) => {
+ *   const refused = guard.checkUpgrade(request.headers);
+ *   if (refused) return refuseUpgrade(socket, refused);
+ *   // ...upgrade
+ * });
+ * ```
+ */
 export class ListenerGuard {
   private readonly hosts: HostAllowlist;
   private readonly corsOrigins: OriginAllowlist;
