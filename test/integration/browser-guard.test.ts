@@ -244,8 +244,10 @@ describe('Host and Origin checks', () => {
         (await send(configured.endpoints.http, { host: 'evil.example' }, rpc('net_version')))
           .status,
       ).toBe(403);
-      const ws = await opened(openWs(configured.endpoints.ws, { host: 'node.example:8546' }));
-      ws.close();
+      for (const url of [configured.endpoints.ws, configured.endpoints.consensusWs as string]) {
+        const ws = await opened(openWs(url, { host: 'node.example:8546' }));
+        ws.close();
+      }
     });
 
     it('answers preflights and requests of an allowed origin with CORS headers', async () => {

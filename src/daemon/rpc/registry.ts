@@ -7,7 +7,7 @@ import type { ParamSpec } from './params.js';
 /**
  * Who may call a method. `private` needs the auth token; `loopback-or-token` is served to
  * loopback clients and authenticated callers only (key-using methods, so an unlocked account
- * is never spendable from the network).
+ * is never spendable from the network or from a web page).
  */
 export type Access = 'public' | 'private' | 'loopback-or-token';
 
@@ -24,7 +24,10 @@ export interface CallContext {
   transport: 'http' | 'ws';
   /** The caller presented the right auth token. */
   authenticated: boolean;
-  /** The caller connected from a loopback address. */
+  /**
+   * The caller connected from a loopback address and is not a web page: a request that carries
+   * an `Origin` header never counts as loopback (see `transport/browser-guard.ts`).
+   */
   loopback: boolean;
   remoteAddress: string;
   connection?: RpcConnection;
