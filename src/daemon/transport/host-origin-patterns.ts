@@ -70,7 +70,7 @@ export function hostHeaderName(value: string): string {
     return end > 0 ? host.slice(1, end) : host;
   }
   const colon = host.indexOf(':');
-  // More than one colon without brackets is no valid Host; keep it whole so it matches nothing.
+  // Several colons without brackets: a bare IPv6 address (it passes as an address) or garbage.
   return colon >= 0 && host.indexOf(':', colon + 1) < 0 ? host.slice(0, colon) : host;
 }
 
