@@ -21,8 +21,14 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** The start time of a live process, or undefined where `/proc` does not say. */
-export function processStartTime(pid: number): string | undefined {
+interface ProcStat {
+  /** One letter: R running, S sleeping, … Z zombie (exited, not yet reaped), X dead. */
+  state: string;
+  startTime: string;
+}
+
+/** State and start time from `/proc/<pid>/stat`, or undefined where there is no such file. */
+function readProcStat(pid: number): ProcStat | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
@@ -31,9 +37,15 @@ export function processStartTime(pid: number): string | undefined {
   }
   // The command name (field 2) is in parentheses and may itself contain spaces or ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields after the name start at field 3 (state); start time is field 22.
-  const startTime = fields[22 - 3];
-  return startTime !== undefined && /^\d+$/.test(startTime) ? startTime : undefined;
+  // `fields` starts at field 3 (state); the start time is field 22.
+  const [state, startTime] = [fields[0], fields[22 - 3]];
+  if (state === undefined || startTime === undefined || !/^\d+$/.test(startTime)) return undefined;
+  return { state, startTime };
+}
+
+/** The start time of a live process, or undefined where `/proc` does not say. */
+export function processStartTime(pid: number): string | undefined {
+  return readProcStat(pid)?.startTime;
 }
 
 export function currentProcessIdentity(): ProcessIdentity {
@@ -42,13 +54,15 @@ export function currentProcessIdentity(): ProcessIdentity {
 
 /**
  * True when `identity` names a process that is alive now and is the same process that was
- * recorded: a recorded start time must match the live one.
+ * recorded: a recorded start time must match the live one. A process that has exited but not
+ * yet been reaped (a zombie, which a container's init may leave for seconds) counts as gone.
  */
 export function isSameLiveProcess(identity: ProcessIdentity): boolean {
   if (!Number.isInteger(identity.pid) || identity.pid <= 0 || !isProcessAlive(identity.pid)) {
     return false;
   }
-  if (identity.startTime === undefined) return true;
-  const live = processStartTime(identity.pid);
-  return live === undefined || live === identity.startTime;
+  const stat = readProcStat(identity.pid);
+  if (stat === undefined) return true;
+  if (stat.state === 'Z' || stat.state === 'X') return false;
+  return identity.startTime === undefined || stat.startTime === identity.startTime;
 }
