@@ -77,7 +77,7 @@ async function bundle(bundleFile) {
     // CommonJS dependencies call require() for Node's built-in modules, which an ES module
     // bundle only has through createRequire.
     banner: { js: BANNER },
-    external: ['lmdb'],
+    external: ['lmdb', 'fs-native-extensions'],
     plugins: [keepOutside],
     sourcemap: 'linked',
     logLevel: 'warning',

@@ -20,6 +20,7 @@ import { connectRpc } from './rpc.js';
 import { readSettings } from './settings.js';
 import { measureAnvilStart, measureNodeCliStart } from './workloads/cold-start.js';
 import { measureLogs } from './workloads/logs-latency.js';
+import { measureRestarts } from './workloads/restart.js';
 import { measureReadsAlternating, readWorkloads } from './workloads/read-throughput.js';
 
 const COMMIT_TIMEOUT_MS = 600_000;
@@ -172,6 +173,9 @@ if (settings.nodes.includes('node-cli')) {
   results['node-cli'] = {
     coldStart: await step('node-cli: cold starts', () =>
       measureNodeCliStart(settings.coldStartRuns),
+    ),
+    restart: await step('node-cli: restarts and stops on a data directory with history', () =>
+      measureRestarts(settings.coldStartRuns, dirname(settings.output), progress),
     ),
   };
 }

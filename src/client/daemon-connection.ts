@@ -4,7 +4,7 @@
  */
 import type { DaemonInfo } from '../shared/daemon-info.js';
 import { DaemonNotRunningError } from './errors.js';
-import { isProcessAlive, readAuthToken, readDaemonInfo } from './daemon-files.js';
+import { readAuthToken, readLiveDaemonInfo } from './daemon-files.js';
 import { HttpRpcClient } from './http-rpc-client.js';
 import { WsRpcClient } from './ws-rpc-client.js';
 
@@ -18,8 +18,8 @@ export interface DaemonConnection {
 }
 
 export function connectDaemon(dataDir: string): DaemonConnection {
-  const info = readDaemonInfo(dataDir);
-  if (!info || !isProcessAlive(info.pid)) throw new DaemonNotRunningError(dataDir);
+  const info = readLiveDaemonInfo(dataDir);
+  if (!info) throw new DaemonNotRunningError(dataDir);
   if (!info.endpoints.http)
     throw new DaemonNotRunningError(dataDir, 'its JSON-RPC interface is disabled');
   const token = readAuthToken(dataDir);

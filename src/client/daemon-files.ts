@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { isDaemonInfo, type DaemonInfo } from '../shared/daemon-info.js';
 import { dataDirLayout } from '../shared/datadir-layout.js';
+import { isSameLiveProcess } from '../shared/process-identity.js';
 
 /** The daemon's record, or undefined when there is none (never started, or stopped). */
 export function readDaemonInfo(dataDir: string): DaemonInfo | undefined {
@@ -19,19 +20,20 @@ export function readDaemonInfo(dataDir: string): DaemonInfo | undefined {
   }
 }
 
+/**
+ * The record of the daemon that is running now, or undefined. A record whose pid is dead, or
+ * now belongs to another process (a later start time), is a leftover of a killed daemon.
+ */
+export function readLiveDaemonInfo(dataDir: string): DaemonInfo | undefined {
+  const info = readDaemonInfo(dataDir);
+  if (!info) return undefined;
+  return isSameLiveProcess({ pid: info.pid, startTime: info.processStartTime }) ? info : undefined;
+}
+
 export function readAuthToken(dataDir: string): string | undefined {
   try {
     return readFileSync(dataDirLayout(dataDir).authTokenFile, 'utf8').trim() || undefined;
   } catch {
     return undefined;
-  }
-}
-
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -5,14 +5,16 @@
  * process behind.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { mkdirSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DaemonInfo } from '../shared/daemon-info.js';
 import { DAEMON_ENVIRONMENT, daemonNodeFlags } from '../shared/daemon-runtime.js';
 import { dataDirLayout } from '../shared/datadir-layout.js';
+import { isDataDirLocked, readLockHolder } from '../shared/datadir-lock.js';
+import { isSameLiveProcess, type ProcessIdentity } from '../shared/process-identity.js';
 import { DaemonControlError } from './errors.js';
-import { isProcessAlive, readDaemonInfo } from './daemon-files.js';
+import { readDaemonInfo } from './daemon-files.js';
 
 const DAEMON_ENTRY = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
 
@@ -34,12 +36,46 @@ function lastLogLines(logFile: string, count: number): string {
   }
 }
 
+/**
+ * What holds a data directory, decided by its lock rather than by the pid in `daemon.json`:
+ * only a live daemon holds the lock, so a record without a held lock is stale, and a pid is
+ * signalled only while the lock is held and the process's start time is the recorded one.
+ */
+export type DaemonPresence =
+  /** A daemon holds the lock and its record is current. */
+  | { state: 'running'; info: DaemonInfo }
+  /** A daemon holds the lock but has written no record yet (it is starting). */
+  | { state: 'starting'; holder: ProcessIdentity | undefined }
+  /** No daemon; a record left by one that was killed was removed. */
+  | { state: 'stale'; info: DaemonInfo }
+  | { state: 'stopped' };
+
+export function locateDaemon(dataDir: string): DaemonPresence {
+  const layout = dataDirLayout(dataDir);
+  const info = readDaemonInfo(layout.root);
+  if (!isDataDirLocked(layout.lockFile)) {
+    if (!info) return { state: 'stopped' };
+    rmSync(layout.daemonInfoFile, { force: true });
+    return { state: 'stale', info };
+  }
+  if (info && info.dataDir === layout.root && isSameLiveProcess(identityOf(info))) {
+    return { state: 'running', info };
+  }
+  const holder = readLockHolder(layout.lockFile);
+  return { state: 'starting', holder: holder && isSameLiveProcess(holder) ? holder : undefined };
+}
+
+function identityOf(info: DaemonInfo): ProcessIdentity {
+  return { pid: info.pid, startTime: info.processStartTime };
+}
+
 export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
   const layout = dataDirLayout(options.dataDir);
-  const running = readDaemonInfo(layout.root);
-  if (running && isProcessAlive(running.pid)) {
+  const presence = locateDaemon(layout.root);
+  if (presence.state === 'running' || presence.state === 'starting') {
+    const pid = presence.state === 'running' ? presence.info.pid : presence.holder?.pid;
     throw new DaemonControlError(
-      `a daemon is already running for ${layout.root} (pid ${running.pid})`,
+      `a daemon is already running for ${layout.root}${pid ? ` (pid ${pid})` : ''}`,
     );
   }
   try {
@@ -105,47 +141,52 @@ export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
 }
 
 /** Polls until the process is gone or the deadline passes; resolves to whether it is gone. */
-async function waitForExit(pid: number | undefined, timeoutMs: number): Promise<boolean> {
-  if (pid === undefined) return true;
+async function waitForExit(
+  target: ProcessIdentity | number | undefined,
+  timeoutMs: number,
+): Promise<boolean> {
+  if (target === undefined) return true;
+  const identity = typeof target === 'number' ? { pid: target } : target;
   const deadline = Date.now() + timeoutMs;
-  while (isProcessAlive(pid)) {
+  while (isSameLiveProcess(identity)) {
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return true;
 }
 
-export interface StopResult {
-  pid: number;
+export type StopResult =
   /** `graceful` when SIGTERM sufficed, `forced` when SIGKILL was needed. */
-  how: 'graceful' | 'forced';
-}
+  | { stopped: true; pid: number; how: 'graceful' | 'forced' }
+  /** Nothing was running; `stalePid` names the dead daemon whose leftover record was removed. */
+  | { stopped: false; stalePid?: number };
 
 /**
  * Stops the daemon: SIGTERM (it finishes the block in flight, flushes and closes), then SIGKILL
- * if it is still alive after `graceTimeoutMs`. Resolves to undefined when none was running.
+ * if it is still alive after `graceTimeoutMs`. Only a process that holds the data directory's
+ * lock, with the start time on record, is ever signalled.
  */
-export async function stopDaemon(
-  dataDir: string,
-  graceTimeoutMs = 15_000,
-): Promise<StopResult | undefined> {
-  const info = readDaemonInfo(dataDir);
-  const pid = info?.pid ?? readLockOwner(dataDir);
-  if (pid === undefined || !isProcessAlive(pid)) return undefined;
-  process.kill(pid, 'SIGTERM');
-  if (await waitForExit(pid, graceTimeoutMs)) return { pid, how: 'graceful' };
-  process.kill(pid, 'SIGKILL');
-  if (await waitForExit(pid, 5_000)) return { pid, how: 'forced' };
-  throw new DaemonControlError(`daemon (pid ${pid}) did not exit after SIGKILL`);
+export async function stopDaemon(dataDir: string, graceTimeoutMs = 15_000): Promise<StopResult> {
+  const presence = locateDaemon(dataDir);
+  if (presence.state === 'stopped') return { stopped: false };
+  if (presence.state === 'stale') return { stopped: false, stalePid: presence.info.pid };
+  const target = presence.state === 'running' ? identityOf(presence.info) : presence.holder;
+  if (target === undefined) {
+    throw new DaemonControlError(
+      `the lock of ${dataDirLayout(dataDir).lockFile} is held by a process that cannot be identified; not signalling anything`,
+    );
+  }
+  signalIfSame(target, 'SIGTERM');
+  if (await waitForExit(target, graceTimeoutMs)) {
+    return { stopped: true, pid: target.pid, how: 'graceful' };
+  }
+  signalIfSame(target, 'SIGKILL');
+  if (await waitForExit(target, 5_000)) return { stopped: true, pid: target.pid, how: 'forced' };
+  throw new DaemonControlError(`daemon (pid ${target.pid}) did not exit after SIGKILL`);
 }
 
-function readLockOwner(dataDir: string): number | undefined {
-  try {
-    const pid = Number.parseInt(readFileSync(dataDirLayout(dataDir).lockFile, 'utf8'), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
+function signalIfSame(target: ProcessIdentity, signal: NodeJS.Signals): void {
+  if (isSameLiveProcess(target)) process.kill(target.pid, signal);
 }
 
 export type DaemonStatus =
@@ -157,12 +198,26 @@ export type DaemonStatus =
       endpoints: DaemonInfo['endpoints'];
       dataDir: string;
     }
-  | { running: false; dataDir: string };
+  | {
+      running: false;
+      dataDir: string;
+      /** A daemon holds the lock but is still starting (pid when known). */
+      starting?: { pid?: number };
+      /** The pid of a dead daemon whose leftover `daemon.json` was removed. */
+      stalePid?: number;
+    };
 
 export function daemonStatus(dataDir: string): DaemonStatus {
   const layout = dataDirLayout(dataDir);
-  const info = readDaemonInfo(layout.root);
-  if (!info || !isProcessAlive(info.pid)) return { running: false, dataDir: layout.root };
+  const presence = locateDaemon(layout.root);
+  if (presence.state === 'stopped') return { running: false, dataDir: layout.root };
+  if (presence.state === 'stale') {
+    return { running: false, dataDir: layout.root, stalePid: presence.info.pid };
+  }
+  if (presence.state === 'starting') {
+    return { running: false, dataDir: layout.root, starting: { pid: presence.holder?.pid } };
+  }
+  const info = presence.info;
   return {
     running: true,
     pid: info.pid,

@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import type { DaemonEndpoints, DaemonInfo } from '../shared/daemon-info.js';
 import type { DataDirLayout } from '../shared/datadir-layout.js';
+import { currentProcessIdentity } from '../shared/process-identity.js';
 import { PACKAGE_VERSION } from '../shared/version.js';
 import { debugRuntimeMethods } from './api/debug-runtime.js';
 import { ethNamespace } from './api/eth.js';
@@ -353,8 +354,10 @@ export async function startNode(
       shutdownSteps,
     );
 
+    const identity = currentProcessIdentity();
     const info: DaemonInfo = {
-      pid: process.pid,
+      pid: identity.pid,
+      processStartTime: identity.startTime,
       version: PACKAGE_VERSION,
       startedAt: new Date().toISOString(),
       dataDir: layout.root,

@@ -12,6 +12,8 @@ export interface DaemonEndpoints {
 
 export interface DaemonInfo {
   pid: number;
+  /** Kernel start time of the daemon process (Linux), so a reused pid is never taken for it. */
+  processStartTime?: string;
   version: string;
   /** ISO timestamp of the start. */
   startedAt: string;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpRpcClient } from '../../src/client/http-rpc-client.js';
+import { isDataDirLocked } from '../../src/shared/datadir-lock.js';
 import { spawn } from 'node:child_process';
 import { CLI_ENTRY, runCli, runCliJson } from '../helpers/cli.js';
 import { isAlive, processesMentioning, waitFor } from '../helpers/processes.js';
@@ -80,7 +81,7 @@ describe('daemon lifecycle', () => {
         5_000,
         'the failed daemon to exit',
       );
-      expect(existsSync(join(dataDir, 'daemon.lock'))).toBe(false);
+      expect(isDataDirLocked(join(dataDir, 'daemon.lock'))).toBe(false);
       expect(existsSync(join(dataDir, 'daemon.json'))).toBe(false);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -204,7 +205,7 @@ describe('daemon stop', () => {
     expect(processesMentioning(daemon.dataDir)).toEqual([]);
     const status = await runCliJson<StatusJson>(['daemon', 'status', '--datadir', daemon.dataDir]);
     expect(status.running).toBe(false);
-    expect(existsSync(join(daemon.dataDir, 'daemon.lock'))).toBe(false);
+    expect(isDataDirLocked(join(daemon.dataDir, 'daemon.lock'))).toBe(false);
     const again = await runCliJson<{ stopped: boolean }>([
       'daemon',
       'stop',

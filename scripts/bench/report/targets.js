@@ -75,6 +75,18 @@ const TARGETS = [
     500,
     'ms',
   ),
+  below(
+    'restart on 10 000 blocks (daemon start to first answer)',
+    (suite) => suite?.restart?.firstAnswerMs,
+    500,
+    'ms',
+  ),
+  below(
+    'process gone after its "stopped" line',
+    (suite) => suite?.restart?.goneAfterStoppedMs,
+    500,
+    'ms',
+  ),
   below('resident memory after the run', (suite) => suite?.memory?.afterRun?.total, 300, 'MiB'),
 ];
 

@@ -14,7 +14,15 @@ export default class DaemonStatusCommand extends BaseCommand {
     const { flags } = await this.parse(DaemonStatusCommand);
     const status = daemonStatus(this.dataDir(flags));
     if (!status.running) {
-      this.log(`stopped (data directory ${status.dataDir})`);
+      if (status.starting) {
+        const pid = status.starting.pid === undefined ? '' : ` (pid ${status.starting.pid})`;
+        this.log(`starting${pid} (data directory ${status.dataDir})`);
+      } else {
+        this.log(`stopped (data directory ${status.dataDir})`);
+      }
+      if (status.stalePid !== undefined) {
+        this.log(`  removed the stale record of pid ${status.stalePid} (not running this daemon)`);
+      }
       return status;
     }
     this.log(

@@ -4,7 +4,7 @@ import { consensusEventJson, consensusEventLine } from '../../cli/stream-display
 import { closedMessage, untilInterrupted } from '../../cli/until-interrupted.js';
 import { ConsensusWsClient } from '../../client/consensus-ws-client.js';
 import { DaemonNotRunningError } from '../../client/errors.js';
-import { isProcessAlive, readDaemonInfo } from '../../client/daemon-files.js';
+import { readLiveDaemonInfo } from '../../client/daemon-files.js';
 
 export default class EventsTail extends BaseCommand {
   static override summary = 'Follow consensus events (CometBFT event WebSocket).';
@@ -30,8 +30,8 @@ export default class EventsTail extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(EventsTail);
     const dataDir = this.dataDir(flags);
-    const info = readDaemonInfo(dataDir);
-    if (!info || !isProcessAlive(info.pid)) throw new DaemonNotRunningError(dataDir);
+    const info = readLiveDaemonInfo(dataDir);
+    if (!info) throw new DaemonNotRunningError(dataDir);
     if (!info.endpoints.consensusWs)
       throw new DaemonNotRunningError(dataDir, 'its consensus RPC interface is disabled');
     const json = this.jsonEnabled();
