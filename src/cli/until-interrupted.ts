@@ -1,28 +1,63 @@
 /**
- * How a streaming command waits: until Ctrl-C (SIGINT, a clean end) or until its connection
- * closes under it (the daemon stopped: a failure).
+ * How a streaming command waits: until Ctrl-C (SIGINT, a clean end), until it has printed the
+ * `--count` items it was asked for (a clean end), or until its connection closes under it (the
+ * daemon stopped: a failure).
  */
+import { Flags } from '@oclif/core';
 
 /** Why the wait ended. */
-export type StreamEnd = { kind: 'interrupted' } | { kind: 'closed'; code: number; reason: string };
+export type StreamEnd =
+  { kind: 'interrupted' } | { kind: 'complete' } | { kind: 'closed'; code: number; reason: string };
+
+/** `--count N`: the streaming commands' way for a script to wait for N items and go on. */
+export const countFlag = Flags.integer({
+  description: 'Exit (status 0) after printing this many items.',
+  min: 1,
+});
+
+/**
+ * Counts printed items against `--count`; `complete` resolves once the last one is printed,
+ * and `take()` says whether an item may still be printed.
+ */
+export class ItemBudget {
+  private printed = 0;
+  private finish: () => void = () => {};
+  readonly complete = new Promise<StreamEnd>((resolve) => {
+    this.finish = () => resolve({ kind: 'complete' });
+  });
+
+  constructor(private readonly limit: number | undefined) {}
+
+  take(): boolean {
+    if (this.limit !== undefined && this.printed >= this.limit) return false;
+    this.printed += 1;
+    if (this.printed === this.limit) this.finish();
+    return true;
+  }
+}
 
 /** Anything that reports its own close, such as the WebSocket clients of src/client. */
 export interface Closable {
   onClose(listener: (code: number, reason: string) => void): () => void;
 }
 
-/** Resolves at the first SIGINT or when `connection` closes; removes both listeners then. */
-export function untilInterrupted(connection: Closable): Promise<StreamEnd> {
+/**
+ * Resolves at the first SIGINT, when `budget` is spent, or when `connection` closes; removes
+ * its listeners then.
+ */
+export function untilInterrupted(connection: Closable, budget: ItemBudget): Promise<StreamEnd> {
   return new Promise((resolve) => {
-    const onSigint = (): void => {
-      stopWatchingClose();
-      resolve({ kind: 'interrupted' });
-    };
-    const stopWatchingClose = connection.onClose((code, reason) => {
+    const end = (reason: StreamEnd): void => {
       process.off('SIGINT', onSigint);
-      resolve({ kind: 'closed', code, reason });
-    });
+      stopWatchingClose();
+      resolve(reason);
+    };
+    const onSigint = (): void => end({ kind: 'interrupted' });
+    const stopWatchingClose = connection.onClose((code, reason) =>
+      end({ kind: 'closed', code, reason }),
+    );
     process.once('SIGINT', onSigint);
+    void budget.complete.then(end);
   });
 }
 

@@ -52,6 +52,32 @@ function startStreaming(args: readonly string[]): StreamingCli {
   };
 }
 
+/** Runs `node-cli <command>` in a bash pipeline; `done` has every stage's exit status. */
+function startPiped(command: string): {
+  stderr: () => string;
+  done: Promise<{ statuses: string[]; stdout: string }>;
+} {
+  const child = spawn(
+    'bash',
+    [
+      '-c',
+      `"${process.execPath}" "${CLI_ENTRY}" ${command}; echo "statuses=\${PIPESTATUS[*]}" >&2`,
+    ],
+    { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<{ statuses: string[]; stdout: string }>((resolve) =>
+    child.once('exit', () => {
+      const statuses = /statuses=(.*)/.exec(stderr)?.[1]?.trim().split(' ') ?? [];
+      resolve({ statuses, stdout });
+    }),
+  );
+  return { stderr: () => stderr.replace(/statuses=.*\n?/, ''), done };
+}
+
 interface LogLine {
   blockHash: string;
   logIndex: string;
@@ -182,6 +208,48 @@ describe('node-cli logs watch and events tail', () => {
     expect(event.events['ethereum_tx.ethereumTxHash']).toEqual([receipt.transactionHash]);
     expect(event.events['ethereum_tx.recipient']).toEqual([DEV_ADDRESSES[1]]);
     expect(await tail.interrupt()).toBe(0);
+  });
+
+  it('stops after --count items with status 0', async () => {
+    await callFixture('emitMany', [3n]);
+    const watch = startStreaming([
+      'logs',
+      'watch',
+      '--from-block',
+      '0',
+      '--count',
+      '2',
+      '--json',
+      '--datadir',
+      daemon.dataDir,
+    ]);
+    expect(await watch.exit).toBe(0);
+    expect(watch.lines).toHaveLength(2);
+  });
+
+  it('ends quietly with status 0 when the reader of its output goes away', async () => {
+    await callFixture('emitMany', [3n]);
+    const logs = startPiped(
+      `logs watch --from-block 0 --json --datadir ${daemon.dataDir} | head -n 1`,
+    );
+    const tail = startPiped(
+      `events tail "tm.event='Tx'" --json --datadir ${daemon.dataDir} | head -n 1`,
+    );
+    await waitFor(() => tail.stderr().includes('subscribed to'), 20_000, 'the subscription');
+    for (let transfer = 0; transfer < 2; transfer += 1) {
+      const raw = await signDynamicFeeTx(wallet, {
+        nonce: nonce++,
+        to: DEV_ADDRESSES[1],
+        value: 5n,
+      });
+      await sendAndWait(daemon.rpc, raw);
+    }
+    for (const piped of [logs, tail]) {
+      const { statuses, stdout } = await piped.done;
+      expect(statuses).toEqual(['0', '0']);
+      expect(stdout.trim().split('\n')).toHaveLength(1);
+      expect(piped.stderr()).not.toMatch(/EPIPE|Error/);
+    }
   });
 
   it('refuses bad addresses and topics with exit 2', async () => {

@@ -1,7 +1,12 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { consensusEventJson, consensusEventLine } from '../../cli/stream-display.js';
-import { closedMessage, untilInterrupted } from '../../cli/until-interrupted.js';
+import {
+  ItemBudget,
+  closedMessage,
+  countFlag,
+  untilInterrupted,
+} from '../../cli/until-interrupted.js';
 import { ConsensusWsClient } from '../../client/consensus-ws-client.js';
 import { DaemonNotRunningError } from '../../client/errors.js';
 import { readLiveDaemonInfo } from '../../client/daemon-files.js';
@@ -10,13 +15,14 @@ export default class EventsTail extends BaseCommand {
   static override summary = 'Follow consensus events (CometBFT event WebSocket).';
   static override description =
     "Subscribes on the daemon's CometBFT-compatible WebSocket with a query in CometBFT's event " +
-    'query language and prints one line per event until Ctrl-C: the event type, the height, and ' +
+    'query language and prints one line per event until Ctrl-C (or --count events): the event type, the height, and ' +
     'for Tx events the transaction hash, sender, recipient, amount and outcome. With --json prints ' +
     'one JSON object per line (JSON Lines): {query, type, value, events}. A query the daemon ' +
     'cannot parse fails with its error (exit 1).';
   static override examples = [
     '<%= config.bin %> events tail',
     `<%= config.bin %> events tail "tm.event='Tx'"`,
+    `<%= config.bin %> events tail "tm.event='Tx'" --count 1 --json   # wait for the next transaction`,
     `<%= config.bin %> events tail "tm.event='Tx' AND ethereum_tx.sender='0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'" --json`,
   ];
   static override args = {
@@ -25,6 +31,7 @@ export default class EventsTail extends BaseCommand {
       default: "tm.event='NewBlock'",
     }),
   };
+  static override flags = { count: countFlag };
 
   /** Streams until Ctrl-C; returns nothing, so --json output is only the lines. */
   async run(): Promise<void> {
@@ -37,12 +44,14 @@ export default class EventsTail extends BaseCommand {
     const json = this.jsonEnabled();
     const client = await ConsensusWsClient.connect(info.endpoints.consensusWs);
     try {
-      const ended = untilInterrupted(client);
-      await client.subscribe(args.query, (event) =>
+      const budget = new ItemBudget(flags.count);
+      const ended = untilInterrupted(client, budget);
+      await client.subscribe(args.query, (event) => {
+        if (!budget.take()) return;
         process.stdout.write(
           `${json ? JSON.stringify(consensusEventJson(event)) : consensusEventLine(event)}\n`,
-        ),
-      );
+        );
+      });
       // On stderr, so --json output stays JSON Lines; scripts can wait for it.
       process.stderr.write(`subscribed to ${args.query} (Ctrl-C to stop)\n`);
       const end = await ended;

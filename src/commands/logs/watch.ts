@@ -10,7 +10,12 @@ import {
 } from '../../cli/log-filter-flags.js';
 import { watchLogs, type RpcLog } from '../../cli/log-watcher.js';
 import { logJson, logLine } from '../../cli/stream-display.js';
-import { closedMessage, untilInterrupted } from '../../cli/until-interrupted.js';
+import {
+  ItemBudget,
+  closedMessage,
+  countFlag,
+  untilInterrupted,
+} from '../../cli/until-interrupted.js';
 import { connectDaemon } from '../../client/daemon-connection.js';
 import type { Hex } from '../../client/eth-client.js';
 
@@ -18,7 +23,7 @@ export default class LogsWatch extends BaseCommand {
   static override summary = 'Follow the logs the chain emits.';
   static override description =
     'Subscribes to logs (eth_subscribe "logs") matching --address and the topics, and prints one ' +
-    'line per log until Ctrl-C. With --from-block first prints the matching logs from that block ' +
+    'line per log until Ctrl-C (or --count logs). With --from-block first prints the matching logs from that block ' +
     'to the head (eth_getLogs), then follows without gaps or repeats. With --abi, logs of known ' +
     'events are decoded. With --json prints one JSON object per line (JSON Lines): the ' +
     'JSON-RPC log fields, plus "event" {name, args} when decoded (integers as decimal strings).';
@@ -53,6 +58,7 @@ export default class LogsWatch extends BaseCommand {
       description: 'First replay the logs from this block (decimal or 0x-hex) to the head.',
       parse: async (input) => parseBlockNumber(input),
     })(),
+    count: countFlag,
   };
 
   /** Streams until Ctrl-C; returns nothing, so --json output is only the lines. */
@@ -61,14 +67,16 @@ export default class LogsWatch extends BaseCommand {
     const criteria = logCriteria(flags);
     const abi = flags.abi === undefined ? undefined : loadAbi(flags.abi);
     const json = this.jsonEnabled();
+    const budget = new ItemBudget(flags.count);
     const print = (log: RpcLog): void => {
+      if (!budget.take()) return;
       const event = abi === undefined ? undefined : decodeLog(abi, log);
       process.stdout.write(`${json ? JSON.stringify(logJson(log, event)) : logLine(log, event)}\n`);
     };
     const connection = connectDaemon(this.dataDir(flags));
     const ws = await connection.openWs();
     try {
-      const ended = untilInterrupted(ws);
+      const ended = untilInterrupted(ws, budget);
       const watch = await watchLogs({
         ws,
         rpc: connection.rpc,
