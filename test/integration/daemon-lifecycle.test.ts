@@ -64,29 +64,37 @@ describe('daemon lifecycle', () => {
     expect(await daemon.rpc.call('net_version')).toBe('9000');
   });
 
-  it('fails a start whose port is taken, names the cause and leaves no process behind', async () => {
-    const dataDir = makeDataDir();
-    try {
-      const port = new URL(daemon.endpoints.http).port;
-      const flags = LOOPBACK_FLAGS.map((flag, index) =>
-        LOOPBACK_FLAGS[index - 1] === '--json-rpc.address' ? `127.0.0.1:${port}` : flag,
-      );
-      const result = await runCli(['daemon', 'start', '--datadir', dataDir, ...flags]);
-      expect(result.code).toBe(1);
-      expect(result.message).toContain(
-        `cannot listen on 127.0.0.1:${port} (--json-rpc.address): address already in use`,
-      );
-      await waitFor(
-        () => processesMentioning(dataDir).length === 0,
-        5_000,
-        'the failed daemon to exit',
-      );
-      expect(isDataDirLocked(join(dataDir, 'daemon.lock'))).toBe(false);
-      expect(existsSync(join(dataDir, 'daemon.json'))).toBe(false);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+  it.each([
+    ['--json-rpc.address', () => daemon.endpoints.http, ''],
+    ['--json-rpc.ws-address', () => daemon.endpoints.ws, ''],
+    ['--rpc.laddr', () => daemon.endpoints.consensusWs!, 'tcp://'],
+  ])(
+    'fails a start whose %s port is taken, names the flag and leaves no process or lock behind',
+    async (flag, endpoint, scheme) => {
+      const dataDir = makeDataDir();
+      try {
+        const port = new URL(endpoint()).port;
+        const flags = LOOPBACK_FLAGS.map((value, index) =>
+          LOOPBACK_FLAGS[index - 1] === flag ? `${scheme}127.0.0.1:${port}` : value,
+        );
+        const result = await runCli(['daemon', 'start', '--datadir', dataDir, ...flags]);
+        expect(result.code).toBe(1);
+        expect(result.message).toContain(
+          `cannot listen on 127.0.0.1:${port} (${flag}): address already in use`,
+        );
+        expect(result.message).not.toMatch(/\bat .*\.js:\d+/);
+        await waitFor(
+          () => processesMentioning(dataDir).length === 0,
+          5_000,
+          'the failed daemon to exit',
+        );
+        expect(isDataDirLocked(join(dataDir, 'daemon.lock'))).toBe(false);
+        expect(existsSync(join(dataDir, 'daemon.json'))).toBe(false);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('fails a start with a bad flag value as a usage error naming the flag', async () => {
     const dataDir = makeDataDir();
