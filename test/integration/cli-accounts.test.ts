@@ -3,9 +3,10 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Wallet, encryptKeystoreJson } from 'ethers';
+import { Interface, Wallet, encryptKeystoreJson } from 'ethers';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
 import { CLI_ENTRY, runCli, runCliJson } from '../helpers/cli.js';
+import { loadContract } from '../helpers/contracts.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const PASSPHRASE = 'cli passphrase';
@@ -271,6 +272,37 @@ describe('account and tx commands', () => {
     );
     expect(refused.code).toBe(1);
     expect(refused.message).toContain('cannot open the key file');
+  });
+
+  it('tx send exits 1 with the revert reason of a transaction that fails on chain', async () => {
+    const { bytecode } = loadContract('Fixture');
+    const deployed = await cliJson<{ contractAddress: string; status: number }>(
+      'tx',
+      'send',
+      '--from',
+      DEV,
+      '--data',
+      bytecode,
+    );
+    expect(deployed.status).toBe(1);
+    const fail = new Interface(loadContract('Fixture').abi).encodeFunctionData('fail');
+    const reverted = await cli(
+      'tx',
+      'send',
+      '--from',
+      DEV,
+      '--to',
+      deployed.contractAddress,
+      '--data',
+      fail,
+      '--gas',
+      '100000',
+    );
+    expect(reverted.code).toBe(1);
+    expect(reverted.message).toMatch(
+      /transaction 0x[0-9a-f]{64} failed in block \d+: execution reverted: Fixture: always fails/,
+    );
+    expect(reverted.stdout).toMatch(/status +failed \(0\)/);
   });
 
   it('tx send checks its flags before calling the node', async () => {

@@ -8,6 +8,7 @@ import { passwordFileFlag, readPassphrase } from '../../cli/passphrase-input.js'
 import { AccountsClient, waitForReceipt } from '../../client/accounts-client.js';
 import { connectDaemon, type DaemonConnection } from '../../client/daemon-connection.js';
 import { EthClient, toQuantity, type Hex } from '../../client/eth-client.js';
+import { failureReason } from '../../client/transaction-failure.js';
 
 export interface TxSendResult {
   hash: Hex;
@@ -61,7 +62,8 @@ export default class TxSend extends BaseCommand {
     'eth_sendTransaction) or from a key file (--keystore, signed here and sent raw). Gas is ' +
     'estimated unless --gas is given; fees follow EIP-1559 unless --gas-price asks for a ' +
     'legacy transaction. Waits until the transaction is in a block and prints hash, block and ' +
-    'status; a status of 0 means it failed on chain.';
+    'status. A transaction that fails on chain (status 0) exits 1 with its revert reason, found by ' +
+    'replaying the call on the state before its block.';
   static override examples = [
     '<%= config.bin %> tx send --from 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 --to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --value 1.5ether',
     '<%= config.bin %> tx send --keystore ./key.json --password-file ./pass.txt --to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --value 20gwei --json',
@@ -136,6 +138,12 @@ export default class TxSend extends BaseCommand {
         stopSpinner,
       );
       for (const line of receiptLines(receipt)) this.log(line);
+      if (receipt.status === 0) {
+        const reason = await failureReason(connection.rpc, { from, ...fields }, receipt);
+        this.error(`transaction ${hash} failed in block ${receipt.blockNumber}: ${reason}`, {
+          exit: 1,
+        });
+      }
       return {
         hash,
         from: receipt.from,
