@@ -83,6 +83,12 @@ const REQUEST_LINE = new RegExp(`^(${TOKEN}) ([\\x21-\\x7e]+) HTTP/(\\d)\\.(\\d)
 const HEADER_NAME = new RegExp(`^${TOKEN}$`);
 const DECIMAL = /^\d+$/;
 /**
+ * A field value (RFC 9110 §5.5): HTAB, visible ASCII, SP, and text above 0x7F (obs-text, which
+ * llhttp allows too); so no other control character and no DEL. (The head is decoded as
+ * Latin-1, one character per byte.) Anchored, this is the fastest form of the check in V8.
+ */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/**
  * A chunk size (leading zeros allowed, at most 8 significant hex digits) and its extensions
  * (RFC 9112 §7.1.1), with no whitespace around `;` or `=`, as llhttp reads them.
  */
@@ -140,23 +146,13 @@ function parseFieldLine(text: string, start: number, end: number, line: number):
   let valueEnd = end;
   while (valueStart < valueEnd && isOptionalWhitespace(text.charCodeAt(valueStart))) valueStart++;
   while (valueEnd > valueStart && isOptionalWhitespace(text.charCodeAt(valueEnd - 1))) valueEnd--;
-  for (let at = valueStart; at < valueEnd; at++) {
-    if (isForbiddenInValue(text.charCodeAt(at)))
-      throw badRequest(`invalid character in header ${name}`);
-  }
-  return { name: name.toLowerCase(), value: text.slice(valueStart, valueEnd) };
+  const value = text.slice(valueStart, valueEnd);
+  if (!FIELD_VALUE.test(value)) throw badRequest(`invalid character in header ${name}`);
+  return { name: name.toLowerCase(), value };
 }
 
 function isOptionalWhitespace(code: number): boolean {
   return code === 0x20 || code === 0x09;
-}
-
-/**
- * Bytes a field value may not hold (RFC 9110 §5.5): controls other than HTAB, and DEL. Text
- * above 0x7F (obs-text) is allowed, as llhttp allows it.
- */
-function isForbiddenInValue(code: number): boolean {
-  return (code < 0x20 && code !== 0x09) || code === 0x7f;
 }
 
 /** Parses the request line and header block (without the blank line that ends it). */
