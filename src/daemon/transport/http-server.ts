@@ -95,7 +95,7 @@ function writeResponse(
   keepAlive: boolean,
   http10: boolean,
   end: boolean,
-  head = false,
+  answersHead = false,
 ): void {
   let text = `HTTP/1.1 ${response.status} ${REASONS[response.status] ?? 'Unknown'}\r\nDate: ${httpDate()}\r\n`;
   if (response.headers) {
@@ -110,7 +110,7 @@ function writeResponse(
     const bytes = Buffer.byteLength(response.body);
     if (bytes !== response.body.length) encoding = 'utf8';
     text += `Content-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`;
-    if (!head) text += response.body;
+    if (!answersHead) text += response.body;
   }
   if (end) socket.end(text, encoding);
   else socket.write(text, encoding);
@@ -207,10 +207,10 @@ class HttpConnection {
 
   private send(head: HttpRequestHead, response: HttpResponse): void {
     if (this.finished) return;
-    const isHead = head.method === 'HEAD';
+    const answersHead = head.method === 'HEAD';
     if (head.keepAlive && !response.close)
-      writeResponse(this.socket, response, true, head.http10, false, isHead);
-    else this.finish(response, head.http10, isHead);
+      writeResponse(this.socket, response, true, head.http10, false, answersHead);
+    else this.finish(response, head.http10, answersHead);
     this.updateFlow();
   }
 
@@ -229,12 +229,12 @@ class HttpConnection {
     return this.options.internalError;
   }
 
-  private finish(response: HttpResponse, http10: boolean, head = false): void {
+  private finish(response: HttpResponse, http10: boolean, answersHead = false): void {
     if (this.finished || this.socket.destroyed) return;
     this.finished = true;
     clearTimeout(this.headersTimer);
     this.queue.length = 0;
-    writeResponse(this.socket, response, false, http10, true, head);
+    writeResponse(this.socket, response, false, http10, true, answersHead);
   }
 }
 
