@@ -326,6 +326,29 @@ describe('HttpRequestReader', () => {
       );
     });
 
+    it.each([
+      ['chunk size line', '2\n{}'],
+      ['trailer section', '2\r\n{}\r\n0\r\nX-T: v\n'],
+    ])('refuses a %s ended by bare LF as soon as it arrives', (what, rest) => {
+      expect(refusal(readAll(chunked(rest)))?.message).toBe(
+        `bad request: ${what} ended by LF without CR`,
+      );
+    });
+
+    it('reads the same chunked requests whatever way the bytes are split', () => {
+      const stream = Buffer.from(
+        chunked('3;a="b\\"c"\r\n{\n\r\r\n2\r\n\r}\r\n0\r\nX-T: v\r\n\r\n') + post('[]'),
+      );
+      for (let cut = 1; cut < stream.length; cut++) {
+        const reader = new HttpRequestReader(LIMITS);
+        const events = [
+          ...reader.push(stream.subarray(0, cut)),
+          ...reader.push(stream.subarray(cut)),
+        ];
+        expect(bodies(events)).toEqual(['{\n\r\r}', '[]']);
+      }
+    });
+
     it('bounds the trailer section by the header limit', () => {
       const trailer = `X-T: ${'t'.repeat(LIMITS.maxHeaderSize)}\r\n\r\n`;
       expect(refusal(readAll(chunked(`2\r\n{}\r\n0\r\n${trailer}`)))?.message).toBe(

@@ -398,6 +398,9 @@ export class HttpRequestReader {
     const end = this.pending.indexOf(CRLF, this.offset);
     if (end < 0) {
       if (this.pending.length - this.offset > limit) throw badRequest(`${what} too long`);
+      // With no CRLF ahead, any LF is a bare one: refused now, as llhttp refuses it.
+      if (this.pending.indexOf(LF, this.offset) >= 0)
+        throw badRequest(`${what} ended by LF without CR`);
       return undefined;
     }
     if (end - this.offset > limit) throw badRequest(`${what} too long`);
