@@ -4,6 +4,12 @@ import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
+interface RawAnswer {
+  status: number;
+  headers: string;
+  body: string;
+}
+
 /** A raw connection to the JSON-RPC port: what a client writes, and everything it reads back. */
 class RawConnection {
   private received = '';
@@ -34,10 +40,13 @@ class RawConnection {
     this.socket.write(text);
   }
 
-  /** Waits until `count` complete responses have arrived (or the server closed). */
-  async responses(count: number): Promise<{ status: number; headers: string; body: string }[]> {
+  /**
+   * Waits until `count` complete responses have arrived (or the server closed). The responses
+   * numbered in `bodiless` answer HEAD requests: they have no body whatever their headers say.
+   */
+  async responses(count: number, bodiless: readonly number[] = []): Promise<RawAnswer[]> {
     for (;;) {
-      const parsed = this.parse();
+      const parsed = this.parse(bodiless);
       if (parsed.length >= count || this.closed) return parsed;
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
@@ -56,8 +65,8 @@ class RawConnection {
     this.waiters.splice(0).forEach((resolve) => resolve());
   }
 
-  private parse(): { status: number; headers: string; body: string }[] {
-    const parsed = [];
+  private parse(bodiless: readonly number[]): RawAnswer[] {
+    const parsed: RawAnswer[] = [];
     let rest = this.received;
     for (;;) {
       const end = rest.indexOf('\r\n\r\n');
@@ -65,7 +74,7 @@ class RawConnection {
       const headers = rest.slice(0, end);
       const status = Number(headers.slice(9, 12));
       const length = /content-length: (\d+)/i.exec(headers);
-      const size = length ? Number(length[1]) : 0;
+      const size = length && !bodiless.includes(parsed.length) ? Number(length[1]) : 0;
       if (rest.length < end + 4 + size) return parsed;
       parsed.push({ status, headers, body: rest.slice(end + 4, end + 4 + size) });
       rest = rest.slice(end + 4 + size);
@@ -171,6 +180,33 @@ describe('HTTP/1.1 transport of the JSON-RPC endpoint', () => {
     });
     expect(await connection.closedByServer()).toBe(true);
     expect(await daemon.rpc.call('net_version')).toBe('9000');
+  });
+
+  it('answers HEAD with the headers of GET and no body, so a kept-alive POST after it reads right', async () => {
+    const connection = await RawConnection.open(daemon.endpoints.http);
+    connection.write('HEAD / HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    const [head] = await connection.responses(1, [0]);
+    expect(head.status).toBe(405);
+    expect(head.headers).toMatch(/\r\nAllow: POST, OPTIONS\r\n/);
+    expect(head.headers).toMatch(/\r\nContent-Type: application\/json\r\nContent-Length: [1-9]/);
+    expect(head.body).toBe('');
+    connection.write(post(call(1, 'net_version')));
+    const answers = await connection.responses(2, [0]);
+    expect(answers[1].status).toBe(200);
+    expect(JSON.parse(answers[1].body)).toEqual({ jsonrpc: '2.0', id: 1, result: '9000' });
+    connection.end();
+  });
+
+  it('refuses a header value holding a control character with 400, and closes', async () => {
+    const connection = await RawConnection.open(daemon.endpoints.http);
+    connection.write(post(call(1, 'net_version'), 'X-Forwarded-For: 1.2.3.4\x0b\r\n'));
+    const [answer] = await connection.responses(1);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body).error).toEqual({
+      code: -32600,
+      message: 'bad request: invalid character in header X-Forwarded-For',
+    });
+    expect(await connection.closedByServer()).toBe(true);
   });
 
   it('answers a chunked body over the limit with 413 without reading it all', async () => {

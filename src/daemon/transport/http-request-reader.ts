@@ -74,11 +74,27 @@ const CR = 13;
 const LF = 10;
 const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
-const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/(\d)\.(\d)$/;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** RFC 9110 §5.6.2. */
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+/** RFC 9110 §5.6.4: qdtext or a backslash-escaped character, obs-text included. */
+const QUOTED_STRING = '"(?:[\\t !#-\\[\\]-~\\x80-\\xff]|\\\\[\\t -~\\x80-\\xff])*"';
+/** A request target is visible ASCII: llhttp refuses controls, DEL and bytes above 0x7F. */
+const REQUEST_LINE = new RegExp(`^(${TOKEN}) ([\\x21-\\x7e]+) HTTP/(\\d)\\.(\\d)$`);
+const HEADER_NAME = new RegExp(`^${TOKEN}$`);
 const DECIMAL = /^\d+$/;
-const INVALID_VALUE = /[\r\n\0]/;
-const CHUNK_SIZE = /^([0-9A-Fa-f]{1,8})(?:[ \t]*;.*)?$/;
+/**
+ * A field value (RFC 9110 §5.5): HTAB, visible ASCII, SP, and text above 0x7F (obs-text, which
+ * llhttp allows too); so no other control character and no DEL. (The head is decoded as
+ * Latin-1, one character per byte.) Anchored, this is the fastest form of the check in V8.
+ */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/**
+ * A chunk size (leading zeros allowed, at most 8 significant hex digits) and its extensions
+ * (RFC 9112 §7.1.1), with no whitespace around `;` or `=`, as llhttp reads them.
+ */
+const CHUNK_SIZE = new RegExp(
+  `^0*([0-9A-Fa-f]{1,8})(?:;${TOKEN}(?:=(?:${TOKEN}|${QUOTED_STRING}))?)*$`,
+);
 const MAX_CHUNK_LINE = 1024;
 const EMPTY_BODY = Buffer.alloc(0);
 /** Heads longer than this are parsed every time (browsers' and proxies' heads). */
@@ -107,6 +123,38 @@ function badRequest(message: string): HttpProtocolError {
   return new HttpProtocolError(400, `bad request: ${message}`);
 }
 
+/** One header or trailer field line, split and checked. */
+interface FieldLine {
+  /** In lower case. */
+  name: string;
+  value: string;
+}
+
+/**
+ * Splits `name: value` per RFC 9110 §5: the name a token right before the colon, the value with
+ * only SP and HTAB stripped around it (not VT, FF or NBSP, which `String.trim` would also take),
+ * and no control characters in it. A line that starts with whitespace is an obs-fold
+ * continuation, refused as llhttp refuses it. `line` numbers the line in the error.
+ */
+function parseFieldLine(text: string, start: number, end: number, line: number): FieldLine {
+  const first = text.charCodeAt(start);
+  if (first === 0x20 || first === 0x09) throw badRequest(`folded header line ${line} (obs-fold)`);
+  const colon = text.indexOf(':', start);
+  const name = colon > start && colon < end ? text.slice(start, colon) : '';
+  if (!HEADER_NAME.test(name)) throw badRequest(`malformed header line ${line}`);
+  let valueStart = colon + 1;
+  let valueEnd = end;
+  while (valueStart < valueEnd && isOptionalWhitespace(text.charCodeAt(valueStart))) valueStart++;
+  while (valueEnd > valueStart && isOptionalWhitespace(text.charCodeAt(valueEnd - 1))) valueEnd--;
+  const value = text.slice(valueStart, valueEnd);
+  if (!FIELD_VALUE.test(value)) throw badRequest(`invalid character in header ${name}`);
+  return { name: name.toLowerCase(), value };
+}
+
+function isOptionalWhitespace(code: number): boolean {
+  return code === 0x20 || code === 0x09;
+}
+
 /** Parses the request line and header block (without the blank line that ends it). */
 function parseHead(text: string): HttpRequestHead {
   let lineEnd = text.indexOf('\r\n');
@@ -114,8 +162,11 @@ function parseHead(text: string): HttpRequestHead {
   const requestLine = REQUEST_LINE.exec(text.slice(0, lineEnd));
   if (!requestLine) throw badRequest('malformed request line');
   const [, method, target, major, minor] = requestLine;
-  if (major !== '1')
+  if (major !== '1' || (minor !== '0' && minor !== '1'))
     throw new HttpProtocolError(505, `HTTP version ${major}.${minor} not supported`);
+  // CONNECT turns the connection into a tunnel (llhttp stops parsing there): reading the bytes
+  // after it as further requests would be a desync with any proxy that tunnels them.
+  if (method === 'CONNECT') throw new HttpProtocolError(501, 'method CONNECT not supported');
   const headers: RequestHeaders = {
     host: undefined,
     'content-type': undefined,
@@ -131,13 +182,9 @@ function parseHead(text: string): HttpRequestHead {
     const start = lineEnd + 2;
     lineEnd = text.indexOf('\r\n', start);
     if (lineEnd < 0) lineEnd = text.length;
-    const colon = text.indexOf(':', start);
-    const name = colon > start && colon < lineEnd ? text.slice(start, colon) : '';
-    if (!HEADER_NAME.test(name)) throw badRequest(`malformed header line ${line}`);
-    const value = text.slice(colon + 1, lineEnd).trim();
-    if (INVALID_VALUE.test(value)) throw badRequest(`invalid character in header ${name}`);
+    const { name, value } = parseFieldLine(text, start, lineEnd, line);
     // Only the headers of RequestHeaders are kept; a literal switch avoids hashing every name.
-    switch (name.toLowerCase()) {
+    switch (name) {
       case 'host':
         headers.host = joined(headers.host, value);
         break;
@@ -145,8 +192,10 @@ function parseHead(text: string): HttpRequestHead {
         headers['content-type'] = joined(headers['content-type'], value);
         break;
       case 'content-length':
-        if (headers['content-length'] !== undefined && headers['content-length'] !== value)
-          throw badRequest('conflicting Content-Length headers');
+        // Refused even when equal (RFC 9112 §6.3 allows either), as llhttp refuses it: a
+        // proxy that takes the other choice then never sees a request this server frames.
+        if (headers['content-length'] !== undefined)
+          throw badRequest('more than one Content-Length header');
         headers['content-length'] = value;
         break;
       case 'transfer-encoding':
@@ -187,6 +236,25 @@ function keepsAlive(connection: string | undefined, http10: boolean): boolean {
   return http10 ? tokens.includes('keep-alive') : !tokens.includes('close');
 }
 
+/** Whether `bytes` from `start` hold an LF that does not follow a CR. */
+function hasBareLineFeed(bytes: Buffer, start: number): boolean {
+  for (let at = bytes.indexOf(LF, start); at >= 0; at = bytes.indexOf(LF, at + 1)) {
+    if (at === start || bytes[at - 1] !== CR) return true;
+  }
+  return false;
+}
+
+/**
+ * Checks one trailer field line with the header rules. Trailers are read past, never merged into
+ * the headers, so none can change how this request was framed; the framing fields themselves are
+ * refused there (RFC 9110 §6.5.1), as llhttp refuses them.
+ */
+function checkTrailer(line: string, number: number): void {
+  const { name } = parseFieldLine(line, 0, line.length, number);
+  if (name === 'content-length' || name === 'transfer-encoding')
+    throw badRequest(`${name} not allowed in trailers`);
+}
+
 export class HttpRequestReader {
   /** Received bytes; those before `offset` are consumed. */
   private pending: Buffer = Buffer.alloc(0);
@@ -197,6 +265,7 @@ export class HttpRequestReader {
   private bodyParts: Buffer[] = [];
   private bodySize = 0;
   private trailerSize = 0;
+  private trailerLines = 0;
 
   constructor(private readonly limits: RequestReaderLimits) {}
 
@@ -260,6 +329,9 @@ export class HttpRequestReader {
           `request headers too large: the limit is ${this.limits.maxHeaderSize} bytes`,
         );
       }
+      // A head whose lines end in bare LF would never be complete here: refuse it now, as
+      // llhttp does, rather than wait for the head deadline.
+      if (hasBareLineFeed(this.pending, start)) throw badRequest('line ended by LF without CR');
       return false;
     }
     const head = parseHeadOnce(this.pending.toString('latin1', start, end));
@@ -326,6 +398,9 @@ export class HttpRequestReader {
     const end = this.pending.indexOf(CRLF, this.offset);
     if (end < 0) {
       if (this.pending.length - this.offset > limit) throw badRequest(`${what} too long`);
+      // With no CRLF ahead, any LF is a bare one: refused now, as llhttp refuses it.
+      if (this.pending.indexOf(LF, this.offset) >= 0)
+        throw badRequest(`${what} ended by LF without CR`);
       return undefined;
     }
     if (end - this.offset > limit) throw badRequest(`${what} too long`);
@@ -342,6 +417,7 @@ export class HttpRequestReader {
     const size = parseInt(match[1], 16);
     if (size === 0) {
       this.trailerSize = 0;
+      this.trailerLines = 0;
       this.state = 'trailers';
       return true;
     }
@@ -367,6 +443,7 @@ export class HttpRequestReader {
     if (line === undefined) return false;
     this.trailerSize += line.length + CRLF.length;
     if (line.length === 0) this.complete(events);
+    else checkTrailer(line, ++this.trailerLines);
     return true;
   }
 

@@ -88,7 +88,9 @@ function httpDate(): string {
 /**
  * Writes a response in one socket write (and ends the connection after it when `end`). The head
  * is Latin-1 like the request heads it answers; so is a body that is plain ASCII (most JSON),
- * which spares the UTF-8 pass over the whole text.
+ * which spares the UTF-8 pass over the whole text. An answer to HEAD carries the headers the
+ * body would have (RFC 9110 §9.3.2) but not the body: a kept-alive client reads no body after
+ * it, so sending one would be read as the start of the next response.
  */
 function writeResponse(
   socket: Socket,
@@ -96,6 +98,7 @@ function writeResponse(
   keepAlive: boolean,
   http10: boolean,
   end: boolean,
+  answersHead = false,
 ): void {
   let text = `HTTP/1.1 ${response.status} ${REASONS[response.status] ?? 'Unknown'}\r\nDate: ${httpDate()}\r\n`;
   if (response.headers) {
@@ -109,7 +112,8 @@ function writeResponse(
   } else {
     const bytes = Buffer.byteLength(response.body);
     if (bytes !== response.body.length) encoding = 'utf8';
-    text += `Content-Type: ${response.contentType ?? 'application/json'}\r\nContent-Length: ${bytes}\r\n\r\n${response.body}`;
+    text += `Content-Type: ${response.contentType ?? 'application/json'}\r\nContent-Length: ${bytes}\r\n\r\n`;
+    if (!answersHead) text += response.body;
   }
   if (end) socket.end(text, encoding);
   else socket.write(text, encoding);
@@ -206,9 +210,10 @@ class HttpConnection {
 
   private send(head: HttpRequestHead, response: HttpResponse): void {
     if (this.finished) return;
+    const answersHead = head.method === 'HEAD';
     if (head.keepAlive && !response.close)
-      writeResponse(this.socket, response, true, head.http10, false);
-    else this.finish(response, head.http10);
+      writeResponse(this.socket, response, true, head.http10, false, answersHead);
+    else this.finish(response, head.http10, answersHead);
     this.updateFlow();
   }
 
@@ -227,12 +232,12 @@ class HttpConnection {
     return this.options.internalError;
   }
 
-  private finish(response: HttpResponse, http10: boolean): void {
+  private finish(response: HttpResponse, http10: boolean, answersHead = false): void {
     if (this.finished || this.socket.destroyed) return;
     this.finished = true;
     clearTimeout(this.headersTimer);
     this.queue.length = 0;
-    writeResponse(this.socket, response, false, http10, true);
+    writeResponse(this.socket, response, false, http10, true, answersHead);
   }
 }
 
