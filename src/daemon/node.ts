@@ -86,7 +86,9 @@ function namespaceModules(services: NodeServices, accounts: AccountManager): Nam
     ethNamespace(services, fees, [
       ...ethLogMethods(services.logs.query),
       ...ethFilterMethods(services.logs.filters, services.logs.query),
-      ...ethSubscribeMethods(services),
+      ...ethSubscribeMethods(services, {
+        maxPerConnection: services.config['json-rpc.ws-max-subscriptions'],
+      }),
     ]),
     txpoolNamespace(services),
     ethAccountsNamespace(accounts, signer),

@@ -55,8 +55,8 @@ class WsConnection implements RpcConnection {
     return true;
   }
 
-  notify(method: string, params: unknown): boolean {
-    return this.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+  notify(method: string, paramsJson: string): boolean {
+    return this.send(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`);
   }
 
   onClose(listener: () => void): void {
