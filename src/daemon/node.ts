@@ -331,6 +331,10 @@ export async function startNode(
       maxClients: config['rpc.max-subscription-clients'],
       maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
       maxBacklogBytes: WS_MAX_BACKLOG_BYTES,
+      queryLimits: {
+        maxLength: config['rpc.max-query-length'],
+        maxConditions: config['rpc.max-query-conditions'],
+      },
       logger,
     });
     shutdownSteps.push(() => consensusRpc.close());

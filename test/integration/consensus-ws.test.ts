@@ -252,6 +252,7 @@ describe('consensus RPC (in-process node)', () => {
       maxClients: limits.maxClients ?? 10,
       maxSubscriptionsPerClient: 5,
       maxBacklogBytes: limits.maxBacklogBytes ?? 16 * 1024 * 1024,
+      queryLimits: { maxLength: 512, maxConditions: 16 },
       logger: limits.logger ?? silent,
     });
   }

@@ -64,7 +64,7 @@ export class ConsensusWsSession {
   deliver(events: readonly PublishedEvent[]): void {
     if (this.subscriptions.size === 0) return;
     for (const event of events) {
-      for (const subscription of this.subscriptions.matching(event.events)) {
+      for (const subscription of this.subscriptions.matching(event.events, event.matched)) {
         const message = `{"jsonrpc":"2.0","id":${JSON.stringify(subscription.id)},"result":{"query":${JSON.stringify(subscription.queryText)},${event.payload()}}}`;
         if (!this.send(message)) return;
       }
