@@ -31,7 +31,11 @@ import { ConsensusEngine } from './chain/consensus.js';
 import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from './config/options.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
-import { CallThreadPool, evmThreadCount } from './call-threads/call-thread-pool.js';
+import {
+  CallThreadPool,
+  evmThreadCount,
+  type CallQueueLimits,
+} from './call-threads/call-thread-pool.js';
 import { SenderRecovery } from './crypto/sender-recovery.js';
 import { writeFileAtomic } from './datadir/atomic-write.js';
 import { startConsensusRpcServer } from './consensus-rpc/server.js';
@@ -186,6 +190,7 @@ async function startCallThreads(
     chain: Chain;
     senderRecovery: SenderRecovery;
     timeoutMs: number;
+    limits: CallQueueLimits;
     layout: DataDirLayout;
     logger: Logger;
   },
@@ -208,6 +213,7 @@ async function startCallThreads(
     },
     recovery: parts.senderRecovery,
     timeoutMs: parts.timeoutMs,
+    limits: parts.limits,
     logger: parts.logger,
   });
   chain.runCallsOn(pool);
@@ -345,6 +351,10 @@ export async function startNode(
         chain: services.chain,
         senderRecovery,
         timeoutMs: config['json-rpc.evm-timeout'],
+        limits: {
+          maxQueued: config['json-rpc.evm-queue'],
+          maxPerCaller: config['json-rpc.evm-queue-per-client'],
+        },
         layout,
         logger,
       },
