@@ -12,6 +12,7 @@ import { PACKAGE_VERSION } from '../shared/version.js';
 import { debugRuntimeMethods } from './api/debug-runtime.js';
 import { ethNamespace } from './api/eth.js';
 import { AccountManager } from './accounts/account-manager.js';
+import { KeyDerivationSlots } from './accounts/key-derivation-slots.js';
 import { TransactionSigner } from './accounts/transaction-signer.js';
 import { ethAccountsNamespace } from './api/eth-accounts.js';
 import { ethFilterMethods } from './api/eth-filters.js';
@@ -294,6 +295,10 @@ export async function startNode(
       walletsDir: layout.walletsDir,
       dev: config.dev,
       lightKdf: config['keystore.light-kdf'],
+      derivations: new KeyDerivationSlots({
+        concurrency: config['keystore.kdf-concurrency'],
+        queue: config['keystore.kdf-queue'],
+      }),
     });
     shutdownSteps.push(() => accounts.close());
     for (const module of namespaceModules(services, accounts)) registry.register(module);
