@@ -2,7 +2,8 @@
  * JSON-RPC over WebSocket: the same dispatcher as HTTP, plus a connection object through
  * which methods push notifications (subscriptions). A client that stops reading is
  * disconnected once its unsent backlog passes a bound, so it cannot hold memory or slow the
- * producers of notifications.
+ * producers of notifications. A connection's requests take a bounded slice of the main thread
+ * per turn of the event loop (`ws-inbox.ts`), however many it sends at once.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -15,6 +16,7 @@ import type { CallContext, RpcConnection } from '../rpc/registry.js';
 import { isAuthenticated } from './auth.js';
 import type { RunningServer } from './http-rpc-server.js';
 import { endpointUrl, isLoopback, listen } from './listen.js';
+import { WsInbox } from './ws-inbox.js';
 
 export interface WsRpcServerOptions {
   address: HostPort;
@@ -82,8 +84,7 @@ export async function startWsRpcServer(options: WsRpcServerOptions): Promise<Run
       remoteAddress: request.socket.remoteAddress ?? '',
       connection,
     };
-    socket.on('message', (data, isBinary) => {
-      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
+    const inbox = new WsInbox(socket, (text) => {
       Promise.resolve(options.dispatcher.handleText(text, context))
         .then((reply) => {
           if (reply !== undefined) connection.send(reply);
@@ -91,6 +92,9 @@ export async function startWsRpcServer(options: WsRpcServerOptions): Promise<Run
         .catch((error: unknown) =>
           options.logger.error('WebSocket JSON-RPC message failed', { error: String(error) }),
         );
+    });
+    socket.on('message', (data, isBinary) => {
+      inbox.push(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
     });
     socket.on('error', (error) =>
       options.logger.debug('WebSocket client error', { error: error.message }),
