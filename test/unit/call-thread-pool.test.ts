@@ -88,10 +88,10 @@ describe('CallThreadPool', () => {
   it('refuses calls past the per-caller and node-wide bounds, at once', async () => {
     const log: string[] = [];
     pool = await startPool(log, 1, { starts: new SharedArrayBuffer(4) }, 300, {
-      maxQueued: 2,
+      maxQueued: 3,
       maxPerCaller: 2,
     });
-    // The thread holds both of a's jobs (the stuck one and the next); b's and c's wait.
+    // The thread runs a's stuck job; a's next, b's and c's wait.
     const stuck = pool.call({ to, gas: 777n }, 1n, 'a').catch((error: unknown) => error);
     const held = pool.estimateGas({ to }, 1n, 'a');
     await expect(pool.estimateGas({ to }, 1n, 'a')).rejects.toThrow(
@@ -99,7 +99,7 @@ describe('CallThreadPool', () => {
     );
     const waiting = [pool.estimateGas({ to }, 1n, 'b'), pool.estimateGas({ to }, 1n, 'c')];
     await expect(pool.estimateGas({ to }, 1n, 'd')).rejects.toThrow(
-      "too many calls queued: 2 eth_call/eth_estimateGas wait for a call thread, the node's limit (--json-rpc.evm-queue)",
+      "too many calls queued: 3 eth_call/eth_estimateGas wait for a call thread, the node's limit (--json-rpc.evm-queue)",
     );
     expect(await stuck).toBeInstanceOf(LimitExceededError);
     expect(await held).toBe(21_001n);

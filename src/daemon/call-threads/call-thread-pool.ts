@@ -16,21 +16,23 @@
  *
  * Jobs wait in a queue that takes turns between callers (`fair-queue.ts`; a caller is a
  * WebSocket connection or an HTTP client's address) and go to the ready thread with the fewest
- * in hand; a thread holds two at most and runs them one at a time. So a client's call waits
- * behind at most the job each thread runs and the one it holds next, never behind the queue of
- * another client's slow calls. The queue is bounded, all callers together
- * (`--json-rpc.evm-queue`), and so is what one caller has waiting or running
- * (`--json-rpc.evm-queue-per-client`); past either bound a call fails at once with -32005. While no thread is ready but one is starting, jobs
- * wait for it; only while every thread is down (waiting to be started again after dying) do
- * they run on the main thread. A thread that dies is started again after a pause that grows
- * while it keeps dying; the jobs it had in hand fail with an internal error rather than being
- * run again where they could do the same to the main thread.
+ * in hand; a thread holds one job at a time. So a client's call waits behind at most the job
+ * each thread runs, never behind the queue of another client's slow calls. (A thread used to
+ * hold the next job too, to spare it the wait for a message between jobs; a job handed over
+ * cannot be taken back, so a slow one held that way made every other client wait for it.)
+ * The queue is bounded, all callers together (`--json-rpc.evm-queue`), and so is what one
+ * caller has waiting or running (`--json-rpc.evm-queue-per-client`); past either bound a call
+ * fails at once with -32005. While no thread is ready but one is starting, jobs wait for it;
+ * only while every thread is down (waiting to be started again after dying) do they run on the
+ * main thread. A thread that dies is started again after a pause that grows while it keeps
+ * dying; the job it had in hand fails with an internal error rather than being run again where
+ * it could do the same to the main thread.
  *
  * A job that runs longer than the time limit (`--json-rpc.evm-timeout`, counted from when its
- * thread begins it, as far as the main thread can tell) fails with an error that names the limit, and its thread is terminated, as
- * nothing else stops the EVM mid-call; the thread is started again at once, and the job it held
- * besides goes back to the front of the queue. The limit holds on call threads only: a call
- * run on the main thread cannot be stopped.
+ * thread begins it, as far as the main thread can tell) fails with an error that names the
+ * limit, and its thread is terminated, as nothing else stops the EVM mid-call; the thread is
+ * started again at once, and any job it held besides goes back to the front of the queue. The
+ * limit holds on call threads only: a call run on the main thread cannot be stopped.
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { CallOutcome, CallRequest } from '../chain/call.js';
@@ -111,8 +113,8 @@ interface Job {
   reject(error: Error): void;
 }
 
-/** Jobs a thread holds at once: the one it runs and the next, so it never waits for a message. */
-const JOBS_PER_THREAD = 2;
+/** Jobs a thread holds at once: the one it runs (see the header for why not the next too). */
+const JOBS_PER_THREAD = 1;
 
 /** What the pool does for its threads. */
 interface PoolSide {
