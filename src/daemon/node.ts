@@ -13,6 +13,7 @@ import { PACKAGE_VERSION } from '../shared/version.js';
 import { debugRuntimeMethods } from './api/debug-runtime.js';
 import { ethNamespace } from './api/eth.js';
 import { AccountManager } from './accounts/account-manager.js';
+import { KeyDerivationSlots } from './accounts/key-derivation-slots.js';
 import { TransactionSigner } from './accounts/transaction-signer.js';
 import { ethAccountsNamespace } from './api/eth-accounts.js';
 import { ethFilterMethods } from './api/eth-filters.js';
@@ -32,7 +33,11 @@ import { ConsensusEngine } from './chain/consensus.js';
 import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from './config/options.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
-import { CallThreadPool, evmThreadCount } from './call-threads/call-thread-pool.js';
+import {
+  CallThreadPool,
+  evmThreadCount,
+  type CallQueueLimits,
+} from './call-threads/call-thread-pool.js';
 import { SenderRecovery } from './crypto/sender-recovery.js';
 import { writeFileAtomic } from './datadir/atomic-write.js';
 import { startConsensusRpcServer } from './consensus-rpc/server.js';
@@ -88,7 +93,9 @@ function namespaceModules(services: NodeServices, accounts: AccountManager): Nam
     ethNamespace(services, fees, [
       ...ethLogMethods(services.logs.query),
       ...ethFilterMethods(services.logs.filters, services.logs.query),
-      ...ethSubscribeMethods(services),
+      ...ethSubscribeMethods(services, {
+        maxPerConnection: services.config['json-rpc.ws-max-subscriptions'],
+      }),
     ]),
     txpoolNamespace(services),
     ethAccountsNamespace(accounts, signer),
@@ -186,6 +193,7 @@ async function startCallThreads(
     chain: Chain;
     senderRecovery: SenderRecovery;
     timeoutMs: number;
+    limits: CallQueueLimits;
     layout: DataDirLayout;
     logger: Logger;
   },
@@ -208,6 +216,7 @@ async function startCallThreads(
     },
     recovery: parts.senderRecovery,
     timeoutMs: parts.timeoutMs,
+    limits: parts.limits,
     logger: parts.logger,
   });
   chain.runCallsOn(pool);
@@ -288,6 +297,10 @@ export async function startNode(
       walletsDir: layout.walletsDir,
       dev: config.dev,
       lightKdf: config['keystore.light-kdf'],
+      derivations: new KeyDerivationSlots({
+        concurrency: config['keystore.kdf-concurrency'],
+        queue: config['keystore.kdf-queue'],
+      }),
     });
     shutdownSteps.push(() => accounts.close());
     for (const module of namespaceModules(services, accounts)) registry.register(module);
@@ -338,6 +351,10 @@ export async function startNode(
       maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
       maxBacklogBytes: WS_MAX_BACKLOG_BYTES,
       browserPolicy,
+      queryLimits: {
+        maxLength: config['rpc.max-query-length'],
+        maxConditions: config['rpc.max-query-conditions'],
+      },
       logger,
     });
     shutdownSteps.push(() => consensusRpc.close());
@@ -348,6 +365,10 @@ export async function startNode(
         chain: services.chain,
         senderRecovery,
         timeoutMs: config['json-rpc.evm-timeout'],
+        limits: {
+          maxQueued: config['json-rpc.evm-queue'],
+          maxPerCaller: config['json-rpc.evm-queue-per-client'],
+        },
         layout,
         logger,
       },

@@ -253,6 +253,7 @@ describe('consensus RPC (in-process node)', () => {
       maxSubscriptionsPerClient: 5,
       maxBacklogBytes: limits.maxBacklogBytes ?? 16 * 1024 * 1024,
       browserPolicy: { vhosts: ['localhost'], corsOrigins: [], wsOrigins: [] },
+      queryLimits: { maxLength: 512, maxConditions: 16 },
       logger: limits.logger ?? silent,
     });
   }

@@ -8,6 +8,7 @@ import {
   LOCKED_ACCOUNT_MESSAGE,
   MAX_UNLOCK_SECONDS,
 } from '../../src/daemon/accounts/account-manager.js';
+import { KeyDerivationSlots } from '../../src/daemon/accounts/key-derivation-slots.js';
 import { WRONG_PASSPHRASE_MESSAGE } from '../../src/daemon/accounts/keystore.js';
 import { DEV_ADDRESSES, DEV_PRIVATE_KEYS } from '../../src/daemon/chain/genesis.js';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
@@ -24,6 +25,7 @@ function manager(dev: boolean): AccountManager {
   const accounts = new AccountManager({
     keystoreDir: join(root, 'keystore'),
     walletsDir: join(root, 'wallets'),
+    derivations: new KeyDerivationSlots({ concurrency: 4, queue: 64 }),
     dev,
     lightKdf: dev,
   });
@@ -59,6 +61,7 @@ describe('AccountManager outside dev mode', () => {
         new AccountManager({
           keystoreDir: join(root, 'keystore'),
           walletsDir: join(root, 'wallets'),
+          derivations: new KeyDerivationSlots({ concurrency: 4, queue: 64 }),
           dev: false,
           lightKdf: true,
         }),

@@ -2,6 +2,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/gl
 import { join } from 'node:path';
 import { Transaction, Wallet, verifyMessage } from 'ethers';
 import { AccountManager } from '../../src/daemon/accounts/account-manager.js';
+import { KeyDerivationSlots } from '../../src/daemon/accounts/key-derivation-slots.js';
 import {
   personalMessageDigest,
   recoverPersonalMessageSigner,
@@ -87,6 +88,7 @@ describe('TransactionSigner', () => {
     accounts = new AccountManager({
       keystoreDir: join(tmp.dir, 'keystore'),
       walletsDir: join(tmp.dir, 'wallets'),
+      derivations: new KeyDerivationSlots({ concurrency: 4, queue: 64 }),
       dev: true,
       lightKdf: true,
     });

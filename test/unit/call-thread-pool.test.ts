@@ -28,6 +28,7 @@ function startPool(
   count: number,
   data: Record<string, unknown>,
   timeoutMs = 0,
+  limits = { maxQueued: 1_000, maxPerCaller: 1_000 },
 ): Promise<CallThreadPool> {
   return CallThreadPool.start({
     count,
@@ -35,6 +36,7 @@ function startPool(
     data: data as unknown as Omit<CallThreadData, 'index' | 'recoveryPort'>,
     local,
     timeoutMs,
+    limits,
     logger: recordingLogger(log),
   });
 }
@@ -81,6 +83,29 @@ describe('CallThreadPool', () => {
       'call thread 1 stopped while running the call',
     );
     await expectStartedAgain(pool, log, 'call thread stopped; starting it again');
+  });
+
+  it('refuses calls past the per-caller and node-wide bounds, at once', async () => {
+    const log: string[] = [];
+    pool = await startPool(log, 1, { starts: new SharedArrayBuffer(4) }, 300, {
+      maxQueued: 3,
+      maxPerCaller: 2,
+    });
+    // The thread runs a's stuck job; a's next, b's and c's wait.
+    const stuck = pool.call({ to, gas: 777n }, 1n, 'a').catch((error: unknown) => error);
+    const held = pool.estimateGas({ to }, 1n, 'a');
+    await expect(pool.estimateGas({ to }, 1n, 'a')).rejects.toThrow(
+      'too many calls in flight: this client has 2 eth_call/eth_estimateGas waiting or running, the limit per client (--json-rpc.evm-queue-per-client)',
+    );
+    const waiting = [pool.estimateGas({ to }, 1n, 'b'), pool.estimateGas({ to }, 1n, 'c')];
+    await expect(pool.estimateGas({ to }, 1n, 'd')).rejects.toThrow(
+      "too many calls queued: 3 eth_call/eth_estimateGas wait for a call thread, the node's limit (--json-rpc.evm-queue)",
+    );
+    expect(await stuck).toBeInstanceOf(LimitExceededError);
+    expect(await held).toBe(21_001n);
+    expect(await Promise.all(waiting)).toEqual([21_001n, 21_001n]);
+    // Answered calls no longer count against their caller.
+    expect(await pool.estimateGas({ to }, 1n, 'a')).toBe(21_001n);
   });
 
   it('aborts a job past the time limit, starts its thread again and hands out the rest', async () => {

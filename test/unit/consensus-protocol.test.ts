@@ -2,9 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import { parseQuery } from '../../src/daemon/events/query/index.js';
 import { handleRequestText } from '../../src/daemon/consensus-rpc/request-handler.js';
 import { RouteArgs } from '../../src/daemon/consensus-rpc/route-args.js';
+import { parseClientQuery } from '../../src/daemon/consensus-rpc/client-query.js';
 import { ClientSubscriptions } from '../../src/daemon/consensus-rpc/subscriptions.js';
 import { heightRange } from '../../src/daemon/consensus-rpc/tx-search.js';
-import { InvalidInputError, NotFoundError } from '../../src/daemon/errors.js';
+import { InvalidInputError, LimitExceededError, NotFoundError } from '../../src/daemon/errors.js';
 
 const ADDRESS_KEYS = new Set(['ethereum_tx.sender', 'ethereum_tx.recipient']);
 const query = (text: string) => parseQuery(text, { caseInsensitiveKeys: ADDRESS_KEYS });
@@ -41,6 +42,46 @@ describe('consensus subscriptions', () => {
     expect(() => subscriptions.remove(query("tm.event='Tx'"))).toThrow(NotFoundError);
     subscriptions.removeAll();
     expect(() => subscriptions.removeAll()).toThrow('subscription not found');
+  });
+});
+
+describe('consensus client queries', () => {
+  const limits = { maxLength: 40, maxConditions: 2 };
+
+  it('refuses a query longer than the limit before parsing it, counting UTF-8 bytes', () => {
+    expect(() => parseClientQuery(`a.b='${'x'.repeat(40)}'`, limits)).toThrow(
+      new LimitExceededError(
+        'maximum query length exceeded: more than 40 bytes (--rpc.max-query-length)',
+      ),
+    );
+    expect(() => parseClientQuery(`a.b='${'é'.repeat(18)}'`, limits)).toThrow(LimitExceededError);
+    expect(() => parseClientQuery('('.repeat(41), limits)).toThrow(LimitExceededError);
+  });
+
+  it('refuses more conditions than the limit, and reports syntax errors as invalid input', () => {
+    expect(parseClientQuery('a.b EXISTS AND c.d EXISTS', limits).conditions).toHaveLength(2);
+    expect(() => parseClientQuery('a.b EXISTS AND c.d EXISTS AND e.f EXISTS', limits)).toThrow(
+      'too many conditions in query: 3, the limit is 2 (--rpc.max-query-conditions)',
+    );
+    expect(() => parseClientQuery('a.b ==', limits)).toThrow(InvalidInputError);
+  });
+
+  it('matches each distinct query once per event, however many clients hold it', () => {
+    const clients = [new ClientSubscriptions(5), new ClientSubscriptions(5)];
+    let evaluations = 0;
+    for (const [index, client] of clients.entries()) {
+      const counted = query("tm.event='Tx'");
+      const matches = counted.matches.bind(counted);
+      counted.matches = (events) => {
+        evaluations++;
+        return matches(events);
+      };
+      client.add({ id: index, queryText: "tm.event='Tx'", query: counted });
+    }
+    const known = new Map<string, boolean>();
+    const events = { 'tm.event': ['Tx'] };
+    expect(clients.map((client) => client.matching(events, known).length)).toEqual([1, 1]);
+    expect(evaluations).toBe(1);
   });
 });
 

@@ -151,9 +151,14 @@ describe('polling filter expiry', () => {
 
   it('removes a filter left unpolled for the timeout, and a poll restarts the clock', () => {
     jest.useFakeTimers();
-    const filters = new PollingFilters({ bus: new EventBus(), timeoutMs: 1_000 });
-    const polled = filters.installBlockFilter();
-    const idle = filters.installBlockFilter();
+    const filters = new PollingFilters({
+      bus: new EventBus(),
+      timeoutMs: 1_000,
+      maxFilters: 10,
+      maxPerClient: 10,
+    });
+    const polled = filters.installBlockFilter('client');
+    const idle = filters.installBlockFilter('client');
     jest.advanceTimersByTime(900);
     expect(filters.changes(polled)).toEqual({ kind: 'hashes', hashes: [] });
     jest.advanceTimersByTime(900);
@@ -162,6 +167,31 @@ describe('polling filter expiry', () => {
     jest.advanceTimersByTime(1_001);
     expect(() => filters.changes(polled)).toThrow('filter not found');
     expect(filters.size).toBe(0);
+    filters.close();
+  });
+});
+
+describe('polling filter limits', () => {
+  it('refuses filters past the per-client and node-wide limits, and frees a slot on uninstall', () => {
+    const filters = new PollingFilters({
+      bus: new EventBus(),
+      timeoutMs: 60_000,
+      maxFilters: 3,
+      maxPerClient: 2,
+    });
+    const first = filters.installBlockFilter('a');
+    filters.installPendingTransactionFilter('a');
+    expect(() => filters.installBlockFilter('a')).toThrow(
+      'too many filters: this client holds 2, the limit per client (--json-rpc.filters-per-client)',
+    );
+    filters.installBlockFilter('b');
+    expect(() => filters.installBlockFilter('c')).toThrow(
+      'too many filters: the node holds 3, its limit (--json-rpc.max-filters)',
+    );
+    expect(filters.uninstall(first)).toBe(true);
+    expect(filters.uninstall(first)).toBe(false);
+    expect(typeof filters.installBlockFilter('a')).toBe('string');
+    expect(filters.size).toBe(3);
     filters.close();
   });
 });

@@ -44,11 +44,11 @@ export class RecordingConnection implements RpcConnection {
   accepting = true;
   private readonly closeListeners: Array<() => void> = [];
 
-  notify(method: string, params: unknown): boolean {
+  notify(method: string, paramsJson: string): boolean {
     if (!this.accepting) return false;
     this.notifications.push({
       method,
-      params: params as { subscription: string; result: unknown },
+      params: JSON.parse(paramsJson) as { subscription: string; result: unknown },
     });
     return true;
   }
@@ -73,6 +73,8 @@ export function filtersRpc(
   const filters = new PollingFilters({
     bus: logChain.bus,
     timeoutMs: options.timeoutMs ?? 300_000,
+    maxFilters: 10_000,
+    maxPerClient: 1_000,
   });
   const logs = new LogQuery(
     logChain.chain,
@@ -91,7 +93,7 @@ export function filtersRpc(
     methods: [
       ...ethLogMethods(logs),
       ...ethFilterMethods(filters, logs),
-      ...ethSubscribeMethods(services),
+      ...ethSubscribeMethods(services, { maxPerConnection: 256 }),
     ],
   });
   const silent = { error: () => undefined, debug: () => undefined };

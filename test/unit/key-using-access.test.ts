@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyMessage } from 'ethers';
 import { AccountManager } from '../../src/daemon/accounts/account-manager.js';
+import { KeyDerivationSlots } from '../../src/daemon/accounts/key-derivation-slots.js';
 import { TransactionSigner } from '../../src/daemon/accounts/transaction-signer.js';
 import { ethAccountsNamespace } from '../../src/daemon/api/eth-accounts.js';
 import { createChainCommon } from '../../src/daemon/chain/common.js';
@@ -39,6 +40,7 @@ describe('key-using methods', () => {
     accounts = new AccountManager({
       keystoreDir: join(dir, 'keystore'),
       walletsDir: join(dir, 'wallets'),
+      derivations: new KeyDerivationSlots({ concurrency: 4, queue: 64 }),
       dev: true,
     });
     const pool = {} as TxPoolApi;

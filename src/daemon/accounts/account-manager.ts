@@ -21,6 +21,7 @@
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { DEV_ADDRESSES, DEV_PRIVATE_KEYS } from '../chain/genesis.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
+import type { KeyDerivationSlots } from './key-derivation-slots.js';
 import { KeystoreDirectory } from './keystore-dir.js';
 import { WRONG_PASSPHRASE_MESSAGE, decryptKey, encryptKey } from './keystore.js';
 import type { KdfStrength } from './keystore.js';
@@ -40,6 +41,8 @@ export interface AccountManagerOptions {
    * refused outside dev mode. Config key `keystore.light-kdf`.
    */
   lightKdf?: boolean;
+  /** Where every key derivation (encrypting or decrypting a key file) waits for its turn. */
+  derivations: KeyDerivationSlots;
 }
 
 /** Default unlock duration in seconds (spec, Limits). */
@@ -64,7 +67,8 @@ interface UnlockedKey {
  * The node's accounts and their unlock state.
  *
  * @example
- * const accounts = new AccountManager({ keystoreDir, walletsDir, dev: false });
+ * const derivations = new KeyDerivationSlots({ concurrency: 1, queue: 8 });
+ * const accounts = new AccountManager({ keystoreDir, walletsDir, dev: false, derivations });
  * const address = await accounts.newAccount('pass');
  * await accounts.unlock(address, 'pass', 60);
  * const key = accounts.unlockedKey(address);
@@ -73,6 +77,7 @@ export class AccountManager {
   private readonly keystore: KeystoreDirectory;
   private readonly wallets: LocalWallets;
   private readonly kdf: KdfStrength;
+  private readonly derivations: KeyDerivationSlots;
   private readonly devKeys = new Map<string, PrefixedHexString>();
   private readonly unlocked = new Map<string, UnlockedKey>();
 
@@ -84,8 +89,9 @@ export class AccountManager {
       );
     }
     this.kdf = options.lightKdf ? 'light' : 'standard';
+    this.derivations = options.derivations;
     this.keystore = new KeystoreDirectory(options.keystoreDir);
-    this.wallets = new LocalWallets(options.walletsDir, this.kdf);
+    this.wallets = new LocalWallets(options.walletsDir, this.kdf, options.derivations);
     if (options.dev) {
       // The addresses come from the table rather than from the keys: the first secp256k1
       // operation of a process costs about 0.1 s, which start-up would otherwise pay here.
@@ -116,7 +122,9 @@ export class AccountManager {
    */
   async importRawKey(privateKey: Uint8Array, passphrase: string): Promise<string> {
     try {
-      const keystore = await encryptKey(privateKey, passphrase, { kdf: this.kdf });
+      const keystore = await this.derivations.run(() =>
+        encryptKey(privateKey, passphrase, { kdf: this.kdf }),
+      );
       const address = `0x${keystore.address}`;
       if (await this.has(address)) {
         throw new ConflictError('account already exists', { data: { address } });
@@ -233,10 +241,12 @@ export class AccountManager {
       return hexToBytes(devKey);
     }
     if (await this.keystore.find(account)) {
-      return decryptKey(await this.keystore.read(account), passphrase);
+      const file = await this.keystore.read(account);
+      return this.derivations.run(() => decryptKey(file, passphrase));
     }
     if (await this.wallets.keys.find(account)) {
-      return decryptKey(await this.wallets.keys.read(account), passphrase);
+      const file = await this.wallets.keys.read(account);
+      return this.derivations.run(() => decryptKey(file, passphrase));
     }
     throw unknownAccount(account);
   }

@@ -13,6 +13,7 @@ import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../datadir/atomic-write.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
+import type { KeyDerivationSlots } from './key-derivation-slots.js';
 import { KeystoreDirectory } from './keystore-dir.js';
 import { decryptKey, encryptKey } from './keystore.js';
 import type { KdfStrength } from './keystore.js';
@@ -40,10 +41,12 @@ export class LocalWallets {
   /**
    * @param dir the wallets directory, created on the first wallet.
    * @param kdf key-derivation strength of new wallet files.
+   * @param derivations where each key derivation waits for its turn.
    */
   constructor(
     readonly dir: string,
     private readonly kdf: KdfStrength,
+    private readonly derivations: KeyDerivationSlots,
   ) {
     this.keys = new KeystoreDirectory(dir);
   }
@@ -60,7 +63,9 @@ export class LocalWallets {
     const privateKey = generatePrivateKey();
     const secret = `0x${Buffer.from(privateKey).toString('hex')}`;
     try {
-      const keystore = await encryptKey(privateKey, secret, { kdf: this.kdf });
+      const keystore = await this.derivations.run(() =>
+        encryptKey(privateKey, secret, { kdf: this.kdf }),
+      );
       await mkdir(this.dir, { recursive: true, mode: 0o700 });
       writeFileAtomic(path, JSON.stringify(keystore), 0o600);
       return { url, address: `0x${keystore.address}`, privateKey: secret };
@@ -78,7 +83,8 @@ export class LocalWallets {
   async unpair(url: string, password: string): Promise<string> {
     const path = this.pathOf(url);
     if (!(await exists(path))) throw new NotFoundError(`unknown wallet ${url}`);
-    const privateKey = await decryptKey(await readFile(path, 'utf8'), password);
+    const file = await readFile(path, 'utf8');
+    const privateKey = await this.derivations.run(() => decryptKey(file, password));
     const address = `0x${addressOfPrivateKey(privateKey)}`;
     privateKey.fill(0);
     await rm(path, { force: true });

@@ -6,7 +6,7 @@ import { InvalidInputError } from '../errors.js';
 import { parseLogFilter, type LogFilter, type LogFilterObject } from '../events/log-filter.js';
 import type { LogQuery } from '../events/log-query.js';
 import type { PollingFilters } from '../events/polling-filters.js';
-import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
+import { callerOf, defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import type { JsonSchema } from '../rpc/params.js';
 import { logFilterParam, servedLogsJson } from './eth-logs.js';
 import { formatLog } from './formatters.js';
@@ -38,21 +38,21 @@ export function ethFilterMethods(filters: PollingFilters, logs: LogQuery): Metho
     defineMethod<[LogFilterObject]>({
       name: 'eth_newFilter',
       params: [logFilterParam],
-      handler: ([object]) => {
+      handler: ([object], context) => {
         const filter = parseLogFilter(object);
         checkBounds(filter);
-        return filters.installLogFilter(filter);
+        return filters.installLogFilter(filter, callerOf(context));
       },
     }),
     defineMethod<[]>({
       name: 'eth_newBlockFilter',
       params: [],
-      handler: () => filters.installBlockFilter(),
+      handler: (_params, context) => filters.installBlockFilter(callerOf(context)),
     }),
     defineMethod<[]>({
       name: 'eth_newPendingTransactionFilter',
       params: [],
-      handler: () => filters.installPendingTransactionFilter(),
+      handler: (_params, context) => filters.installPendingTransactionFilter(callerOf(context)),
     }),
     defineMethod<[string]>({
       name: 'eth_getFilterChanges',

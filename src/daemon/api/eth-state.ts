@@ -1,7 +1,7 @@
 /** eth_* methods that read account state at a block, or execute against it. */
 import { hexToBytes } from '@ethereumjs/util';
 import { ServerError } from '../errors.js';
-import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
+import { callerOf, defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { callObjectSchema, toCallRequest, type CallObject } from './call-request.js';
 import { hex, quantity } from './formatters.js';
@@ -101,8 +101,12 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
     defineMethod<[CallObject, BlockSelector?]>({
       name: 'eth_call',
       params: [{ name: 'transaction', schema: callObjectSchema }, block],
-      handler: async ([call, selector]) => {
-        const result = await chain.call(toCallRequest(call), requireBlockNumber(chain, selector));
+      handler: async ([call, selector], context) => {
+        const result = await chain.call(
+          toCallRequest(call),
+          requireBlockNumber(chain, selector),
+          callerOf(context),
+        );
         if (result.error) throw new ServerError(result.error);
         return hex(result.returnData);
       },
@@ -110,8 +114,14 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
     defineMethod<[CallObject, BlockSelector?]>({
       name: 'eth_estimateGas',
       params: [{ name: 'transaction', schema: callObjectSchema }, block],
-      handler: async ([call, selector]) =>
-        quantity(await chain.estimateGas(toCallRequest(call), requireBlockNumber(chain, selector))),
+      handler: async ([call, selector], context) =>
+        quantity(
+          await chain.estimateGas(
+            toCallRequest(call),
+            requireBlockNumber(chain, selector),
+            callerOf(context),
+          ),
+        ),
     }),
   ];
 }

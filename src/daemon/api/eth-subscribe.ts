@@ -9,12 +9,16 @@
  *   cancels itself, so a dead client costs nothing on later blocks.
  * - Subscriptions belong to their connection: ids are looked up per connection and all of a
  *   connection's subscriptions end when it closes.
- * - A block is formatted once per event, however many subscribers want it.
+ * - A notification's result is serialised once per event, however many subscriptions receive
+ *   it (a block for every newHeads subscription, a log for every logs subscription it matches,
+ *   a pending transaction), and each subscription only wraps that text with its id; a
+ *   connection holds at most `maxPerConnection` subscriptions
+ *   (`--json-rpc.ws-max-subscriptions`), so the work of one event stays bounded per client.
  * - Like geth, there is no sync to report: a `syncing` subscription receives a single `false`.
  */
-import type { StoredBlock } from '../chain/types.js';
-import { NotFoundError, UnsupportedError } from '../errors.js';
-import type { BlockCommittedEvent, Unsubscribe } from '../events/event-bus.js';
+import type { ChainLog, StoredBlock } from '../chain/types.js';
+import { LimitExceededError, NotFoundError, UnsupportedError } from '../errors.js';
+import type { Unsubscribe } from '../events/event-bus.js';
 import { logCriteria, logMatcher, type LogFilterObject } from '../events/log-filter.js';
 import { newFilterId } from '../events/polling-filters.js';
 import { validateParams, type JsonSchema, type ParamSpec } from '../rpc/params.js';
@@ -24,8 +28,9 @@ import {
   type MethodDefinition,
   type RpcConnection,
 } from '../rpc/registry.js';
-import { logFilterSchema } from './eth-logs.js';
-import { formatBlock, formatLog, formatTransaction } from './formatters.js';
+import type { PooledTransaction } from '../txpool/types.js';
+import { logFilterSchema, serialiseLog } from './eth-logs.js';
+import { formatBlock, formatTransaction } from './formatters.js';
 import { booleanSchema } from './hex-schemas.js';
 import type { NodeServices } from './services.js';
 
@@ -62,30 +67,44 @@ const optionsSchemas: Record<SubscriptionKind, JsonSchema> = {
 
 const optionsParam: ParamSpec = { name: 'options', schema: {}, optional: true };
 
-/** Sends to one subscription; false once the connection can no longer take notifications. */
-type Send = (result: unknown) => boolean;
+/**
+ * Sends a result, given as JSON text, to one subscription; false once the connection can no
+ * longer take notifications.
+ */
+type Send = (resultJson: string) => boolean;
 
-/** Formats each committed block once, however many subscriptions read it. */
-function headFormatter(
-  services: NodeServices,
-): (event: BlockCommittedEvent, full: boolean) => unknown {
-  const cache = [new WeakMap<StoredBlock, unknown>(), new WeakMap<StoredBlock, unknown>()];
-  return (event, full) => {
-    const byBlock = cache[full ? 1 : 0];
-    let formatted = byBlock.get(event.block);
-    if (formatted === undefined) {
-      formatted = formatBlock(event.block, full, services.format);
-      byBlock.set(event.block, formatted);
+/** `serialise(key)`, computed once per key for as long as the key lives. */
+function onceFor<K extends object>(serialise: (key: K) => string): (key: K) => string {
+  const texts = new WeakMap<K, string>();
+  return (key) => {
+    let text = texts.get(key);
+    if (text === undefined) {
+      text = serialise(key);
+      texts.set(key, text);
     }
-    return formatted;
+    return text;
   };
 }
 
+export interface SubscribeLimits {
+  /** Most subscriptions of one connection (`--json-rpc.ws-max-subscriptions`). */
+  maxPerConnection: number;
+}
+
 /** The subscription methods; register them in the `eth` namespace. */
-export function ethSubscribeMethods(services: NodeServices): MethodDefinition[] {
+export function ethSubscribeMethods(
+  services: NodeServices,
+  limits: SubscribeLimits,
+): MethodDefinition[] {
   const { bus } = services;
   const byConnection = new Map<string, Map<string, Unsubscribe>>();
-  const head = headFormatter(services);
+  const headJson = [false, true].map((full) =>
+    onceFor((block: StoredBlock) => JSON.stringify(formatBlock(block, full, services.format))),
+  );
+  const logJson = onceFor<ChainLog>(serialiseLog);
+  const pendingJson = onceFor(({ tx, sender }: PooledTransaction) =>
+    JSON.stringify(formatTransaction(tx, sender)),
+  );
 
   const requireConnection = (context: CallContext): RpcConnection => {
     if (context.connection === undefined) throw new UnsupportedError('notifications not supported');
@@ -111,14 +130,15 @@ export function ethSubscribeMethods(services: NodeServices): MethodDefinition[] 
       case 'newHeads': {
         const full = (options as { includeTransactions?: boolean } | undefined)
           ?.includeTransactions;
-        return bus.onBlock((event) => send(head(event, full === true)));
+        const json = headJson[full === true ? 1 : 0];
+        return bus.onBlock((event) => send(json(event.block)));
       }
       case 'logs': {
         const matches = logMatcher(logCriteria((options ?? {}) as LogFilterObject));
         return bus.onBlock((event) => {
           for (const receipt of event.receipts) {
             for (const log of receipt.logs) {
-              if (matches(log) && !send(formatLog(log))) return;
+              if (matches(log) && !send(logJson(log))) return;
             }
           }
         });
@@ -126,12 +146,12 @@ export function ethSubscribeMethods(services: NodeServices): MethodDefinition[] 
       case 'newPendingTransactions': {
         const full = options === true;
         return bus.onPendingTx((pooled) =>
-          send(full ? formatTransaction(pooled.tx, pooled.sender) : pooled.hashHex),
+          send(full ? pendingJson(pooled) : JSON.stringify(pooled.hashHex)),
         );
       }
       case 'syncing': {
         // After the reply carrying the id, which the dispatcher sends once this handler returns.
-        const timer = setImmediate(() => send(false));
+        const timer = setImmediate(() => send('false'));
         return () => clearImmediate(timer);
       }
     }
@@ -148,13 +168,21 @@ export function ethSubscribeMethods(services: NodeServices): MethodDefinition[] 
           [kind, options],
         );
         const subscriptions = subscriptionsOf(connection);
+        if (subscriptions.size >= limits.maxPerConnection) {
+          throw new LimitExceededError(
+            `too many subscriptions: this connection holds ${limits.maxPerConnection}, the limit per connection (--json-rpc.ws-max-subscriptions)`,
+          );
+        }
         const id = newFilterId();
         const cancel = () => {
           subscriptions.get(id)?.();
           subscriptions.delete(id);
         };
-        const send: Send = (result) => {
-          const delivered = connection.notify('eth_subscription', { subscription: id, result });
+        const send: Send = (resultJson) => {
+          const delivered = connection.notify(
+            'eth_subscription',
+            `{"subscription":"${id}","result":${resultJson}}`,
+          );
           if (!delivered) cancel();
           return delivered;
         };

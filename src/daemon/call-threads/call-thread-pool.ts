@@ -14,24 +14,32 @@
  * The threads also serve the main thread's sender recovery (each lends it a port), so a daemon
  * with call threads needs no recovery worker besides.
  *
- * Jobs wait in one queue and go to the ready thread with the fewest in hand; a thread holds
- * two at most and runs them one at a time. While no thread is ready but one is starting, jobs
- * wait for it; only while every thread is down (waiting to be started again after dying) do
- * they run on the main thread. A thread that dies is started again after a pause that grows
- * while it keeps dying; the jobs it had in hand fail with an internal error rather than being
- * run again where they could do the same to the main thread.
+ * Jobs wait in a queue that takes turns between callers (`fair-queue.ts`; a caller is a
+ * WebSocket connection or an HTTP client's address) and go to the ready thread with the fewest
+ * in hand; a thread holds one job at a time. So a client's call waits behind at most the job
+ * each thread runs, never behind the queue of another client's slow calls. (A thread used to
+ * hold the next job too, to spare it the wait for a message between jobs; a job handed over
+ * cannot be taken back, so a slow one held that way made every other client wait for it.)
+ * The queue is bounded, all callers together (`--json-rpc.evm-queue`), and so is what one
+ * caller has waiting or running (`--json-rpc.evm-queue-per-client`); past either bound a call
+ * fails at once with -32005. While no thread is ready but one is starting, jobs wait for it;
+ * only while every thread is down (waiting to be started again after dying) do they run on the
+ * main thread. A thread that dies is started again after a pause that grows while it keeps
+ * dying; the job it had in hand fails with an internal error rather than being run again where
+ * it could do the same to the main thread.
  *
  * A job that runs longer than the time limit (`--json-rpc.evm-timeout`, counted from when its
- * thread begins it, as far as the main thread can tell) fails with an error that names the limit, and its thread is terminated, as
- * nothing else stops the EVM mid-call; the thread is started again at once, and the job it held
- * besides goes back to the front of the queue. The limit holds on call threads only: a call
- * run on the main thread cannot be stopped.
+ * thread begins it, as far as the main thread can tell) fails with an error that names the
+ * limit, and its thread is terminated, as nothing else stops the EVM mid-call; the thread is
+ * started again at once, and any job it held besides goes back to the front of the queue. The
+ * limit holds on call threads only: a call run on the main thread cannot be stopped.
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { CallOutcome, CallRequest } from '../chain/call.js';
 import type { CallExecution } from '../chain/chain-reader.js';
 import { LimitExceededError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { FairQueue } from './fair-queue.js';
 import {
   errorOf,
   requestData,
@@ -53,8 +61,19 @@ export interface CallThreadPoolOptions {
   recovery?: { lend(port: MessagePort): void };
   /** Longest a job may run, in ms (`--json-rpc.evm-timeout`); 0 for no limit. */
   timeoutMs: number;
+  limits: CallQueueLimits;
   logger: Logger;
 }
+
+export interface CallQueueLimits {
+  /** Most jobs waiting for a thread, all callers together (`--json-rpc.evm-queue`). */
+  maxQueued: number;
+  /** Most jobs of one caller waiting or in a thread's hands (`--json-rpc.evm-queue-per-client`). */
+  maxPerCaller: number;
+}
+
+/** Who a job is for when the API did not say: such jobs share one turn. */
+const UNNAMED_CALLER = '';
 
 /** Threads started when the configuration does not say: one per further core, up to this. */
 export const DEFAULT_MAX_EVM_THREADS = 3;
@@ -87,14 +106,15 @@ const STABLE_RUN_MS = 60_000;
 /** A job: what it is, and how it is answered. */
 interface Job {
   kind: JobKind;
+  caller: string;
   request: CallRequest;
   blockNumber: bigint;
   resolve(value: CallOutcome | bigint): void;
   reject(error: Error): void;
 }
 
-/** Jobs a thread holds at once: the one it runs and the next, so it never waits for a message. */
-const JOBS_PER_THREAD = 2;
+/** Jobs a thread holds at once: the one it runs (see the header for why not the next too). */
+const JOBS_PER_THREAD = 1;
 
 /** What the pool does for its threads. */
 interface PoolSide {
@@ -286,16 +306,20 @@ class CallThread {
 
 export class CallThreadPool implements CallExecution {
   private readonly threads: CallThread[];
-  private readonly queue: Job[] = [];
+  private readonly queue = new FairQueue<Job>();
+  /** Jobs of each caller that are queued or in a thread's hands; no entry for none. */
+  private readonly inFlight = new Map<string, number>();
+  private readonly limits: CallQueueLimits;
 
   private constructor(
     options: CallThreadPoolOptions,
     private readonly local: CallExecution,
   ) {
+    this.limits = options.limits;
     const side: PoolSide = {
       pump: () => this.pump(),
       requeue: (jobs) => {
-        this.queue.unshift(...jobs);
+        for (const job of [...jobs].reverse()) this.queue.pushFront(job.caller, job);
         this.pump();
       },
     };
@@ -312,12 +336,12 @@ export class CallThreadPool implements CallExecution {
     return pool;
   }
 
-  call(request: CallRequest, blockNumber: bigint): Promise<CallOutcome> {
-    return this.enqueue('call', request, blockNumber) as Promise<CallOutcome>;
+  call(request: CallRequest, blockNumber: bigint, caller?: string): Promise<CallOutcome> {
+    return this.enqueue('call', request, blockNumber, caller) as Promise<CallOutcome>;
   }
 
-  estimateGas(request: CallRequest, blockNumber: bigint): Promise<bigint> {
-    return this.enqueue('estimateGas', request, blockNumber) as Promise<bigint>;
+  estimateGas(request: CallRequest, blockNumber: bigint, caller?: string): Promise<bigint> {
+    return this.enqueue('estimateGas', request, blockNumber, caller) as Promise<bigint>;
   }
 
   /** Closes every thread after the jobs it has in hand; queued jobs run on the main thread. */
@@ -330,15 +354,51 @@ export class CallThreadPool implements CallExecution {
     kind: JobKind,
     request: CallRequest,
     blockNumber: bigint,
+    caller = UNNAMED_CALLER,
   ): Promise<CallOutcome | bigint> {
+    const { maxQueued, maxPerCaller } = this.limits;
+    const held = this.inFlight.get(caller) ?? 0;
+    if (held >= maxPerCaller) {
+      return Promise.reject(
+        new LimitExceededError(
+          `too many calls in flight: this client has ${maxPerCaller} eth_call/eth_estimateGas waiting or running, the limit per client (--json-rpc.evm-queue-per-client)`,
+        ),
+      );
+    }
+    if (this.queue.size >= maxQueued) {
+      return Promise.reject(
+        new LimitExceededError(
+          `too many calls queued: ${maxQueued} eth_call/eth_estimateGas wait for a call thread, the node's limit (--json-rpc.evm-queue)`,
+        ),
+      );
+    }
+    this.inFlight.set(caller, held + 1);
+    const settled = () => {
+      const left = (this.inFlight.get(caller) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(caller, left);
+      else this.inFlight.delete(caller);
+    };
     return new Promise((resolve, reject) => {
-      this.queue.push({ kind, request, blockNumber, resolve, reject });
+      this.queue.push(caller, {
+        kind,
+        caller,
+        request,
+        blockNumber,
+        resolve: (value) => {
+          settled();
+          resolve(value);
+        },
+        reject: (error) => {
+          settled();
+          reject(error);
+        },
+      });
       this.pump();
     });
   }
 
   private pump(): void {
-    while (this.queue.length > 0) {
+    while (this.queue.size > 0) {
       const thread = this.withRoom();
       if (thread !== undefined) {
         thread.run(this.queue.shift()!);

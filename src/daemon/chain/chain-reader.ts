@@ -58,9 +58,12 @@ export interface ReaderCacheBytes {
 
 /** Where a reader's calls run when not on its own thread (the call threads, `call-threads/`). */
 export interface CallExecution {
-  /** Runs a call on the state after committed block `blockNumber`. */
-  call(request: CallRequest, blockNumber: bigint): Promise<CallOutcome>;
-  estimateGas(request: CallRequest, blockNumber: bigint): Promise<bigint>;
+  /**
+   * Runs a call on the state after committed block `blockNumber`. `caller` names who asked (an
+   * opaque key the API derives from the connection), for fair turns and per-client bounds.
+   */
+  call(request: CallRequest, blockNumber: bigint, caller?: string): Promise<CallOutcome>;
+  estimateGas(request: CallRequest, blockNumber: bigint, caller?: string): Promise<bigint>;
 }
 
 export interface FollowerOptions {
@@ -327,20 +330,20 @@ export class ChainReader {
    * Executes a call on the state after block `blockNumber`; never persisted. Answered from the
    * kept outcomes of recent calls when it can be; otherwise run where `runCallsOn` says.
    */
-  async call(request: CallRequest, blockNumber: bigint): Promise<CallResult> {
+  async call(request: CallRequest, blockNumber: bigint, caller?: string): Promise<CallResult> {
     const elsewhere = this.callExecution;
     return executeCall(
       this.callEnvironment(blockNumber),
       request,
-      elsewhere === undefined ? runCall : () => elsewhere.call(request, blockNumber),
+      elsewhere === undefined ? runCall : () => elsewhere.call(request, blockNumber, caller),
     );
   }
 
   /** Gas a request needs at block `blockNumber` (binary search, like geth). */
-  async estimateGas(request: CallRequest, blockNumber: bigint): Promise<bigint> {
+  async estimateGas(request: CallRequest, blockNumber: bigint, caller?: string): Promise<bigint> {
     return this.callExecution === undefined
       ? this.estimateGasHere(request, blockNumber)
-      : this.callExecution.estimateGas(request, blockNumber);
+      : this.callExecution.estimateGas(request, blockNumber, caller);
   }
 
   /** Has calls and gas estimates run by `execution` from now on (this thread's own if undefined). */

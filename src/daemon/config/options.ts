@@ -44,6 +44,15 @@ export interface NodeConfig {
   'json-rpc.filter-timeout': number;
   'rpc.max-subscription-clients': number;
   'rpc.max-subscriptions-per-client': number;
+  'rpc.max-query-length': number;
+  'rpc.max-query-conditions': number;
+  'json-rpc.max-filters': number;
+  'json-rpc.filters-per-client': number;
+  'json-rpc.ws-max-subscriptions': number;
+  'json-rpc.evm-queue': number;
+  'json-rpc.evm-queue-per-client': number;
+  'keystore.kdf-concurrency': number;
+  'keystore.kdf-queue': number;
   'log-level': LogLevel;
   'keystore.light-kdf': boolean;
   'txpool.accountqueue': number;
@@ -290,6 +299,65 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     key: 'rpc.max-subscriptions-per-client',
     defaultText: '5',
     description: 'Most subscriptions of one consensus WebSocket client.',
+    parse: parseNonNegativeInteger,
+  }),
+  option({
+    key: 'rpc.max-query-length',
+    defaultText: '512',
+    description:
+      'Longest query (bytes) of a consensus subscribe or tx_search (CometBFT refuses longer ones too).',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'rpc.max-query-conditions',
+    defaultText: '16',
+    description: 'Most conditions (joined by AND) in one consensus subscribe or tx_search query.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.max-filters',
+    defaultText: '10000',
+    description: 'Most polling filters (eth_newFilter and the like) installed on the node at once.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.filters-per-client',
+    defaultText: '1000',
+    description:
+      'Most polling filters installed at once by one client: one WebSocket connection, or one remote address over HTTP.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.ws-max-subscriptions',
+    defaultText: '256',
+    description: 'Most eth_subscribe subscriptions of one WebSocket connection.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.evm-queue',
+    defaultText: '1024',
+    description:
+      'Most eth_call and eth_estimateGas calls waiting for a call thread, all clients together.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.evm-queue-per-client',
+    defaultText: '64',
+    description:
+      'Most eth_call and eth_estimateGas calls of one client (one WebSocket connection, or one remote address over HTTP) waiting for or running on a call thread.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'keystore.kdf-concurrency',
+    defaultText: '1',
+    description:
+      'Key derivations (scrypt, 256 MiB each at standard strength) run at once for personal_* methods and local wallets.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'keystore.kdf-queue',
+    defaultText: '8',
+    description: 'Key derivations that may wait for a free slot; more are refused.',
     parse: parseNonNegativeInteger,
   }),
   option({

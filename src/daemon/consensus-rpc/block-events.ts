@@ -4,6 +4,7 @@
  *
  * Each event's JSON (`"data":…,"events":…`) is built at most once, and only if some
  * subscription matches it, so a block costs little when nobody listens for its big parts.
+ * Each distinct query is matched against an event once, however many clients subscribed it.
  */
 import { base64 } from './wire-encoding.js';
 import { blockIdJson, blockJson, headerJson } from './block-json.js';
@@ -22,6 +23,8 @@ export interface PublishedEvent {
   events: FlatEvents;
   /** `"data":{…},"events":{…}`, the event's part of a `result` object. */
   payload(): string;
+  /** Whether queries matched `events`, by canonical query text; filled as clients match. */
+  readonly matched: Map<string, boolean>;
 }
 
 function lazyEvent(
@@ -33,6 +36,7 @@ function lazyEvent(
   return {
     type,
     events,
+    matched: new Map(),
     payload: () =>
       (text ??= `"data":${JSON.stringify({ type: `tendermint/event/${type}`, value: value() })},"events":${JSON.stringify(events)}`),
   };

@@ -14,9 +14,7 @@ import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
 import type { HostPort } from '../config/option-parsers.js';
 import { initCrypto, sha256 } from '../crypto/wasm-crypto.js';
-import { InvalidInputError } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
-import { parseQuery } from '../events/query/index.js';
 import type { Logger } from '../logger.js';
 import {
   ListenerGuard,
@@ -29,6 +27,7 @@ import { endpointUrl, listen } from '../transport/listen.js';
 import { blockEvents } from './block-events.js';
 import { BlockResults } from './block-results.js';
 import type { ConsensusChain } from './block-results.js';
+import { parseClientQuery, type QueryLimits } from './client-query.js';
 import { MAX_BODY_BYTES, httpHandler } from './http-handler.js';
 import { ROUTES } from './routes.js';
 import type { RouteContext } from './routes.js';
@@ -53,6 +52,8 @@ export interface ConsensusRpcServerOptions {
   maxSubscriptionsPerClient: number;
   /** Unsent bytes a WebSocket client may accumulate before it is disconnected. */
   maxBacklogBytes: number;
+  /** Size of a query (`--rpc.max-query-length`, `--rpc.max-query-conditions`). */
+  queryLimits: QueryLimits;
   logger: Logger;
 }
 
@@ -65,8 +66,6 @@ export interface ConsensusRpcServer extends RunningServer {
 const CLOSE_TOO_MANY_CLIENTS = 1013;
 /** How long shutdown waits for WebSocket clients to acknowledge the close. */
 const CLOSE_GRACE_MS = 1000;
-/** Keys whose values are addresses, compared ignoring letter case (decisions §6). */
-const ADDRESS_KEYS: ReadonlySet<string> = new Set(['ethereum_tx.sender', 'ethereum_tx.recipient']);
 
 /**
  * Starts the consensus RPC server and subscribes it to committed blocks.
@@ -78,6 +77,8 @@ const ADDRESS_KEYS: ReadonlySet<string> = new Set(['ethereum_tx.sender', 'ethere
  *   maxClients: config['rpc.max-subscription-clients'],
  *   maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
  *   maxBacklogBytes: 16 * 1024 * 1024, browserPolicy, logger,
+ *   maxBacklogBytes: 16 * 1024 * 1024,
+ *   queryLimits: { maxLength: 512, maxConditions: 16 }, logger,
  * });
  * endpoints.consensusWs = server.websocketUrl;
  * ```
@@ -117,15 +118,7 @@ export async function startConsensusRpcServer(
         return options.validatorKey.publicKey;
       },
     },
-    parseQuery: (text) => {
-      try {
-        return parseQuery(text, { caseInsensitiveKeys: ADDRESS_KEYS });
-      } catch (error) {
-        throw new InvalidInputError(`failed to parse query: ${(error as Error).message}`, {
-          cause: error,
-        });
-      }
-    },
+    parseQuery: (text) => parseClientQuery(text, options.queryLimits),
   };
   const onInternal = (error: unknown) =>
     logger.error('consensus RPC call failed', { error: String(error) });

@@ -52,11 +52,20 @@ export class ClientSubscriptions {
     return this.byQuery.size;
   }
 
-  /** Subscriptions whose query matches `events`, in subscription order. */
-  matching(events: EventSet): Subscription[] {
+  /**
+   * Subscriptions whose query matches `events`, in subscription order. `known` holds the
+   * outcomes of queries already matched against the same events (by canonical text, shared
+   * between clients); outcomes computed here are added to it.
+   */
+  matching(events: EventSet, known = new Map<string, boolean>()): Subscription[] {
     const matched: Subscription[] = [];
-    for (const subscription of this.byQuery.values()) {
-      if (subscription.query.matches(events)) matched.push(subscription);
+    for (const [key, subscription] of this.byQuery) {
+      let matches = known.get(key);
+      if (matches === undefined) {
+        matches = subscription.query.matches(events);
+        known.set(key, matches);
+      }
+      if (matches) matched.push(subscription);
     }
     return matched;
   }

@@ -4,12 +4,14 @@
  * Delivery never waits for the socket. A client that does not read lets `bufferedAmount` grow;
  * once it would pass the backlog bound the session sends nothing more, drops its
  * subscriptions and closes with 1008 and a reason, so a slow or dead subscriber costs at most
- * the bound in memory and never delays block production or other clients.
+ * the bound in memory and never delays block production or other clients. Its requests take
+ * a bounded slice of the main thread per turn of the event loop (`transport/ws-inbox.ts`).
  */
 import type { WebSocket } from 'ws';
 import { InvalidInputError } from '../errors.js';
 import type { Query } from '../events/query/index.js';
 import type { Logger } from '../logger.js';
+import { WsInbox } from '../transport/ws-inbox.js';
 import type { PublishedEvent } from './block-events.js';
 import type { RpcId } from './comet-envelope.js';
 import { handleRequestText } from './request-handler.js';
@@ -44,14 +46,16 @@ export class ConsensusWsSession {
     private readonly options: WsSessionOptions,
   ) {
     this.subscriptions = new ClientSubscriptions(options.maxSubscriptions);
-    socket.on('message', (data, isBinary) => {
-      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
+    const inbox = new WsInbox(socket, (text) => {
       const reply = handleRequestText(
         text,
         (method, params, id) => this.call(method, params, id),
         (error) => options.logger.error('consensus RPC call failed', { error: String(error) }),
       );
       if (reply !== undefined) this.send(reply);
+    });
+    socket.on('message', (data, isBinary) => {
+      inbox.push(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
     });
     socket.on('close', () => this.subscriptions.clear());
   }
@@ -64,7 +68,7 @@ export class ConsensusWsSession {
   deliver(events: readonly PublishedEvent[]): void {
     if (this.subscriptions.size === 0) return;
     for (const event of events) {
-      for (const subscription of this.subscriptions.matching(event.events)) {
+      for (const subscription of this.subscriptions.matching(event.events, event.matched)) {
         const message = `{"jsonrpc":"2.0","id":${JSON.stringify(subscription.id)},"result":{"query":${JSON.stringify(subscription.queryText)},${event.payload()}}}`;
         if (!this.send(message)) return;
       }

@@ -21,7 +21,11 @@ export interface LogReadersOptions {
   dataDir: string;
   config: Pick<
     NodeConfig,
-    'json-rpc.block-range-cap' | 'json-rpc.logs-cap' | 'json-rpc.filter-timeout'
+    | 'json-rpc.block-range-cap'
+    | 'json-rpc.logs-cap'
+    | 'json-rpc.filter-timeout'
+    | 'json-rpc.max-filters'
+    | 'json-rpc.filters-per-client'
   >;
   logger: Pick<Logger, 'error'>;
 }
@@ -55,7 +59,12 @@ export async function openLogReaders(options: LogReadersOptions): Promise<LogRea
     },
     new ServedLogs(chain, options.serialiseLog),
   );
-  const filters = new PollingFilters({ bus, timeoutMs: config['json-rpc.filter-timeout'] });
+  const filters = new PollingFilters({
+    bus,
+    timeoutMs: config['json-rpc.filter-timeout'],
+    maxFilters: config['json-rpc.max-filters'],
+    maxPerClient: config['json-rpc.filters-per-client'],
+  });
   return {
     index,
     query,

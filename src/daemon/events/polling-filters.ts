@@ -10,12 +10,18 @@
  *   so abandoned filters do not collect events forever. Each filter has one unref'd timer that a
  *   poll restarts; timers never keep the process alive.
  * - Ids are 16 random bytes as a hex quantity, like geth's, so they are not guessable.
+ * - The node holds at most `maxFilters` of them, and one client at most `maxPerClient` (a client
+ *   is what the API layer says: a WebSocket connection, or a remote address over HTTP), so
+ *   nobody can make the node keep an unbounded number of buffers, timers and matchers, or
+ *   make each block's delivery loop over them. A filter outlives the connection that made it
+ *   (any caller that knows the id may poll it, as in geth) and counts against its maker until
+ *   it is removed or expires.
  * - Filter types carry geth's numbering (`filters.Type`) because the spec's error for
  *   `eth_getFilterLogs` on a non-log filter prints that number.
  */
 import { randomBytes } from 'node:crypto';
 import type { ChainLog } from '../chain/types.js';
-import { NotFoundError } from '../errors.js';
+import { LimitExceededError, NotFoundError } from '../errors.js';
 import type { PooledTransaction } from '../txpool/types.js';
 import type { BlockCommittedEvent, EventBus, Unsubscribe } from './event-bus.js';
 import { logMatcher, type LogFilter } from './log-filter.js';
@@ -37,6 +43,10 @@ export interface PollingFiltersOptions {
   bus: EventBus;
   /** Idle time (ms) after which an unpolled filter is removed (`json-rpc.filter-timeout`). */
   timeoutMs: number;
+  /** Most filters installed at once (`json-rpc.max-filters`). */
+  maxFilters: number;
+  /** Most filters installed at once by one client (`json-rpc.filters-per-client`). */
+  maxPerClient: number;
 }
 
 type InstalledFilter =
@@ -46,11 +56,13 @@ type InstalledFilter =
       matches: (log: ChainLog) => boolean;
       logs: ChainLog[];
       expiry: NodeJS.Timeout;
+      owner: string;
     }
   | {
       type: typeof FilterType.blocks | typeof FilterType.pendingTransactions;
       hashes: string[];
       expiry: NodeJS.Timeout;
+      owner: string;
     };
 
 const NUMBER = /^0x[0-9a-fA-F]+$/;
@@ -72,6 +84,8 @@ function withinRange(filter: LogFilter, event: BlockCommittedEvent): boolean {
 
 export class PollingFilters {
   private readonly filters = new Map<string, InstalledFilter>();
+  /** Installed filters per client, for `maxPerClient`; a client with none has no entry. */
+  private readonly perClient = new Map<string, number>();
   private readonly unsubscribes: Unsubscribe[];
 
   constructor(private readonly options: PollingFiltersOptions) {
@@ -81,29 +95,37 @@ export class PollingFilters {
     ];
   }
 
-  installLogFilter(filter: LogFilter): string {
-    return this.install((id) => ({
+  /**
+   * Installs a log filter for client `owner`; the other `install…` methods alike.
+   *
+   * @throws LimitExceededError when the node or `owner` holds as many filters as allowed.
+   */
+  installLogFilter(filter: LogFilter, owner: string): string {
+    return this.install(owner, (id) => ({
       type: FilterType.logs,
       filter,
       matches: logMatcher(filter.criteria),
       logs: [],
       expiry: this.expiryTimer(id),
+      owner,
     }));
   }
 
-  installBlockFilter(): string {
-    return this.install((id) => ({
+  installBlockFilter(owner: string): string {
+    return this.install(owner, (id) => ({
       type: FilterType.blocks,
       hashes: [],
       expiry: this.expiryTimer(id),
+      owner,
     }));
   }
 
-  installPendingTransactionFilter(): string {
-    return this.install((id) => ({
+  installPendingTransactionFilter(owner: string): string {
+    return this.install(owner, (id) => ({
       type: FilterType.pendingTransactions,
       hashes: [],
       expiry: this.expiryTimer(id),
+      owner,
     }));
   }
 
@@ -139,6 +161,9 @@ export class PollingFilters {
     if (installed === undefined) return false;
     clearTimeout(installed.expiry);
     this.filters.delete(key);
+    const left = (this.perClient.get(installed.owner) ?? 1) - 1;
+    if (left > 0) this.perClient.set(installed.owner, left);
+    else this.perClient.delete(installed.owner);
     return true;
   }
 
@@ -152,11 +177,25 @@ export class PollingFilters {
     for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
     for (const installed of this.filters.values()) clearTimeout(installed.expiry);
     this.filters.clear();
+    this.perClient.clear();
   }
 
-  private install(make: (id: string) => InstalledFilter): string {
+  private install(owner: string, make: (id: string) => InstalledFilter): string {
+    const { maxFilters, maxPerClient } = this.options;
+    if (this.filters.size >= maxFilters) {
+      throw new LimitExceededError(
+        `too many filters: the node holds ${maxFilters}, its limit (--json-rpc.max-filters); uninstall some or let them expire`,
+      );
+    }
+    const owned = this.perClient.get(owner) ?? 0;
+    if (owned >= maxPerClient) {
+      throw new LimitExceededError(
+        `too many filters: this client holds ${maxPerClient}, the limit per client (--json-rpc.filters-per-client); uninstall some or let them expire`,
+      );
+    }
     const id = newFilterId();
     this.filters.set(id, make(id));
+    this.perClient.set(owner, owned + 1);
     return id;
   }
 

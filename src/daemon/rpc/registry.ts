@@ -14,8 +14,11 @@ export type Access = 'public' | 'private' | 'loopback-or-token';
 /** A live, persistent connection (WebSocket) that can receive server-initiated messages. */
 export interface RpcConnection {
   readonly id: string;
-  /** Sends a JSON-RPC notification. Returns false when the connection is gone. */
-  notify(method: string, params: unknown): boolean;
+  /**
+   * Sends a JSON-RPC notification whose `params` are given as JSON text, so that a payload many
+   * subscribers receive is serialised once. Returns false when the connection is gone.
+   */
+  notify(method: string, paramsJson: string): boolean;
   /** Runs `listener` once when the connection closes (subscriptions end with it). */
   onClose(listener: () => void): void;
 }
@@ -31,6 +34,17 @@ export interface CallContext {
   loopback: boolean;
   remoteAddress: string;
   connection?: RpcConnection;
+}
+
+/**
+ * Who a call comes from, for limits and fair shares per client: its WebSocket connection, or
+ * over HTTP, which has no connection identity (a client may use any number of them), its remote
+ * address. Clients behind one proxy share that address, and so share its limits.
+ */
+export function callerOf(context: CallContext): string {
+  return context.connection === undefined
+    ? `address ${context.remoteAddress}`
+    : `connection ${context.connection.id}`;
 }
 
 export interface MethodDefinition {

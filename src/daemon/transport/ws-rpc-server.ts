@@ -2,7 +2,8 @@
  * JSON-RPC over WebSocket: the same dispatcher as HTTP, plus a connection object through
  * which methods push notifications (subscriptions). A client that stops reading is
  * disconnected once its unsent backlog passes a bound, so it cannot hold memory or slow the
- * producers of notifications.
+ * producers of notifications. A connection's requests take a bounded slice of the main thread
+ * per turn of the event loop (`ws-inbox.ts`), however many it sends at once.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -21,6 +22,7 @@ import {
 } from './browser-guard.js';
 import type { RunningServer } from './http-rpc-server.js';
 import { endpointUrl, isLoopback, listen } from './listen.js';
+import { WsInbox } from './ws-inbox.js';
 
 export interface WsRpcServerOptions {
   address: HostPort;
@@ -63,8 +65,8 @@ class WsConnection implements RpcConnection {
     return true;
   }
 
-  notify(method: string, params: unknown): boolean {
-    return this.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+  notify(method: string, paramsJson: string): boolean {
+    return this.send(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`);
   }
 
   onClose(listener: () => void): void {
@@ -99,8 +101,7 @@ export async function startWsRpcServer(options: WsRpcServerOptions): Promise<Run
       remoteAddress: request.socket.remoteAddress ?? '',
       connection,
     };
-    socket.on('message', (data, isBinary) => {
-      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
+    const inbox = new WsInbox(socket, (text) => {
       Promise.resolve(options.dispatcher.handleText(text, context))
         .then((reply) => {
           if (reply !== undefined) connection.send(reply);
@@ -108,6 +109,9 @@ export async function startWsRpcServer(options: WsRpcServerOptions): Promise<Run
         .catch((error: unknown) =>
           options.logger.error('WebSocket JSON-RPC message failed', { error: String(error) }),
         );
+    });
+    socket.on('message', (data, isBinary) => {
+      inbox.push(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
     });
     socket.on('error', (error) =>
       options.logger.debug('WebSocket client error', { error: error.message }),
