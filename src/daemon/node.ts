@@ -294,6 +294,7 @@ export async function startNode(
       {
         batchRequestLimit: config['json-rpc.batch-request-limit'],
         batchResponseMaxSize: config['json-rpc.batch-response-max-size'],
+        maxNesting: config['json-rpc.max-nesting'],
       },
       logger,
     );
@@ -302,7 +303,13 @@ export async function startNode(
     if (config['json-rpc.enable']) {
       const http = await startHttpRpcServer({
         address: config['json-rpc.address'],
-        maxBodySize: config['json-rpc.max-body-size'],
+        limits: {
+          maxBodySize: config['json-rpc.max-body-size'],
+          maxConnections: config['json-rpc.max-connections'],
+          readTimeoutMs: config['json-rpc.read-timeout'],
+          idleTimeoutMs: config['json-rpc.idle-timeout'],
+          maxBufferedResponse: config['json-rpc.max-buffered-response'],
+        },
         corsOrigins: config['json-rpc.cors'],
         token,
         dispatcher,
@@ -314,6 +321,8 @@ export async function startNode(
         address: config['json-rpc.ws-address'],
         maxMessageSize: config['json-rpc.ws-max-message-size'],
         maxBacklogBytes: WS_MAX_BACKLOG_BYTES,
+        maxConnections: config['json-rpc.max-connections'],
+        readTimeoutMs: config['json-rpc.read-timeout'],
         token,
         dispatcher,
         logger,
@@ -329,6 +338,14 @@ export async function startNode(
       maxClients: config['rpc.max-subscription-clients'],
       maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
       maxBacklogBytes: WS_MAX_BACKLOG_BYTES,
+      limits: {
+        maxBodyBytes: config['rpc.max-body-bytes'],
+        maxNesting: config['rpc.max-nesting'],
+        batchRequestLimit: config['rpc.batch-request-limit'],
+        batchResponseMaxSize: config['rpc.batch-response-max-size'],
+        maxConnections: config['rpc.max-open-connections'],
+        readTimeoutMs: config['rpc.read-timeout'],
+      },
       logger,
     });
     shutdownSteps.push(() => consensusRpc.close());

@@ -252,6 +252,14 @@ describe('consensus RPC (in-process node)', () => {
       maxClients: limits.maxClients ?? 10,
       maxSubscriptionsPerClient: 5,
       maxBacklogBytes: limits.maxBacklogBytes ?? 16 * 1024 * 1024,
+      limits: {
+        maxBodyBytes: 1_000_000,
+        maxNesting: 128,
+        batchRequestLimit: 1000,
+        batchResponseMaxSize: 25_000_000,
+        maxConnections: 900,
+        readTimeoutMs: 10_000,
+      },
       logger: limits.logger ?? silent,
     });
   }

@@ -20,10 +20,12 @@ import { parseQuery } from '../events/query/index.js';
 import type { Logger } from '../logger.js';
 import type { RunningServer } from '../transport/http-rpc-server.js';
 import { endpointUrl, listen } from '../transport/listen.js';
+import { limitNodeHttpServer, nodeHttpServerOptions } from '../transport/node-http-limits.js';
 import { blockEvents } from './block-events.js';
 import { BlockResults } from './block-results.js';
 import type { ConsensusChain } from './block-results.js';
-import { MAX_BODY_BYTES, httpHandler } from './http-handler.js';
+import { httpHandler } from './http-handler.js';
+import type { HttpLimits } from './http-handler.js';
 import { ROUTES } from './routes.js';
 import type { RouteContext } from './routes.js';
 import { upperHex } from './wire-encoding.js';
@@ -43,9 +45,20 @@ export interface ConsensusRpcServerOptions {
   maxClients: number;
   /** Most subscriptions per WebSocket client (`--rpc.max-subscriptions-per-client`). */
   maxSubscriptionsPerClient: number;
-  /** Unsent bytes a WebSocket client may accumulate before it is disconnected. */
+  /** Unsent event bytes a WebSocket client may accumulate before it is disconnected. */
   maxBacklogBytes: number;
+  limits: ConsensusTransportLimits;
   logger: Logger;
+}
+
+/**
+ * The listener's limits: request size, nesting and batches (also the WebSocket message size,
+ * `maxBodyBytes`, as in CometBFT), open connections (`--rpc.max-open-connections`) and the
+ * deadline of a request (`--rpc.read-timeout`).
+ */
+export interface ConsensusTransportLimits extends HttpLimits {
+  maxConnections: number;
+  readTimeoutMs: number;
 }
 
 export interface ConsensusRpcServer extends RunningServer {
@@ -69,7 +82,7 @@ const ADDRESS_KEYS: ReadonlySet<string> = new Set(['ethereum_tx.sender', 'ethere
  *   address: config['rpc.laddr'], chain, bus, validatorKey: nodeKey,
  *   maxClients: config['rpc.max-subscription-clients'],
  *   maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
- *   maxBacklogBytes: 16 * 1024 * 1024, logger,
+ *   maxBacklogBytes: 16 * 1024 * 1024, limits, logger,
  * });
  * endpoints.consensusWs = server.websocketUrl;
  * ```
@@ -77,7 +90,7 @@ const ADDRESS_KEYS: ReadonlySet<string> = new Set(['ethereum_tx.sender', 'ethere
 export async function startConsensusRpcServer(
   options: ConsensusRpcServerOptions,
 ): Promise<ConsensusRpcServer> {
-  const { chain, logger } = options;
+  const { chain, logger, limits } = options;
   await initCrypto();
   const blocks = new BlockResults(chain);
   // The key's hash is taken when first asked for: deriving the public key is the process's
@@ -122,11 +135,23 @@ export async function startConsensusRpcServer(
   const onInternal = (error: unknown) =>
     logger.error('consensus RPC call failed', { error: String(error) });
 
-  const server = createServer(httpHandler(context, onInternal));
-  server.headersTimeout = 30_000;
+  const server = createServer(
+    nodeHttpServerOptions(limits.readTimeoutMs),
+    httpHandler(context, limits, onInternal),
+  );
+  limitNodeHttpServer(
+    server,
+    {
+      maxConnections: limits.maxConnections,
+      readTimeoutMs: limits.readTimeoutMs,
+      listener: 'consensus RPC',
+      connectionLimitFlag: '--rpc.max-open-connections',
+    },
+    logger,
+  );
 
   const sessions = new Set<ConsensusWsSession>();
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxBodyBytes });
   server.on('upgrade', (request, socket, head) => {
     if (new URL(request.url ?? '/', 'http://consensus-rpc').pathname !== '/websocket') {
       socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
@@ -146,6 +171,7 @@ export async function startConsensusRpcServer(
       const session = new ConsensusWsSession(ws, {
         maxSubscriptions: options.maxSubscriptionsPerClient,
         maxBacklogBytes: options.maxBacklogBytes,
+        limits,
         routes: ROUTES,
         context,
         logger,

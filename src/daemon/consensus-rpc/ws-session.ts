@@ -1,10 +1,11 @@
 /**
  * One client of the consensus WebSocket: its subscriptions and its outgoing messages.
  *
- * Delivery never waits for the socket. A client that does not read lets `bufferedAmount` grow;
- * once it would pass the backlog bound the session sends nothing more, drops its
- * subscriptions and closes with 1008 and a reason, so a slow or dead subscriber costs at most
- * the bound in memory and never delays block production or other clients.
+ * Delivery never waits for the socket. A client that does not read lets its backlog of events
+ * grow; once it passes the bound the session sends nothing more, drops its subscriptions and
+ * closes with 1008 and a reason, so a slow or dead subscriber costs at most the bound in memory
+ * and never delays block production or other clients. Replies to the client's own requests are
+ * bounded apart (see `WsOutbox`), so a large reply to a client that reads is delivered.
  */
 import type { WebSocket } from 'ws';
 import { InvalidInputError } from '../errors.js';
@@ -12,7 +13,9 @@ import type { Query } from '../events/query/index.js';
 import type { Logger } from '../logger.js';
 import type { PublishedEvent } from './block-events.js';
 import type { RpcId } from './comet-envelope.js';
+import { WsOutbox } from '../transport/ws-outbox.js';
 import { handleRequestText } from './request-handler.js';
+import type { RequestLimits } from './request-handler.js';
 import { RouteArgs } from './route-args.js';
 import { callRoute } from './routes.js';
 import type { Route, RouteContext } from './routes.js';
@@ -24,6 +27,7 @@ export const CLOSE_SLOW_CONSUMER = 1008;
 export interface WsSessionOptions {
   maxSubscriptions: number;
   maxBacklogBytes: number;
+  limits: RequestLimits;
   routes: ReadonlyMap<string, Route>;
   context: RouteContext;
   logger: Logger;
@@ -38,20 +42,23 @@ function queryParam(params: unknown): string {
 export class ConsensusWsSession {
   private readonly subscriptions: ClientSubscriptions;
   private dropped = false;
+  private readonly outbox: WsOutbox;
 
   constructor(
     private readonly socket: WebSocket,
     private readonly options: WsSessionOptions,
   ) {
     this.subscriptions = new ClientSubscriptions(options.maxSubscriptions);
+    this.outbox = new WsOutbox(socket, options.maxBacklogBytes);
     socket.on('message', (data, isBinary) => {
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
       const reply = handleRequestText(
         text,
+        options.limits,
         (method, params, id) => this.call(method, params, id),
         (error) => options.logger.error('consensus RPC call failed', { error: String(error) }),
       );
-      if (reply !== undefined) this.send(reply);
+      if (reply !== undefined) this.outbox.reply(reply);
     });
     socket.on('close', () => this.subscriptions.clear());
   }
@@ -66,7 +73,7 @@ export class ConsensusWsSession {
     for (const event of events) {
       for (const subscription of this.subscriptions.matching(event.events)) {
         const message = `{"jsonrpc":"2.0","id":${JSON.stringify(subscription.id)},"result":{"query":${JSON.stringify(subscription.queryText)},${event.payload()}}}`;
-        if (!this.send(message)) return;
+        if (!this.sendEvent(message)) return;
       }
     }
   }
@@ -93,9 +100,9 @@ export class ConsensusWsSession {
     return this.options.context.parseQuery(queryText);
   }
 
-  private send(text: string): boolean {
-    if (this.dropped || this.socket.readyState !== this.socket.OPEN) return false;
-    if (this.socket.bufferedAmount + Buffer.byteLength(text) > this.options.maxBacklogBytes) {
+  private sendEvent(text: string): boolean {
+    if (this.dropped || !this.outbox.open) return false;
+    if (!this.outbox.notify(text)) {
       this.dropped = true;
       this.subscriptions.clear();
       this.socket.close(
@@ -107,7 +114,6 @@ export class ConsensusWsSession {
       });
       return false;
     }
-    this.socket.send(text);
     return true;
   }
 }

@@ -2,7 +2,8 @@
  * JSON-RPC over WebSocket: the same dispatcher as HTTP, plus a connection object through
  * which methods push notifications (subscriptions). A client that stops reading is
  * disconnected once its unsent backlog passes a bound, so it cannot hold memory or slow the
- * producers of notifications.
+ * producers of notifications. The bound is on what is already queued, not on the message
+ * being sent: a reply larger than the bound still reaches a client that reads.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -15,12 +16,18 @@ import type { CallContext, RpcConnection } from '../rpc/registry.js';
 import { isAuthenticated } from './auth.js';
 import type { RunningServer } from './http-rpc-server.js';
 import { endpointUrl, isLoopback, listen } from './listen.js';
+import { WsOutbox } from './ws-outbox.js';
+import { limitNodeHttpServer, nodeHttpServerOptions } from './node-http-limits.js';
 
 export interface WsRpcServerOptions {
   address: HostPort;
   maxMessageSize: number;
-  /** Unsent bytes a client may accumulate before it is disconnected. */
+  /** Unsent notification bytes a client may accumulate before it is disconnected. */
   maxBacklogBytes: number;
+  /** Most open connections (`--json-rpc.max-connections`). */
+  maxConnections: number;
+  /** Deadline of the WebSocket handshake request (`--json-rpc.read-timeout`). */
+  readTimeoutMs: number;
   token: AuthToken;
   dispatcher: RpcDispatcher;
   logger: Logger;
@@ -32,31 +39,26 @@ const CLOSE_SLOW_CONSUMER = 1008;
 class WsConnection implements RpcConnection {
   readonly id = randomUUID();
   private readonly closeListeners: Array<() => void> = [];
+  readonly outbox: WsOutbox;
 
   constructor(
     private readonly socket: WebSocket,
-    private readonly maxBacklogBytes: number,
+    maxBacklogBytes: number,
   ) {
+    this.outbox = new WsOutbox(socket, maxBacklogBytes);
     socket.once('close', () => {
       for (const listener of this.closeListeners.splice(0)) listener();
     });
   }
 
-  send(text: string): boolean {
-    if (this.socket.readyState !== this.socket.OPEN) return false;
-    if (this.socket.bufferedAmount + text.length > this.maxBacklogBytes) {
+  notify(method: string, params: unknown): boolean {
+    if (this.outbox.notify(JSON.stringify({ jsonrpc: '2.0', method, params }))) return true;
+    if (this.outbox.open)
       this.socket.close(
         CLOSE_SLOW_CONSUMER,
         'slow consumer: too many unread messages, disconnected',
       );
-      return false;
-    }
-    this.socket.send(text);
-    return true;
-  }
-
-  notify(method: string, params: unknown): boolean {
-    return this.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+    return false;
   }
 
   onClose(listener: () => void): void {
@@ -66,11 +68,24 @@ class WsConnection implements RpcConnection {
 }
 
 export async function startWsRpcServer(options: WsRpcServerOptions): Promise<RunningServer> {
-  const httpServer = createServer((_request, response) => {
-    response
-      .writeHead(426, { 'content-type': 'text/plain' })
-      .end('this endpoint speaks JSON-RPC over WebSocket\n');
-  });
+  const httpServer = createServer(
+    nodeHttpServerOptions(options.readTimeoutMs),
+    (_request, response) => {
+      response
+        .writeHead(426, { 'content-type': 'text/plain' })
+        .end('this endpoint speaks JSON-RPC over WebSocket\n');
+    },
+  );
+  limitNodeHttpServer(
+    httpServer,
+    {
+      maxConnections: options.maxConnections,
+      readTimeoutMs: options.readTimeoutMs,
+      listener: 'JSON-RPC WebSocket',
+      connectionLimitFlag: '--json-rpc.max-connections',
+    },
+    options.logger,
+  );
   const wss = new WebSocketServer({ server: httpServer, maxPayload: options.maxMessageSize });
 
   wss.on('connection', (socket, request) => {
@@ -86,7 +101,7 @@ export async function startWsRpcServer(options: WsRpcServerOptions): Promise<Run
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
       Promise.resolve(options.dispatcher.handleText(text, context))
         .then((reply) => {
-          if (reply !== undefined) connection.send(reply);
+          if (reply !== undefined) connection.outbox.reply(reply);
         })
         .catch((error: unknown) =>
           options.logger.error('WebSocket JSON-RPC message failed', { error: String(error) }),
