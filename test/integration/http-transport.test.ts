@@ -1,84 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connect, type Socket } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
+import { RawConnection, post } from '../helpers/raw-http.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
-
-/** A raw connection to the JSON-RPC port: what a client writes, and everything it reads back. */
-class RawConnection {
-  private received = '';
-  private closed = false;
-  private readonly waiters: (() => void)[] = [];
-
-  private constructor(private readonly socket: Socket) {
-    socket.setEncoding('utf8');
-    socket.on('data', (text: string) => {
-      this.received += text;
-      this.wake();
-    });
-    socket.on('close', () => {
-      this.closed = true;
-      this.wake();
-    });
-  }
-
-  static open(url: string): Promise<RawConnection> {
-    const { hostname, port } = new URL(url);
-    return new Promise((resolve, reject) => {
-      const socket = connect(Number(port), hostname, () => resolve(new RawConnection(socket)));
-      socket.once('error', reject);
-    });
-  }
-
-  write(text: string): void {
-    this.socket.write(text);
-  }
-
-  /** Waits until `count` complete responses have arrived (or the server closed). */
-  async responses(count: number): Promise<{ status: number; headers: string; body: string }[]> {
-    for (;;) {
-      const parsed = this.parse();
-      if (parsed.length >= count || this.closed) return parsed;
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-  }
-
-  async closedByServer(): Promise<boolean> {
-    while (!this.closed) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    return true;
-  }
-
-  end(): void {
-    this.socket.destroy();
-  }
-
-  private wake(): void {
-    this.waiters.splice(0).forEach((resolve) => resolve());
-  }
-
-  private parse(): { status: number; headers: string; body: string }[] {
-    const parsed = [];
-    let rest = this.received;
-    for (;;) {
-      const end = rest.indexOf('\r\n\r\n');
-      if (end < 0) return parsed;
-      const headers = rest.slice(0, end);
-      const status = Number(headers.slice(9, 12));
-      const length = /content-length: (\d+)/i.exec(headers);
-      const size = length ? Number(length[1]) : 0;
-      if (rest.length < end + 4 + size) return parsed;
-      parsed.push({ status, headers, body: rest.slice(end + 4, end + 4 + size) });
-      rest = rest.slice(end + 4 + size);
-    }
-  }
-}
-
-function post(body: string, extra = ''): string {
-  return (
-    `POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`
-  );
-}
 
 const call = (id: number, method: string) => JSON.stringify({ jsonrpc: '2.0', id, method });
 

@@ -42,24 +42,30 @@ function sendJson(response: ServerResponse, status: number, body: string): void 
   response.end(body);
 }
 
-/** The body's text, or undefined once it passes `maxBytes` (reading stops there). */
-function readBody(request: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+/**
+ * A request body: its text, or why there is none: it passed the limit (reading stopped there)
+ * or the client went away first (Node also ends a request that misses `--rpc.read-timeout`).
+ */
+type Body = { kind: 'text'; text: string } | { kind: 'too-large' } | { kind: 'aborted' };
+
+function readBody(request: IncomingMessage, maxBytes: number): Promise<Body> {
   const declared = request.headers['content-length'];
-  if (declared !== undefined && Number(declared) > maxBytes) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
+  if (declared !== undefined && Number(declared) > maxBytes)
+    return Promise.resolve({ kind: 'too-large' });
+  return new Promise((resolve) => {
     const body = new BodyBuffer(maxBytes);
     const onData = (chunk: Buffer) => {
       if (body.size + chunk.length > maxBytes) {
         request.off('data', onData);
         request.pause();
-        resolve(undefined);
+        resolve({ kind: 'too-large' });
         return;
       }
       body.append(chunk);
     };
     request.on('data', onData);
-    request.on('end', () => resolve(body.take().toString('utf8')));
-    request.on('error', reject);
+    request.on('end', () => resolve({ kind: 'text', text: body.take().toString('utf8') }));
+    request.on('error', () => resolve({ kind: 'aborted' }));
   });
 }
 
@@ -94,13 +100,14 @@ export function httpHandler(
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://consensus-rpc');
     if (request.method === 'POST' && url.pathname === '/') {
-      const text = await readBody(request, limits.maxBodyBytes);
-      if (text === undefined) {
+      const body = await readBody(request, limits.maxBodyBytes);
+      if (body.kind === 'aborted') return;
+      if (body.kind === 'too-large') {
         refuseBody(response, limits.maxBodyBytes);
         return;
       }
       const reply = handleRequestText(
-        text,
+        body.text,
         limits,
         (method, params) => callRoute(ROUTES, method, params, context),
         onInternal,

@@ -5,6 +5,7 @@
  */
 
 const INITIAL_CAPACITY = 16 * 1024;
+const SMALL_COPY = 16;
 
 export class BodyBuffer {
   private bytes: Buffer | undefined;
@@ -29,7 +30,10 @@ export class BodyBuffer {
       if (this.bytes !== undefined) this.bytes.copy(grown, 0, 0, this.used);
       this.bytes = grown;
     }
-    source.copy(this.bytes, this.used, start, end);
+    // Copying a few bytes in JavaScript is cheaper than the call into native code.
+    if (length <= SMALL_COPY)
+      for (let i = 0; i < length; i++) this.bytes[this.used + i] = source[start + i];
+    else source.copy(this.bytes, this.used, start, end);
     this.used = needed;
   }
 
