@@ -154,6 +154,9 @@ class HttpConnection {
   /** When the connection last became idle; undefined while a request is read or answered. */
   private idleSince: number | undefined;
   private timedOut = false;
+  /** Since when the client has read none of the answers waiting for it; and how far it had read. */
+  private stalledSince: number | undefined;
+  private flushedAtStall = 0;
   private readonly peer: Peer;
 
   constructor(
@@ -197,7 +200,21 @@ class HttpConnection {
       this.answer();
     } else if (this.idleSince !== undefined && now - this.idleSince >= keepAliveTimeoutMs) {
       this.socket.destroy();
+    } else if (this.readerStalled(now) >= keepAliveTimeoutMs) {
+      this.socket.destroy();
     }
+  }
+
+  /** How long answers have waited while the client read none of them (0 while it reads). */
+  private readerStalled(now: number): number {
+    const flushed = this.socket.bytesWritten - this.socket.writableLength;
+    if (this.socket.writableLength === 0 || flushed !== this.flushedAtStall) {
+      this.stalledSince = this.socket.writableLength === 0 ? undefined : now;
+      this.flushedAtStall = flushed;
+      return 0;
+    }
+    this.stalledSince ??= now;
+    return now - this.stalledSince;
   }
 
   private receive(chunk: Buffer): void {
