@@ -435,6 +435,18 @@ describe('transport limits of a real daemon', () => {
     }
     expect(sent).toBeLessThan(256);
 
+    // Node's parser hands each chunk to JavaScript apart: one-byte chunks are refused early.
+    const tiny = await RawConnection.open(consensusHttp(daemon));
+    tiny.write(
+      'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
+        '1\r\n \r\n'.repeat(5000),
+    );
+    const [pieces] = await tiny.responses(1);
+    expect(pieces.status).toBe(413);
+    expect(JSON.parse(pieces.body).error.data).toBe(
+      'request body in more than 4096 chunks: send it in larger ones',
+    );
+
     const batch = JSON.stringify(
       Array.from({ length: 1001 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'health' })),
     );

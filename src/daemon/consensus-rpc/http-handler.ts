@@ -46,7 +46,19 @@ function sendJson(response: ServerResponse, status: number, body: string): void 
  * A request body: its text, or why there is none: it passed the limit (reading stopped there)
  * or the client went away first (Node also ends a request that misses `--rpc.read-timeout`).
  */
-type Body = { kind: 'text'; text: string } | { kind: 'too-large' } | { kind: 'aborted' };
+type Body =
+  | { kind: 'text'; text: string }
+  | { kind: 'too-large' }
+  | { kind: 'too-many-pieces' }
+  | { kind: 'aborted' };
+
+/**
+ * Most pieces (chunks of a chunked body) one body may come in, whatever its size: Node's parser
+ * hands each one to JavaScript as an event of its own, which costs microseconds, so a
+ * megabyte sent as one-byte chunks cost seconds of the main thread. Clients send bodies in
+ * few pieces (a Content-Length body in socket reads of up to 64 KiB).
+ */
+const MAX_BODY_PIECES = 4096;
 
 function readBody(request: IncomingMessage, maxBytes: number): Promise<Body> {
   const declared = request.headers['content-length'];
@@ -54,14 +66,16 @@ function readBody(request: IncomingMessage, maxBytes: number): Promise<Body> {
     return Promise.resolve({ kind: 'too-large' });
   return new Promise((resolve) => {
     const body = new BodyBuffer(maxBytes);
+    let pieces = 0;
+    const stop = (outcome: Body) => {
+      request.off('data', onData);
+      request.pause();
+      resolve(outcome);
+    };
     const onData = (chunk: Buffer) => {
-      if (body.size + chunk.length > maxBytes) {
-        request.off('data', onData);
-        request.pause();
-        resolve({ kind: 'too-large' });
-        return;
-      }
-      body.append(chunk);
+      if (body.size + chunk.length > maxBytes) stop({ kind: 'too-large' });
+      else if (++pieces > MAX_BODY_PIECES) stop({ kind: 'too-many-pieces' });
+      else body.append(chunk);
     };
     request.on('data', onData);
     request.on('end', () => resolve({ kind: 'text', text: body.take().toString('utf8') }));
@@ -70,15 +84,8 @@ function readBody(request: IncomingMessage, maxBytes: number): Promise<Body> {
 }
 
 /** Answers 413 and closes the connection, whose unread rest is not worth reading. */
-function refuseBody(response: ServerResponse, maxBytes: number): void {
-  const body = errorText(
-    -1,
-    cometError(
-      new LimitExceededError(
-        `request body too large: the limit is ${maxBytes} bytes (--rpc.max-body-bytes)`,
-      ),
-    ),
-  );
+function refuseBody(response: ServerResponse, reason: string): void {
+  const body = errorText(-1, cometError(new LimitExceededError(reason)));
   response.writeHead(413, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
@@ -102,8 +109,13 @@ export function httpHandler(
     if (request.method === 'POST' && url.pathname === '/') {
       const body = await readBody(request, limits.maxBodyBytes);
       if (body.kind === 'aborted') return;
-      if (body.kind === 'too-large') {
-        refuseBody(response, limits.maxBodyBytes);
+      if (body.kind !== 'text') {
+        refuseBody(
+          response,
+          body.kind === 'too-large'
+            ? `request body too large: the limit is ${limits.maxBodyBytes} bytes (--rpc.max-body-bytes)`
+            : `request body in more than ${MAX_BODY_PIECES} chunks: send it in larger ones`,
+        );
         return;
       }
       const reply = handleRequestText(
