@@ -480,6 +480,31 @@ describe('transport limits of a real daemon', () => {
     expect(daemonLog(daemon)).not.toMatch(/"level":"error"|\bERROR\b/);
   });
 
+  it('stops reading a WebSocket client that does not read its replies, and serves it when it does', async () => {
+    const requests = 64;
+    const ws = await openWs(daemon.endpoints.ws);
+    const replies: number[] = [];
+    let delivered: () => void = () => {};
+    const all = new Promise<void>((resolve) => (delivered = resolve));
+    ws.on('message', (data) => {
+      replies.push((JSON.parse(data.toString()) as { id: number }).id);
+      if (replies.length === requests) delivered();
+    });
+    ws.pause();
+    for (let id = 0; id < requests; id++) ws.send(returnCall(id, 1024 * 1024));
+    const report = await underProbe(daemon, async () => {
+      const from = await blockNumber(daemon);
+      await waitFor(async () => (await blockNumber(daemon)) >= from + 3, 15_000, 'three blocks');
+    });
+    expect(report.answeredDuringProbe).toBe(true);
+    // Unbounded, the 64 replies were 128 MB of JSON held for the client.
+    expect(report.rssGrowthMb).toBeLessThan(100);
+    ws.resume();
+    await all;
+    expect(replies.sort((a, b) => a - b)).toEqual(Array.from({ length: requests }, (_, id) => id));
+    ws.close();
+  });
+
   it('delivers a WebSocket reply larger than the backlog bound to a client that reads', async () => {
     const ws = await openWs(daemon.endpoints.ws);
     const reply = nextMessage(ws);

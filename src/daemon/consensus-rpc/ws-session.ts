@@ -5,7 +5,7 @@
  * grow; once it passes the bound the session sends nothing more, drops its subscriptions and
  * closes with 1008 and a reason, so a slow or dead subscriber costs at most the bound in memory
  * and never delays block production or other clients. Replies to the client's own requests are
- * bounded apart (see `WsOutbox`), so a large reply to a client that reads is delivered.
+ * bounded apart (see `WsChannel`), so a large reply to a client that reads is delivered.
  */
 import type { WebSocket } from 'ws';
 import { InvalidInputError } from '../errors.js';
@@ -13,7 +13,7 @@ import type { Query } from '../events/query/index.js';
 import type { Logger } from '../logger.js';
 import type { PublishedEvent } from './block-events.js';
 import type { RpcId } from './comet-envelope.js';
-import { WsOutbox } from '../transport/ws-outbox.js';
+import { WsChannel } from '../transport/ws-channel.js';
 import { handleRequestText } from './request-handler.js';
 import type { RequestLimits } from './request-handler.js';
 import { RouteArgs } from './route-args.js';
@@ -42,24 +42,27 @@ function queryParam(params: unknown): string {
 export class ConsensusWsSession {
   private readonly subscriptions: ClientSubscriptions;
   private dropped = false;
-  private readonly outbox: WsOutbox;
+  private readonly channel: WsChannel;
 
   constructor(
     private readonly socket: WebSocket,
     private readonly options: WsSessionOptions,
   ) {
     this.subscriptions = new ClientSubscriptions(options.maxSubscriptions);
-    this.outbox = new WsOutbox(socket, options.maxBacklogBytes);
-    socket.on('message', (data, isBinary) => {
-      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
-      const reply = handleRequestText(
-        text,
-        options.limits,
-        (method, params, id) => this.call(method, params, id),
-        (error) => options.logger.error('consensus RPC call failed', { error: String(error) }),
-      );
-      if (reply !== undefined) this.outbox.reply(reply);
-    });
+    const onInternal = (error: unknown) =>
+      options.logger.error('consensus RPC call failed', { error: String(error) });
+    this.channel = new WsChannel(
+      socket,
+      options.maxBacklogBytes,
+      (text) =>
+        handleRequestText(
+          text,
+          options.limits,
+          (method, params, id) => this.call(method, params, id),
+          onInternal,
+        ),
+      onInternal,
+    );
     socket.on('close', () => this.subscriptions.clear());
   }
 
@@ -101,8 +104,8 @@ export class ConsensusWsSession {
   }
 
   private sendEvent(text: string): boolean {
-    if (this.dropped || !this.outbox.open) return false;
-    if (!this.outbox.notify(text)) {
+    if (this.dropped || !this.channel.open) return false;
+    if (!this.channel.notify(text)) {
       this.dropped = true;
       this.subscriptions.clear();
       this.socket.close(

@@ -16,7 +16,7 @@ import type { CallContext, RpcConnection } from '../rpc/registry.js';
 import { isAuthenticated } from './auth.js';
 import type { RunningServer } from './http-rpc-server.js';
 import { endpointUrl, isLoopback, listen } from './listen.js';
-import { WsOutbox } from './ws-outbox.js';
+import { WsChannel, type MessageHandler } from './ws-channel.js';
 import { limitNodeHttpServer, nodeHttpServerOptions } from './node-http-limits.js';
 
 export interface WsRpcServerOptions {
@@ -39,21 +39,23 @@ const CLOSE_SLOW_CONSUMER = 1008;
 class WsConnection implements RpcConnection {
   readonly id = randomUUID();
   private readonly closeListeners: Array<() => void> = [];
-  readonly outbox: WsOutbox;
+  private readonly channel: WsChannel;
 
   constructor(
     private readonly socket: WebSocket,
     maxBacklogBytes: number,
+    handle: MessageHandler,
+    onHandlerError: (error: unknown) => void,
   ) {
-    this.outbox = new WsOutbox(socket, maxBacklogBytes);
+    this.channel = new WsChannel(socket, maxBacklogBytes, handle, onHandlerError);
     socket.once('close', () => {
       for (const listener of this.closeListeners.splice(0)) listener();
     });
   }
 
   notify(method: string, params: unknown): boolean {
-    if (this.outbox.notify(JSON.stringify({ jsonrpc: '2.0', method, params }))) return true;
-    if (this.outbox.open)
+    if (this.channel.notify(JSON.stringify({ jsonrpc: '2.0', method, params }))) return true;
+    if (this.channel.open)
       this.socket.close(
         CLOSE_SLOW_CONSUMER,
         'slow consumer: too many unread messages, disconnected',
@@ -89,24 +91,19 @@ export async function startWsRpcServer(options: WsRpcServerOptions): Promise<Run
   const wss = new WebSocketServer({ server: httpServer, maxPayload: options.maxMessageSize });
 
   wss.on('connection', (socket, request) => {
-    const connection = new WsConnection(socket, options.maxBacklogBytes);
     const context: CallContext = {
       transport: 'ws',
       authenticated: isAuthenticated(request, options.token, true),
       loopback: isLoopback(request.socket.remoteAddress),
       remoteAddress: request.socket.remoteAddress ?? '',
-      connection,
     };
-    socket.on('message', (data, isBinary) => {
-      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
-      Promise.resolve(options.dispatcher.handleText(text, context))
-        .then((reply) => {
-          if (reply !== undefined) connection.outbox.reply(reply);
-        })
-        .catch((error: unknown) =>
-          options.logger.error('WebSocket JSON-RPC message failed', { error: String(error) }),
-        );
-    });
+    context.connection = new WsConnection(
+      socket,
+      options.maxBacklogBytes,
+      (text) => options.dispatcher.handleText(text, context),
+      (error) =>
+        options.logger.error('WebSocket JSON-RPC message failed', { error: String(error) }),
+    );
     socket.on('error', (error) =>
       options.logger.debug('WebSocket client error', { error: error.message }),
     );
