@@ -139,7 +139,8 @@ function responseText(response: HttpResponse, keepAlive: boolean, http10: boolea
 function closeAfter(socket: Socket, text: string, encoding: BufferEncoding): void {
   socket.pause();
   socket.end(text, encoding);
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(linger));
 }
 
 class HttpConnection {
@@ -320,12 +321,20 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const sockets = new Set<Socket>();
   const connections = new Set<HttpConnection>();
   let refusing = false;
+  let refused = 0;
   const server = createServer((socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     if (connections.size >= options.maxConnections) {
       if (!refusing) options.onOverCapacity();
       refusing = true;
+      // Refused connections linger to deliver the 503; a flood of them gets no answer at all.
+      if (refused >= options.maxConnections) {
+        socket.destroy();
+        return;
+      }
+      refused++;
+      socket.once('close', () => refused--);
       const { text, encoding } = responseText(options.overCapacity, false, false);
       closeAfter(socket, text, encoding);
       return;
