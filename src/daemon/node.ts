@@ -309,6 +309,7 @@ export async function startNode(
       {
         batchRequestLimit: config['json-rpc.batch-request-limit'],
         batchResponseMaxSize: config['json-rpc.batch-response-max-size'],
+        maxNesting: config['json-rpc.max-nesting'],
       },
       logger,
     );
@@ -322,7 +323,13 @@ export async function startNode(
     if (config['json-rpc.enable']) {
       const http = await startHttpRpcServer({
         address: config['json-rpc.address'],
-        maxBodySize: config['json-rpc.max-body-size'],
+        limits: {
+          maxBodySize: config['json-rpc.max-body-size'],
+          maxConnections: config['json-rpc.max-connections'],
+          readTimeoutMs: config['json-rpc.read-timeout'],
+          idleTimeoutMs: config['json-rpc.idle-timeout'],
+          maxBufferedResponse: config['json-rpc.max-buffered-response'],
+        },
         browserPolicy,
         token,
         dispatcher,
@@ -335,6 +342,8 @@ export async function startNode(
         maxMessageSize: config['json-rpc.ws-max-message-size'],
         maxBacklogBytes: WS_MAX_BACKLOG_BYTES,
         browserPolicy,
+        maxConnections: config['json-rpc.max-connections'],
+        readTimeoutMs: config['json-rpc.read-timeout'],
         token,
         dispatcher,
         logger,
@@ -354,6 +363,14 @@ export async function startNode(
       queryLimits: {
         maxLength: config['rpc.max-query-length'],
         maxConditions: config['rpc.max-query-conditions'],
+      },
+      limits: {
+        maxBodyBytes: config['rpc.max-body-bytes'],
+        maxNesting: config['rpc.max-nesting'],
+        batchRequestLimit: config['rpc.batch-request-limit'],
+        batchResponseMaxSize: config['rpc.batch-response-max-size'],
+        maxConnections: config['rpc.max-open-connections'],
+        readTimeoutMs: config['rpc.read-timeout'],
       },
       logger,
     });

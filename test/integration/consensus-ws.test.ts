@@ -254,6 +254,14 @@ describe('consensus RPC (in-process node)', () => {
       maxBacklogBytes: limits.maxBacklogBytes ?? 16 * 1024 * 1024,
       browserPolicy: { vhosts: ['localhost'], corsOrigins: [], wsOrigins: [] },
       queryLimits: { maxLength: 512, maxConditions: 16 },
+      limits: {
+        maxBodyBytes: 1_000_000,
+        maxNesting: 128,
+        batchRequestLimit: 1000,
+        batchResponseMaxSize: 25_000_000,
+        maxConnections: 900,
+        readTimeoutMs: 10_000,
+      },
       logger: limits.logger ?? silent,
     });
   }

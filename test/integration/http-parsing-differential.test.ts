@@ -372,7 +372,12 @@ function startProjectServer(): HttpServer {
   return createHttpServer({
     limits: { maxHeaderSize: HEADER_LIMIT, maxBodySize: BODY_LIMIT, bodyLimitFlag: '--limit' },
     keepAliveTimeoutMs: 30_000,
-    headersTimeoutMs: 30_000,
+    requestTimeoutMs: 30_000,
+    requestTimeoutFlag: '--timeout',
+    maxBufferedResponse: 1 << 20,
+    maxConnections: 1000,
+    overCapacity: { status: 503, body: '"busy"' },
+    onOverCapacity: () => {},
     handle: ({ head, body }) => ({
       status: 200,
       headers: {

@@ -130,10 +130,38 @@ describe('consensus JSON-RPC envelopes', () => {
     if (method === 'crash') throw new Error('secret detail');
     return { method, params };
   };
+  const limits = { maxNesting: 8, batchRequestLimit: 3, batchResponseMaxSize: 200 };
   const handle = (text: string) => {
-    const reply = handleRequestText(text, echo, () => {});
+    const reply = handleRequestText(text, limits, echo, () => {});
     return reply === undefined ? undefined : JSON.parse(reply);
   };
+
+  it('refuses nesting deeper than the limit before parsing, naming the flag', () => {
+    const call = (params: string) => `{"jsonrpc":"2.0","id":1,"method":"echo","params":${params}}`;
+    expect(handle(call('[[[[[["[[[[[[[[[[[["]]]]]]')).result.params).toHaveLength(1);
+    expect(handle(call(`${'['.repeat(5000)}${']'.repeat(5000)}`))).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: 'Invalid Request',
+        data: 'invalid request: JSON nesting depth exceeds 8 (--rpc.max-nesting)',
+      },
+    });
+  });
+
+  it('refuses batches over the call limit and answers calls past the response size with a limit error', () => {
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'echo', params: ['x'.repeat(40)] });
+    const tooMany = handle(JSON.stringify([1, 2, 3, 4].map(call)));
+    expect(tooMany.error).toMatchObject({ code: -32005 });
+    expect(tooMany.error.data).toMatch(
+      /4 calls exceed the limit of 3 \(--rpc.batch-request-limit\)/,
+    );
+    const replies = handle(JSON.stringify([1, 2, 3].map(call)));
+    expect(replies[0].result).toBeDefined();
+    expect(replies[2]).toMatchObject({ id: 3, error: { code: -32005 } });
+    expect(replies[2].error.data).toMatch(/--rpc.batch-response-max-size/);
+  });
 
   it('echoes string and number ids and answers notifications with nothing', () => {
     expect(handle('{"jsonrpc":"2.0","id":"x1","method":"health"}')).toEqual({

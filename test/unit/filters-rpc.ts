@@ -99,7 +99,7 @@ export function filtersRpc(
   const silent = { error: () => undefined, debug: () => undefined };
   const dispatcher = new RpcDispatcher(
     registry,
-    { batchRequestLimit: 100, batchResponseMaxSize: 100_000_000 },
+    { batchRequestLimit: 100, batchResponseMaxSize: 100_000_000, maxNesting: 128 },
     silent,
   );
   let id = 0;

@@ -369,12 +369,35 @@ describe('HttpRequestReader', () => {
     expect(reader.push(Buffer.from(post('{}')))).toEqual([]);
   });
 
-  it('reports a request head in progress, and not between requests', () => {
+  it('reports a request in progress from its first byte to the end of its body', () => {
     const reader = new HttpRequestReader(LIMITS);
-    expect(reader.readingHead).toBe(false);
+    expect(reader.readingRequest).toBe(false);
     reader.push(Buffer.from('POST / HT'));
-    expect(reader.readingHead).toBe(true);
-    reader.push(Buffer.from(post('{}').slice('POST / HT'.length)));
-    expect(reader.readingHead).toBe(false);
+    expect(reader.readingRequest).toBe(true);
+    const rest = post('{}').slice('POST / HT'.length);
+    reader.push(Buffer.from(rest.slice(0, -1)));
+    expect(reader.readingRequest).toBe(true);
+    reader.push(Buffer.from(rest.slice(-1)));
+    expect(reader.readingRequest).toBe(false);
+  });
+
+  it('counts empty lines before a request as the start of one, and toward its head size', () => {
+    const reader = new HttpRequestReader(LIMITS);
+    expect(reader.push(Buffer.from('\r\n\r\n'))).toEqual([]);
+    expect(reader.readingRequest).toBe(true);
+    const refused = refusal(reader.push(Buffer.from('\r\n'.repeat(LIMITS.maxHeaderSize))));
+    expect(refused?.status).toBe(431);
+  });
+
+  it('collects a body sent as one-byte chunks into one buffer of the body size', () => {
+    const body = '{"jsonrpc":"2.0","id":1,"method":"x"}'.slice(0, LIMITS.maxBodySize);
+    const chunks = [...body].map((char) => `1\r\n${char}\r\n`).join('');
+    const head =
+      'POST / HTTP/1.1\r\nHost: node\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
+    const events = readAll(head, ...chunks.match(/[\s\S]{1,7}/g)!, '0\r\n\r\n');
+    expect(bodies(events)).toEqual([body]);
+    const [event] = events;
+    if (event.kind !== 'request') throw new Error('expected a request');
+    expect(event.request.body.buffer.byteLength).toBeLessThanOrEqual(16 * 1024);
   });
 });

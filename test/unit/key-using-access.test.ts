@@ -53,7 +53,7 @@ describe('key-using methods', () => {
     );
     dispatcher = new RpcDispatcher(
       registry,
-      { batchRequestLimit: 10, batchResponseMaxSize: 1_000_000 },
+      { batchRequestLimit: 10, batchResponseMaxSize: 1_000_000, maxNesting: 128 },
       { error: () => undefined, debug: () => undefined },
     );
   });

@@ -48,7 +48,7 @@ function dispatcher(enabled = ['test']) {
   });
   return new RpcDispatcher(
     registry,
-    { batchRequestLimit: 10, batchResponseMaxSize: 10_000 },
+    { batchRequestLimit: 10, batchResponseMaxSize: 10_000, maxNesting: 128 },
     silent,
   );
 }
@@ -146,7 +146,7 @@ describe('RpcDispatcher', () => {
     });
     const reply = await new RpcDispatcher(
       registry,
-      { batchRequestLimit: 10, batchResponseMaxSize: 10_000 },
+      { batchRequestLimit: 10, batchResponseMaxSize: 10_000, maxNesting: 128 },
       silent,
     ).handleText('{"jsonrpc":"2.0","id":4,"method":"test_json"}', remote);
     expect(reply).toBe('{"jsonrpc":"2.0","id":4,"result":[{"a":1},{"b":"é"}]}');

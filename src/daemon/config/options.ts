@@ -37,6 +37,11 @@ export interface NodeConfig {
   'json-rpc.batch-request-limit': number;
   'json-rpc.batch-response-max-size': number;
   'json-rpc.ws-max-message-size': number;
+  'json-rpc.max-nesting': number;
+  'json-rpc.max-connections': number;
+  'json-rpc.read-timeout': number;
+  'json-rpc.idle-timeout': number;
+  'json-rpc.max-buffered-response': number;
   'json-rpc.gas-cap': number;
   'json-rpc.evm-timeout': number;
   'json-rpc.logs-cap': number;
@@ -53,6 +58,12 @@ export interface NodeConfig {
   'json-rpc.evm-queue-per-client': number;
   'keystore.kdf-concurrency': number;
   'keystore.kdf-queue': number;
+  'rpc.max-open-connections': number;
+  'rpc.max-body-bytes': number;
+  'rpc.read-timeout': number;
+  'rpc.max-nesting': number;
+  'rpc.batch-request-limit': number;
+  'rpc.batch-response-max-size': number;
   'log-level': LogLevel;
   'keystore.light-kdf': boolean;
   'txpool.accountqueue': number;
@@ -259,6 +270,40 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     parse: parseByteSize,
   }),
   option({
+    key: 'json-rpc.max-nesting',
+    defaultText: '128',
+    description:
+      'Deepest nesting of arrays and objects in a JSON-RPC request (HTTP and WebSocket), checked before parsing.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.max-connections',
+    defaultText: '1000',
+    description:
+      'Most open connections on each JSON-RPC listener (HTTP and WebSocket); more are refused.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.read-timeout',
+    defaultText: '30s',
+    description:
+      'Longest time to receive a whole HTTP request (head and body) from its first byte, and a WebSocket handshake.',
+    parse: parsePositiveDuration,
+  }),
+  option({
+    key: 'json-rpc.idle-timeout',
+    defaultText: '65s',
+    description: 'Idle time after which a kept-alive HTTP connection is closed.',
+    parse: parsePositiveDuration,
+  }),
+  option({
+    key: 'json-rpc.max-buffered-response',
+    defaultText: '1MiB',
+    description:
+      'Unread answer bytes on an HTTP connection above which its pipelined requests wait until the client reads.',
+    parse: parseByteSize,
+  }),
+  option({
     key: 'json-rpc.gas-cap',
     defaultText: '25000000',
     description: 'Gas cap of eth_call and eth_estimateGas.',
@@ -359,6 +404,46 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '8',
     description: 'Key derivations that may wait for a free slot; more are refused.',
     parse: parseNonNegativeInteger,
+  }),
+  option({
+    key: 'rpc.max-open-connections',
+    defaultText: '900',
+    description:
+      'Most open connections on the consensus RPC listener (HTTP and WebSocket together).',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'rpc.max-body-bytes',
+    defaultText: '1000000',
+    description:
+      'Largest consensus RPC request body and WebSocket message (CometBFT max_body_bytes).',
+    parse: parseByteSize,
+  }),
+  option({
+    key: 'rpc.read-timeout',
+    defaultText: '10s',
+    description:
+      'Longest time to receive a whole consensus RPC request from its first byte; also its idle keep-alive time.',
+    parse: parsePositiveDuration,
+  }),
+  option({
+    key: 'rpc.max-nesting',
+    defaultText: '128',
+    description:
+      'Deepest nesting of arrays and objects in a consensus RPC request (HTTP and WebSocket), checked before parsing.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'rpc.batch-request-limit',
+    defaultText: '1000',
+    description: 'Most calls in one consensus RPC batch.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'rpc.batch-response-max-size',
+    defaultText: '25MB',
+    description: 'Largest total response of one consensus RPC batch.',
+    parse: parseByteSize,
   }),
   option({
     key: 'txpool.accountqueue',

@@ -2,9 +2,20 @@
  * JSON-RPC 2.0 requests in CometBFT's dialect: single requests and batches, ids echoed exactly,
  * requests without an id (notifications) answered with nothing.
  */
+import { exceedsJsonDepth, nestingTooDeepMessage } from '../rpc/json-depth.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import { cometError, errorText, isRpcId, successText } from './comet-envelope.js';
 import type { RpcId } from './comet-envelope.js';
+
+/** The consensus RPC's request limits, from the option table. */
+export interface RequestLimits {
+  /** Deepest nesting of arrays and objects (`--rpc.max-nesting`), checked before parsing. */
+  maxNesting: number;
+  /** Most calls in one batch (`--rpc.batch-request-limit`). */
+  batchRequestLimit: number;
+  /** Largest total response of one batch (`--rpc.batch-response-max-size`). */
+  batchResponseMaxSize: number;
+}
 
 /** Runs one method; throws the node's errors (or `RpcError`) on failure. */
 export type MethodCall = (method: string, params: unknown, id: RpcId) => unknown;
@@ -39,9 +50,16 @@ function handleOne(
 /** Answers a request body (or WebSocket message); undefined when nothing is to be sent back. */
 export function handleRequestText(
   text: string,
+  limits: RequestLimits,
   call: MethodCall,
   onInternal: (error: unknown) => void,
 ): string | undefined {
+  if (exceedsJsonDepth(text, limits.maxNesting)) {
+    return refusal(
+      RpcErrorCode.invalidRequest,
+      nestingTooDeepMessage(limits.maxNesting, '--rpc.max-nesting'),
+    );
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -63,8 +81,36 @@ export function handleRequestText(
       cometError(new RpcError(RpcErrorCode.invalidRequest, 'empty batch request')),
     );
   }
-  const replies = parsed
-    .map((request) => handleOne(request, call, onInternal))
-    .filter((reply): reply is string => reply !== undefined);
+  if (parsed.length > limits.batchRequestLimit) {
+    return refusal(
+      RpcErrorCode.limitExceeded,
+      `batch too large: ${parsed.length} calls exceed the limit of ${limits.batchRequestLimit} (--rpc.batch-request-limit)`,
+    );
+  }
+  const replies: string[] = [];
+  let size = 2;
+  for (const request of parsed) {
+    let reply = handleOne(request, call, onInternal);
+    if (reply === undefined) continue;
+    if (size + reply.length + 1 > limits.batchResponseMaxSize) {
+      const id = (request as { id?: unknown } | null)?.id;
+      reply = errorText(
+        isRpcId(id) ? id : null,
+        cometError(
+          new RpcError(
+            RpcErrorCode.limitExceeded,
+            `batch response too large: exceeds ${limits.batchResponseMaxSize} bytes (--rpc.batch-response-max-size)`,
+          ),
+        ),
+      );
+    } else {
+      size += reply.length + 1;
+    }
+    replies.push(reply);
+  }
   return replies.length === 0 ? undefined : `[${replies.join(',')}]`;
+}
+
+function refusal(code: number, message: string): string {
+  return errorText(null, cometError(new RpcError(code, message)));
 }

@@ -24,11 +24,13 @@ import {
 } from '../transport/browser-guard.js';
 import type { RunningServer } from '../transport/http-rpc-server.js';
 import { endpointUrl, listen } from '../transport/listen.js';
+import { limitNodeHttpServer, nodeHttpServerOptions } from '../transport/node-http-limits.js';
 import { blockEvents } from './block-events.js';
 import { BlockResults } from './block-results.js';
 import type { ConsensusChain } from './block-results.js';
 import { parseClientQuery, type QueryLimits } from './client-query.js';
-import { MAX_BODY_BYTES, httpHandler } from './http-handler.js';
+import { httpHandler } from './http-handler.js';
+import type { HttpLimits } from './http-handler.js';
 import { ROUTES } from './routes.js';
 import type { RouteContext } from './routes.js';
 import { upperHex } from './wire-encoding.js';
@@ -50,11 +52,22 @@ export interface ConsensusRpcServerOptions {
   maxClients: number;
   /** Most subscriptions per WebSocket client (`--rpc.max-subscriptions-per-client`). */
   maxSubscriptionsPerClient: number;
-  /** Unsent bytes a WebSocket client may accumulate before it is disconnected. */
+  /** Unsent event bytes a WebSocket client may accumulate before it is disconnected. */
   maxBacklogBytes: number;
   /** Size of a query (`--rpc.max-query-length`, `--rpc.max-query-conditions`). */
   queryLimits: QueryLimits;
+  limits: ConsensusTransportLimits;
   logger: Logger;
+}
+
+/**
+ * The listener's limits: request size, nesting and batches (also the WebSocket message size,
+ * `maxBodyBytes`, as in CometBFT), open connections (`--rpc.max-open-connections`) and the
+ * deadline of a request (`--rpc.read-timeout`).
+ */
+export interface ConsensusTransportLimits extends HttpLimits {
+  maxConnections: number;
+  readTimeoutMs: number;
 }
 
 export interface ConsensusRpcServer extends RunningServer {
@@ -76,8 +89,7 @@ const CLOSE_GRACE_MS = 1000;
  *   address: config['rpc.laddr'], chain, bus, validatorKey: nodeKey,
  *   maxClients: config['rpc.max-subscription-clients'],
  *   maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
- *   maxBacklogBytes: 16 * 1024 * 1024, browserPolicy, logger,
- *   maxBacklogBytes: 16 * 1024 * 1024,
+ *   maxBacklogBytes: 16 * 1024 * 1024, browserPolicy, limits,
  *   queryLimits: { maxLength: 512, maxConditions: 16 }, logger,
  * });
  * endpoints.consensusWs = server.websocketUrl;
@@ -86,7 +98,7 @@ const CLOSE_GRACE_MS = 1000;
 export async function startConsensusRpcServer(
   options: ConsensusRpcServerOptions,
 ): Promise<ConsensusRpcServer> {
-  const { chain, logger } = options;
+  const { chain, logger, limits } = options;
   await initCrypto();
   const blocks = new BlockResults(chain);
   // The key's hash is taken when first asked for: deriving the public key is the process's
@@ -128,11 +140,23 @@ export async function startConsensusRpcServer(
     options.address.host,
     'GET, POST, OPTIONS',
   );
-  const server = createServer(guardedRequestListener(guard, httpHandler(context, onInternal)));
-  server.headersTimeout = 30_000;
+  const server = createServer(
+    nodeHttpServerOptions(limits.readTimeoutMs),
+    guardedRequestListener(guard, httpHandler(context, limits, onInternal)),
+  );
+  limitNodeHttpServer(
+    server,
+    {
+      maxConnections: limits.maxConnections,
+      readTimeoutMs: limits.readTimeoutMs,
+      listener: 'consensus RPC',
+      connectionLimitFlag: '--rpc.max-open-connections',
+    },
+    logger,
+  );
 
   const sessions = new Set<ConsensusWsSession>();
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxBodyBytes });
   server.on('upgrade', (request, socket, head) => {
     const refused = guard.checkUpgrade(request.headers);
     if (refused) {
@@ -157,6 +181,7 @@ export async function startConsensusRpcServer(
       const session = new ConsensusWsSession(ws, {
         maxSubscriptions: options.maxSubscriptionsPerClient,
         maxBacklogBytes: options.maxBacklogBytes,
+        limits,
         routes: ROUTES,
         context,
         logger,

@@ -1,20 +1,22 @@
 /**
  * One client of the consensus WebSocket: its subscriptions and its outgoing messages.
  *
- * Delivery never waits for the socket. A client that does not read lets `bufferedAmount` grow;
- * once it would pass the backlog bound the session sends nothing more, drops its
- * subscriptions and closes with 1008 and a reason, so a slow or dead subscriber costs at most
- * the bound in memory and never delays block production or other clients. Its requests take
- * a bounded slice of the main thread per turn of the event loop (`transport/ws-inbox.ts`).
+ * Delivery never waits for the socket. A client that does not read lets its backlog of events
+ * grow; once it passes the bound the session sends nothing more, drops its subscriptions and
+ * closes with 1008 and a reason, so a slow or dead subscriber costs at most the bound in memory
+ * and never delays block production or other clients. Replies to the client's own requests are
+ * bounded apart (see `WsChannel`), so a large reply to a client that reads is delivered.
+ * Its requests take a bounded slice of the main thread per turn of the event loop.
  */
 import type { WebSocket } from 'ws';
 import { InvalidInputError } from '../errors.js';
 import type { Query } from '../events/query/index.js';
 import type { Logger } from '../logger.js';
-import { WsInbox } from '../transport/ws-inbox.js';
 import type { PublishedEvent } from './block-events.js';
 import type { RpcId } from './comet-envelope.js';
+import { WsChannel } from '../transport/ws-channel.js';
 import { handleRequestText } from './request-handler.js';
+import type { RequestLimits } from './request-handler.js';
 import { RouteArgs } from './route-args.js';
 import { callRoute } from './routes.js';
 import type { Route, RouteContext } from './routes.js';
@@ -26,6 +28,7 @@ export const CLOSE_SLOW_CONSUMER = 1008;
 export interface WsSessionOptions {
   maxSubscriptions: number;
   maxBacklogBytes: number;
+  limits: RequestLimits;
   routes: ReadonlyMap<string, Route>;
   context: RouteContext;
   logger: Logger;
@@ -40,23 +43,27 @@ function queryParam(params: unknown): string {
 export class ConsensusWsSession {
   private readonly subscriptions: ClientSubscriptions;
   private dropped = false;
+  private readonly channel: WsChannel;
 
   constructor(
     private readonly socket: WebSocket,
     private readonly options: WsSessionOptions,
   ) {
     this.subscriptions = new ClientSubscriptions(options.maxSubscriptions);
-    const inbox = new WsInbox(socket, (text) => {
-      const reply = handleRequestText(
-        text,
-        (method, params, id) => this.call(method, params, id),
-        (error) => options.logger.error('consensus RPC call failed', { error: String(error) }),
-      );
-      if (reply !== undefined) this.send(reply);
-    });
-    socket.on('message', (data, isBinary) => {
-      inbox.push(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
-    });
+    const onInternal = (error: unknown) =>
+      options.logger.error('consensus RPC call failed', { error: String(error) });
+    this.channel = new WsChannel(
+      socket,
+      options.maxBacklogBytes,
+      (text) =>
+        handleRequestText(
+          text,
+          options.limits,
+          (method, params, id) => this.call(method, params, id),
+          onInternal,
+        ),
+      onInternal,
+    );
     socket.on('close', () => this.subscriptions.clear());
   }
 
@@ -70,7 +77,7 @@ export class ConsensusWsSession {
     for (const event of events) {
       for (const subscription of this.subscriptions.matching(event.events, event.matched)) {
         const message = `{"jsonrpc":"2.0","id":${JSON.stringify(subscription.id)},"result":{"query":${JSON.stringify(subscription.queryText)},${event.payload()}}}`;
-        if (!this.send(message)) return;
+        if (!this.sendEvent(message)) return;
       }
     }
   }
@@ -97,9 +104,9 @@ export class ConsensusWsSession {
     return this.options.context.parseQuery(queryText);
   }
 
-  private send(text: string): boolean {
-    if (this.dropped || this.socket.readyState !== this.socket.OPEN) return false;
-    if (this.socket.bufferedAmount + Buffer.byteLength(text) > this.options.maxBacklogBytes) {
+  private sendEvent(text: string): boolean {
+    if (this.dropped || !this.channel.open) return false;
+    if (!this.channel.notify(text)) {
       this.dropped = true;
       this.subscriptions.clear();
       this.socket.close(
@@ -111,7 +118,6 @@ export class ConsensusWsSession {
       });
       return false;
     }
-    this.socket.send(text);
     return true;
   }
 }

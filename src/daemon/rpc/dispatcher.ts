@@ -6,6 +6,7 @@
  */
 import { validateParams } from './params.js';
 import { toRpcError } from './error-mapping.js';
+import { exceedsJsonDepth, nestingTooDeepMessage } from './json-depth.js';
 import { RpcError, RpcErrorCode } from './rpc-error.js';
 import type { CallContext, MethodRegistry } from './registry.js';
 
@@ -18,6 +19,8 @@ export interface DispatcherLimits {
   batchRequestLimit: number;
   /** Largest total response of one batch, in bytes (`--json-rpc.batch-response-max-size`). */
   batchResponseMaxSize: number;
+  /** Deepest nesting of arrays and objects in a message (`--json-rpc.max-nesting`). */
+  maxNesting: number;
 }
 
 export interface DispatcherLogger {
@@ -67,6 +70,15 @@ export class RpcDispatcher {
    * pay for a chain of promises.
    */
   handleText(text: string, context: CallContext): MaybePromise<string | undefined> {
+    if (exceedsJsonDepth(text, this.limits.maxNesting)) {
+      return errorResponse(
+        null,
+        new RpcError(
+          RpcErrorCode.invalidRequest,
+          nestingTooDeepMessage(this.limits.maxNesting, '--json-rpc.max-nesting'),
+        ),
+      );
+    }
     let message: unknown;
     try {
       message = JSON.parse(text);

@@ -12,6 +12,7 @@
  * slicing them at every step, and remembers the heads it has parsed: a client sends the same
  * head again and again (only the body changes), and parsing it was the reader's largest cost.
  */
+import { BodyBuffer } from './body-buffer.js';
 
 /**
  * The request headers the server acts on; others are read past. Repeated headers are joined
@@ -96,7 +97,13 @@ const CHUNK_SIZE = new RegExp(
   `^0*([0-9A-Fa-f]{1,8})(?:;${TOKEN}(?:=(?:${TOKEN}|${QUOTED_STRING}))?)*$`,
 );
 const MAX_CHUNK_LINE = 1024;
-const EMPTY_BODY = Buffer.alloc(0);
+/** Value of each hex digit by its byte. */
+const HEX_VALUE: Readonly<Record<number, number>> = Object.fromEntries(
+  [...'0123456789abcdef'].flatMap((char, value) => [
+    [char.charCodeAt(0), value],
+    [char.toUpperCase().charCodeAt(0), value],
+  ]),
+);
 /** Heads longer than this are parsed every time (browsers' and proxies' heads). */
 const MAX_REMEMBERED_HEAD = 1024;
 /** Parsed heads kept; the whole set is dropped when full (there are few distinct heads). */
@@ -262,16 +269,26 @@ export class HttpRequestReader {
   private state: State = 'head';
   private head: HttpRequestHead | undefined;
   private remaining = 0;
-  private bodyParts: Buffer[] = [];
+  /** A body that arrived in one piece: a view of the received bytes, not copied. */
+  private wholeBody: Buffer | undefined;
+  /** A body that arrived in pieces, copied into one buffer as they come. */
+  private readonly body: BodyBuffer;
   private bodySize = 0;
   private trailerSize = 0;
   private trailerLines = 0;
+  /** Bytes of empty lines read before the current request line. */
+  private blankLineBytes = 0;
 
-  constructor(private readonly limits: RequestReaderLimits) {}
+  constructor(private readonly limits: RequestReaderLimits) {
+    this.body = new BodyBuffer(limits.maxBodySize);
+  }
 
-  /** True while part of a request head has arrived but not all of it. */
-  get readingHead(): boolean {
-    return this.state === 'head' && this.pending.length > this.offset;
+  /**
+   * True from the first byte of a request (an empty line before it included) until the request
+   * is complete: the span its deadline covers.
+   */
+  get readingRequest(): boolean {
+    return this.state !== 'head' || this.pending.length > this.offset || this.blankLineBytes > 0;
   }
 
   /** Feeds received bytes; returns what they completed, in order. */
@@ -290,7 +307,8 @@ export class HttpRequestReader {
       this.state = 'failed';
       this.pending = Buffer.alloc(0);
       this.offset = 0;
-      this.bodyParts = [];
+      this.wholeBody = undefined;
+      this.body.take();
       events.push({ kind: 'error', error });
     }
     return events;
@@ -317,13 +335,16 @@ export class HttpRequestReader {
   }
 
   private readHead(events: ReaderEvent[]): boolean {
-    // RFC 9112 lets a server ignore empty lines before a request line.
+    // RFC 9112 lets a server ignore empty lines before a request line. They count toward the
+    // head's size (and, through readingRequest, its deadline), so they cannot keep a
+    // connection open or busy for free.
     let start = this.offset;
     while (this.pending[start] === CR && this.pending[start + 1] === LF) start += 2;
+    this.blankLineBytes += start - this.offset;
     this.offset = start;
     const end = this.pending.indexOf(HEAD_END, start);
-    if (end < 0 || end - start > this.limits.maxHeaderSize) {
-      if (this.pending.length - start > this.limits.maxHeaderSize) {
+    if (end < 0 || end - start + this.blankLineBytes > this.limits.maxHeaderSize) {
+      if (this.pending.length - start + this.blankLineBytes > this.limits.maxHeaderSize) {
         throw new HttpProtocolError(
           431,
           `request headers too large: the limit is ${this.limits.maxHeaderSize} bytes`,
@@ -337,7 +358,7 @@ export class HttpRequestReader {
     const head = parseHeadOnce(this.pending.toString('latin1', start, end));
     this.offset = end + HEAD_END.length;
     this.head = head;
-    this.bodyParts = [];
+    this.blankLineBytes = 0;
     this.bodySize = 0;
     this.frameBody(head, events);
     return true;
@@ -384,8 +405,11 @@ export class HttpRequestReader {
       const available = this.pending.length - this.offset;
       if (available === 0) return false;
       const taken = Math.min(this.remaining, available);
-      this.bodyParts.push(this.pending.subarray(this.offset, this.offset + taken));
-      this.offset += taken;
+      const end = this.offset + taken;
+      if (next === 'length' && taken === this.remaining && this.body.size === 0)
+        this.wholeBody = this.pending.subarray(this.offset, end);
+      else this.body.append(this.pending, this.offset, end);
+      this.offset = end;
       this.remaining -= taken;
       if (this.remaining > 0) return false;
     }
@@ -410,11 +434,14 @@ export class HttpRequestReader {
   }
 
   private readChunkSize(): boolean {
-    const line = this.readLine(MAX_CHUNK_LINE, 'chunk size line');
-    if (line === undefined) return false;
-    const match = CHUNK_SIZE.exec(line);
-    if (!match) throw badRequest('malformed chunk size');
-    const size = parseInt(match[1], 16);
+    let size = this.plainChunkSize();
+    if (size === undefined) {
+      const line = this.readLine(MAX_CHUNK_LINE, 'chunk size line');
+      if (line === undefined) return false;
+      const match = CHUNK_SIZE.exec(line);
+      if (!match) throw badRequest('malformed chunk size');
+      size = parseInt(match[1], 16);
+    }
     if (size === 0) {
       this.trailerSize = 0;
       this.trailerLines = 0;
@@ -426,6 +453,25 @@ export class HttpRequestReader {
     this.remaining = size;
     this.state = 'chunk-data';
     return true;
+  }
+
+  /**
+   * The size of a chunk whose size line is only hex digits and CRLF (the common case), read
+   * straight from the bytes; undefined for anything else, which the general path handles. A
+   * body sent as one-byte chunks has a size line per byte, and this keeps each cheap.
+   */
+  private plainChunkSize(): number | undefined {
+    const bytes = this.pending;
+    let size = 0;
+    let at = this.offset;
+    for (; at < bytes.length && at - this.offset < 8; at++) {
+      const digit = HEX_VALUE[bytes[at]];
+      if (digit === undefined) break;
+      size = size * 16 + digit;
+    }
+    if (at === this.offset || bytes[at] !== CR || bytes[at + 1] !== LF) return undefined;
+    this.offset = at + CRLF.length;
+    return size;
   }
 
   private readChunkEnd(): boolean {
@@ -449,12 +495,10 @@ export class HttpRequestReader {
 
   private complete(events: ReaderEvent[]): void {
     const head = this.head as HttpRequestHead;
-    const parts = this.bodyParts;
-    const body =
-      parts.length === 1 ? parts[0] : parts.length === 0 ? EMPTY_BODY : Buffer.concat(parts);
+    const body = this.wholeBody ?? this.body.take();
     events.push({ kind: 'request', request: { head, body } });
     this.head = undefined;
-    this.bodyParts = [];
+    this.wholeBody = undefined;
     this.state = 'head';
   }
 }

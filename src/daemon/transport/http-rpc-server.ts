@@ -20,9 +20,18 @@ import type { HttpProtocolError } from './http-request-reader.js';
 import { createHttpServer, type HttpResponse } from './http-server.js';
 import { endpointUrl, listen } from './listen.js';
 
+/** The limits of one connection and of the listener, from the option table. */
+export interface HttpTransportLimits {
+  maxBodySize: number;
+  maxConnections: number;
+  readTimeoutMs: number;
+  idleTimeoutMs: number;
+  maxBufferedResponse: number;
+}
+
 export interface HttpRpcServerOptions {
   address: HostPort;
-  maxBodySize: number;
+  limits: HttpTransportLimits;
   /** Host and Origin allowlists (see browser-guard.ts). */
   browserPolicy: BrowserPolicy;
   token: AuthToken;
@@ -37,8 +46,6 @@ export interface RunningServer {
 
 /** Node's own default for the request line plus headers. */
 const MAX_HEADER_SIZE = 16 * 1024;
-const KEEP_ALIVE_TIMEOUT_MS = 65_000;
-const HEADERS_TIMEOUT_MS = 30_000;
 
 function jsonError(
   status: number,
@@ -68,21 +75,35 @@ function rpcResponse(reply: string | undefined, cors?: Record<string, string>): 
 }
 
 export async function startHttpRpcServer(options: HttpRpcServerOptions): Promise<RunningServer> {
-  const { dispatcher, logger } = options;
+  const { dispatcher, logger, limits } = options;
   const guard = new ListenerGuard(options.browserPolicy, options.address.host, 'POST, OPTIONS');
 
   const http = createHttpServer({
     limits: {
       maxHeaderSize: MAX_HEADER_SIZE,
-      maxBodySize: options.maxBodySize,
+      maxBodySize: limits.maxBodySize,
       bodyLimitFlag: '--json-rpc.max-body-size',
     },
-    keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
-    headersTimeoutMs: HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: limits.idleTimeoutMs,
+    requestTimeoutMs: limits.readTimeoutMs,
+    requestTimeoutFlag: '--json-rpc.read-timeout',
+    maxBufferedResponse: limits.maxBufferedResponse,
+    maxConnections: limits.maxConnections,
+    overCapacity: jsonError(
+      503,
+      RpcErrorCode.limitExceeded,
+      `too many connections: the limit is ${limits.maxConnections} (--json-rpc.max-connections)`,
+    ),
+    onOverCapacity: () =>
+      logger.warn('JSON-RPC HTTP connection refused: connection limit reached', {
+        maxConnections: limits.maxConnections,
+      }),
     refuse: (error: HttpProtocolError) =>
       jsonError(
         error.status,
-        error.status === 413 ? RpcErrorCode.limitExceeded : RpcErrorCode.invalidRequest,
+        error.status === 413 || error.status === 408
+          ? RpcErrorCode.limitExceeded
+          : RpcErrorCode.invalidRequest,
         error.message,
       ),
     internalError: jsonError(500, RpcErrorCode.internalError, 'internal error'),

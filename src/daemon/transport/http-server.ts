@@ -1,8 +1,15 @@
 /**
  * A small HTTP/1.1 server over `node:net` for endpoints that answer short JSON requests: each
  * connection's requests are read by {@link HttpRequestReader} and answered strictly in order,
- * one at a time, with one socket write per response. Flow control: reading pauses while too many
- * pipelined requests wait or while the client is not reading its answers.
+ * one at a time, with one socket write per response.
+ *
+ * What one client can hold is bounded: reading pauses while too many pipelined requests (or too
+ * many of their body bytes) wait, and the next request is not even started while the answers
+ * already written wait unread above `maxBufferedResponse` bytes, so a client that pipelines
+ * and never reads holds about one answer, not one per request. Every request has a deadline
+ * from its first byte (an empty line before it included) to the end of its body, every
+ * connection an idle timeout, and the listener a cap on connections. Deadlines are checked by
+ * one sweep per server rather than a timer per request, which keeps them off the hot path.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import {
@@ -36,8 +43,18 @@ export interface HttpServerOptions {
   limits: RequestReaderLimits;
   /** Idle time after which a kept-alive connection is closed. */
   keepAliveTimeoutMs: number;
-  /** Time a client has to send a complete request head once it has started one. */
-  headersTimeoutMs: number;
+  /** Time a client has to send a whole request (head and body) once it has started one. */
+  requestTimeoutMs: number;
+  /** The option that sets `requestTimeoutMs`, named in the 408 answer. */
+  requestTimeoutFlag: string;
+  /** Unsent answer bytes on a connection above which its next request waits. */
+  maxBufferedResponse: number;
+  /** Most open connections; more are answered 503 and closed. */
+  maxConnections: number;
+  /** The answer to a connection over `maxConnections`. */
+  overCapacity: HttpResponse;
+  /** Called when a connection is refused for the cap, at most once until one closes. */
+  onOverCapacity(): void;
   /** May answer synchronously; cheap requests then skip the promise machinery. */
   handle(request: HttpRequest, peer: Peer): HttpResponse | Promise<HttpResponse>;
   /** The answer to a request the reader refused; the connection closes after it. */
@@ -66,11 +83,19 @@ const REASONS: Readonly<Record<number, string>> = {
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   501: 'Not Implemented',
+  503: 'Service Unavailable',
   505: 'HTTP Version Not Supported',
 };
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
 /** Pipelined requests read ahead of the one being answered before reading pauses. */
 const MAX_QUEUED = 64;
+/** How often the deadlines of a server's connections are checked. */
+const DEADLINE_SWEEP_MS = 500;
+/**
+ * How long a connection closed after an error answer stays open unread before it is destroyed:
+ * destroying it with request bytes unread would reset it and could lose the answer.
+ */
+const LINGER_MS = 2000;
 
 let dateSecond = 0;
 let dateText = '';
@@ -85,21 +110,24 @@ function httpDate(): string {
   return dateText;
 }
 
+interface ResponseText {
+  text: string;
+  encoding: BufferEncoding;
+}
+
 /**
- * Writes a response in one socket write (and ends the connection after it when `end`). The head
- * is Latin-1 like the request heads it answers; so is a body that is plain ASCII (most JSON),
- * which spares the UTF-8 pass over the whole text. An answer to HEAD carries the headers the
- * body would have (RFC 9110 §9.3.2) but not the body: a kept-alive client reads no body after
- * it, so sending one would be read as the start of the next response.
+ * A response as the text of one socket write. The head is Latin-1 like the request heads it
+ * answers; so is a body that is plain ASCII (most JSON), which spares the UTF-8 pass over the
+ * whole text. An answer to HEAD carries the headers the body would have (RFC 9110 §9.3.2) but
+ * not the body: a kept-alive client reads no body after it, so sending one would be read as
+ * the start of the next response.
  */
-function writeResponse(
-  socket: Socket,
+function responseText(
   response: HttpResponse,
   keepAlive: boolean,
   http10: boolean,
-  end: boolean,
   answersHead = false,
-): void {
+): ResponseText {
   let text = `HTTP/1.1 ${response.status} ${REASONS[response.status] ?? 'Unknown'}\r\nDate: ${httpDate()}\r\n`;
   if (response.headers) {
     for (const name in response.headers) text += `${name}: ${response.headers[name]}\r\n`;
@@ -115,16 +143,32 @@ function writeResponse(
     text += `Content-Type: ${response.contentType ?? 'application/json'}\r\nContent-Length: ${bytes}\r\n\r\n`;
     if (!answersHead) text += response.body;
   }
-  if (end) socket.end(text, encoding);
-  else socket.write(text, encoding);
+  return { text, encoding };
+}
+
+/** Ends the connection after `text`, reading nothing more, and destroys it after a grace time. */
+function closeAfter(socket: Socket, text: string, encoding: BufferEncoding): void {
+  socket.pause();
+  socket.end(text, encoding);
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(linger));
 }
 
 class HttpConnection {
   private readonly reader: HttpRequestReader;
   private readonly queue: ReaderEvent[] = [];
+  /** Body bytes of the queued requests. */
+  private queuedBytes = 0;
   private answering = false;
   private finished = false;
-  private headersTimer: NodeJS.Timeout | undefined;
+  /** When the request being read began; undefined between requests. */
+  private requestStart: number | undefined;
+  /** When the connection last became idle; undefined while a request is read or answered. */
+  private idleSince: number | undefined;
+  private timedOut = false;
+  /** Since when the client has read none of the answers waiting for it; and how far it had read. */
+  private stalledSince: number | undefined;
+  private flushedAtStall = 0;
   private readonly peer: Peer;
 
   constructor(
@@ -134,65 +178,104 @@ class HttpConnection {
     this.reader = new HttpRequestReader(options.limits);
     const address = socket.remoteAddress ?? '';
     this.peer = { address, loopback: isLoopback(address) };
+    this.idleSince = Date.now();
     socket.setNoDelay(true);
-    socket.setTimeout(options.keepAliveTimeoutMs, () => {
-      if (!this.answering && this.queue.length === 0) socket.destroy();
-    });
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
-    socket.on('drain', () => this.updateFlow());
+    socket.on('drain', () => {
+      this.updateFlow();
+      this.answer();
+    });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
       this.finished = true;
-      clearTimeout(this.headersTimer);
     });
+  }
+
+  /** Enforces the request deadline and the idle timeout; called by the server's sweep. */
+  checkDeadlines(now: number): void {
+    if (this.finished) return;
+    const { requestTimeoutMs, keepAliveTimeoutMs } = this.options;
+    if (this.requestStart !== undefined && now - this.requestStart >= requestTimeoutMs) {
+      // A client that is not even reading its answers gets no 408 it would not read either.
+      if (this.timedOut || this.writeBlocked()) {
+        this.socket.destroy();
+        return;
+      }
+      this.timedOut = true;
+      this.enqueue({
+        kind: 'error',
+        error: new HttpProtocolError(
+          408,
+          `request not received within ${requestTimeoutMs} ms (${this.options.requestTimeoutFlag})`,
+        ),
+      });
+      this.answer();
+    } else if (this.idleSince !== undefined && now - this.idleSince >= keepAliveTimeoutMs) {
+      this.socket.destroy();
+    } else if (this.readerStalled(now) >= keepAliveTimeoutMs) {
+      this.socket.destroy();
+    }
+  }
+
+  /** How long answers have waited while the client read none of them (0 while it reads). */
+  private readerStalled(now: number): number {
+    const flushed = this.socket.bytesWritten - this.socket.writableLength;
+    if (this.socket.writableLength === 0 || flushed !== this.flushedAtStall) {
+      this.stalledSince = this.socket.writableLength === 0 ? undefined : now;
+      this.flushedAtStall = flushed;
+      return 0;
+    }
+    this.stalledSince ??= now;
+    return now - this.stalledSince;
   }
 
   private receive(chunk: Buffer): void {
     if (this.finished) return;
-    for (const event of this.reader.push(chunk)) this.queue.push(event);
-    this.watchHeaders();
+    this.idleSince = undefined;
+    for (const event of this.reader.push(chunk)) this.enqueue(event);
+    if (!this.reader.readingRequest) this.requestStart = undefined;
+    else if (this.requestStart === undefined) this.requestStart = Date.now();
     this.updateFlow();
     this.answer();
   }
 
-  /** Starts the head deadline when a request head begins, clears it once the head is complete. */
-  private watchHeaders(): void {
-    if (!this.reader.readingHead) {
-      clearTimeout(this.headersTimer);
-      this.headersTimer = undefined;
-    } else if (!this.headersTimer) {
-      this.headersTimer = setTimeout(() => {
-        this.queue.push({
-          kind: 'error',
-          error: new HttpProtocolError(
-            408,
-            `request headers not received within ${this.options.headersTimeoutMs} ms`,
-          ),
-        });
-        this.answer();
-      }, this.options.headersTimeoutMs);
-    }
+  private enqueue(event: ReaderEvent): void {
+    if (event.kind === 'request') this.queuedBytes += event.request.body.length;
+    this.queue.push(event);
+  }
+
+  /** Whether answers already written wait unread above the bound. */
+  private writeBlocked(): boolean {
+    return (
+      this.socket.writableNeedDrain &&
+      this.socket.writableLength >= this.options.maxBufferedResponse
+    );
   }
 
   private updateFlow(): void {
-    const hold = this.queue.length >= MAX_QUEUED || this.socket.writableNeedDrain;
+    const hold =
+      this.queue.length >= MAX_QUEUED ||
+      this.queuedBytes >= this.options.limits.maxBodySize ||
+      this.socket.writableNeedDrain;
     if (hold && !this.socket.isPaused()) this.socket.pause();
     else if (!hold && this.socket.isPaused() && !this.finished) this.socket.resume();
   }
 
   /**
-   * Answers queued requests one at a time, in the order they arrived; waits only when a handler
-   * answers asynchronously, and continues from its completion.
+   * Answers queued requests one at a time, in the order they arrived; waits when a handler
+   * answers asynchronously (and continues from its completion) and while the client leaves
+   * too much of its answers unread (and continues on 'drain').
    */
   private answer(): void {
-    while (!this.answering && this.queue.length > 0 && !this.finished) {
+    while (!this.answering && this.queue.length > 0 && !this.finished && !this.writeBlocked()) {
       const event = this.queue.shift() as ReaderEvent;
       if (event.kind === 'continue') {
         this.socket.write(CONTINUE);
       } else if (event.kind === 'error') {
         this.finish(this.options.refuse(event.error), false);
       } else {
-        const { head } = event.request;
+        const { head, body } = event.request;
+        this.queuedBytes -= body.length;
         const response = this.respond(event.request);
         if (response instanceof Promise) {
           this.answering = true;
@@ -206,14 +289,19 @@ class HttpConnection {
         this.send(head, response);
       }
     }
+    if (!this.answering && this.queue.length === 0 && this.requestStart === undefined)
+      this.idleSince = Date.now();
   }
 
   private send(head: HttpRequestHead, response: HttpResponse): void {
     if (this.finished) return;
     const answersHead = head.method === 'HEAD';
-    if (head.keepAlive && !response.close)
-      writeResponse(this.socket, response, true, head.http10, false, answersHead);
-    else this.finish(response, head.http10, answersHead);
+    if (head.keepAlive && !response.close) {
+      const { text, encoding } = responseText(response, true, head.http10, answersHead);
+      this.socket.write(text, encoding);
+    } else {
+      this.finish(response, head.http10, answersHead);
+    }
     this.updateFlow();
   }
 
@@ -235,23 +323,50 @@ class HttpConnection {
   private finish(response: HttpResponse, http10: boolean, answersHead = false): void {
     if (this.finished || this.socket.destroyed) return;
     this.finished = true;
-    clearTimeout(this.headersTimer);
     this.queue.length = 0;
-    writeResponse(this.socket, response, false, http10, true, answersHead);
+    const { text, encoding } = responseText(response, false, http10, answersHead);
+    closeAfter(this.socket, text, encoding);
   }
 }
 
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const sockets = new Set<Socket>();
+  const connections = new Set<HttpConnection>();
+  let refusing = false;
+  let refused = 0;
   const server = createServer((socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    new HttpConnection(socket, options);
+    if (connections.size >= options.maxConnections) {
+      if (!refusing) options.onOverCapacity();
+      refusing = true;
+      // Refused connections linger to deliver the 503; a flood of them gets no answer at all.
+      if (refused >= options.maxConnections) {
+        socket.destroy();
+        return;
+      }
+      refused++;
+      socket.once('close', () => refused--);
+      const { text, encoding } = responseText(options.overCapacity, false, false);
+      closeAfter(socket, text, encoding);
+      return;
+    }
+    const connection = new HttpConnection(socket, options);
+    connections.add(connection);
+    socket.once('close', () => {
+      connections.delete(connection);
+      refusing = false;
+    });
   });
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const connection of connections) connection.checkDeadlines(now);
+  }, DEADLINE_SWEEP_MS).unref();
   return {
     server,
     close: () =>
       new Promise<void>((resolve) => {
+        clearInterval(sweep);
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       }),

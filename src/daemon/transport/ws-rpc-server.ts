@@ -1,12 +1,12 @@
 /**
  * JSON-RPC over WebSocket: the same dispatcher as HTTP, plus a connection object through
- * which methods push notifications (subscriptions). A client that stops reading is
- * disconnected once its unsent backlog passes a bound, so it cannot hold memory or slow the
- * producers of notifications. A connection's requests take a bounded slice of the main thread
- * per turn of the event loop (`ws-inbox.ts`), however many it sends at once.
+ * which methods push notifications (subscriptions). What one client can make the server hold
+ * or do is bounded by its `WsChannel`: requests in flight, unread replies, unread
+ * notifications (past that bound the client is closed as a slow consumer), and the slice of
+ * the main thread its messages take per turn of the event loop.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { HostPort } from '../config/option-parsers.js';
 import type { AuthToken } from '../datadir/auth-token.js';
@@ -22,13 +22,18 @@ import {
 } from './browser-guard.js';
 import type { RunningServer } from './http-rpc-server.js';
 import { endpointUrl, isLoopback, listen } from './listen.js';
-import { WsInbox } from './ws-inbox.js';
+import { limitNodeHttpServer, nodeHttpServerOptions } from './node-http-limits.js';
+import { WsChannel, type MessageHandler } from './ws-channel.js';
 
 export interface WsRpcServerOptions {
   address: HostPort;
   maxMessageSize: number;
-  /** Unsent bytes a client may accumulate before it is disconnected. */
+  /** Unsent notification bytes a client may accumulate before it is disconnected. */
   maxBacklogBytes: number;
+  /** Most open connections (`--json-rpc.max-connections`). */
+  maxConnections: number;
+  /** Deadline of the WebSocket handshake request (`--json-rpc.read-timeout`). */
+  readTimeoutMs: number;
   /** Host and Origin allowlists, checked before the upgrade (see browser-guard.ts). */
   browserPolicy: BrowserPolicy;
   token: AuthToken;
@@ -42,31 +47,29 @@ const CLOSE_SLOW_CONSUMER = 1008;
 class WsConnection implements RpcConnection {
   readonly id = randomUUID();
   private readonly closeListeners: Array<() => void> = [];
+  private readonly channel: WsChannel;
 
   constructor(
     private readonly socket: WebSocket,
-    private readonly maxBacklogBytes: number,
+    maxBacklogBytes: number,
+    handle: MessageHandler,
+    onHandlerError: (error: unknown) => void,
   ) {
+    this.channel = new WsChannel(socket, maxBacklogBytes, handle, onHandlerError);
     socket.once('close', () => {
       for (const listener of this.closeListeners.splice(0)) listener();
     });
   }
 
-  send(text: string): boolean {
-    if (this.socket.readyState !== this.socket.OPEN) return false;
-    if (this.socket.bufferedAmount + text.length > this.maxBacklogBytes) {
+  notify(method: string, paramsJson: string): boolean {
+    const text = `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`;
+    if (this.channel.notify(text)) return true;
+    if (this.channel.open)
       this.socket.close(
         CLOSE_SLOW_CONSUMER,
         'slow consumer: too many unread messages, disconnected',
       );
-      return false;
-    }
-    this.socket.send(text);
-    return true;
-  }
-
-  notify(method: string, paramsJson: string): boolean {
-    return this.send(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`);
+    return false;
   }
 
   onClose(listener: () => void): void {
@@ -76,11 +79,24 @@ class WsConnection implements RpcConnection {
 }
 
 export async function startWsRpcServer(options: WsRpcServerOptions): Promise<RunningServer> {
-  const httpServer = createServer((_request, response) => {
-    response
-      .writeHead(426, { 'content-type': 'text/plain' })
-      .end('this endpoint speaks JSON-RPC over WebSocket\n');
-  });
+  const httpServer = createServer(
+    nodeHttpServerOptions(options.readTimeoutMs),
+    (_request, response) => {
+      response
+        .writeHead(426, { 'content-type': 'text/plain' })
+        .end('this endpoint speaks JSON-RPC over WebSocket\n');
+    },
+  );
+  limitNodeHttpServer(
+    httpServer,
+    {
+      maxConnections: options.maxConnections,
+      readTimeoutMs: options.readTimeoutMs,
+      listener: 'JSON-RPC WebSocket',
+      connectionLimitFlag: '--json-rpc.max-connections',
+    },
+    options.logger,
+  );
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageSize });
   const guard = new ListenerGuard(options.browserPolicy, options.address.host, 'GET');
   httpServer.on('upgrade', (request, socket, head) => {
@@ -92,27 +108,20 @@ export async function startWsRpcServer(options: WsRpcServerOptions): Promise<Run
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
   });
 
-  wss.on('connection', (socket, request) => {
-    const connection = new WsConnection(socket, options.maxBacklogBytes);
+  wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
     const context: CallContext = {
       transport: 'ws',
       authenticated: isAuthenticated(request, options.token, true),
       loopback: loopbackTrusted(isLoopback(request.socket.remoteAddress), request.headers),
       remoteAddress: request.socket.remoteAddress ?? '',
-      connection,
     };
-    const inbox = new WsInbox(socket, (text) => {
-      Promise.resolve(options.dispatcher.handleText(text, context))
-        .then((reply) => {
-          if (reply !== undefined) connection.send(reply);
-        })
-        .catch((error: unknown) =>
-          options.logger.error('WebSocket JSON-RPC message failed', { error: String(error) }),
-        );
-    });
-    socket.on('message', (data, isBinary) => {
-      inbox.push(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
-    });
+    context.connection = new WsConnection(
+      socket,
+      options.maxBacklogBytes,
+      (text) => options.dispatcher.handleText(text, context),
+      (error) =>
+        options.logger.error('WebSocket JSON-RPC message failed', { error: String(error) }),
+    );
     socket.on('error', (error) =>
       options.logger.debug('WebSocket client error', { error: error.message }),
     );

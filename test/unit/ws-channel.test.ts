@@ -1,25 +1,38 @@
 import { describe, expect, it } from '@jest/globals';
 import type { WebSocket } from 'ws';
-import { WsInbox } from '../../src/daemon/transport/ws-inbox.js';
+import { WsChannel } from '../../src/daemon/transport/ws-channel.js';
 import { waitFor } from '../helpers/processes.js';
 
-/** The parts of a ws socket the inbox uses, recording pauses and resumes. */
-function fakeSocket(): WebSocket & { calls: string[] } {
+type FakeSocket = WebSocket & { calls: string[]; receive(text: string): void; sent: string[] };
+
+/** The parts of a ws socket the channel uses, recording pauses, resumes and sends. */
+function fakeSocket(): FakeSocket {
+  let onMessage: (data: Buffer, isBinary: boolean) => void = () => {};
   const socket = {
     OPEN: 1,
     readyState: 1,
-    isPaused: false,
+    bufferedAmount: 0,
     calls: [] as string[],
+    sent: [] as string[],
+    on(event: string, listener: (data: Buffer, isBinary: boolean) => void) {
+      if (event === 'message') onMessage = listener;
+      return socket;
+    },
+    receive(text: string) {
+      onMessage(Buffer.from(text), false);
+    },
+    send(text: string, done?: () => void) {
+      socket.sent.push(text);
+      done?.();
+    },
     pause() {
-      socket.isPaused = true;
       socket.calls.push('pause');
     },
     resume() {
-      socket.isPaused = false;
       socket.calls.push('resume');
     },
   };
-  return socket as unknown as WebSocket & { calls: string[] };
+  return socket as unknown as FakeSocket;
 }
 
 /** Holds the thread for `ms`, as a costly request would. */
@@ -28,25 +41,33 @@ function busy(ms: number): void {
   while (performance.now() < until);
 }
 
-describe('WsInbox', () => {
+const noError = (error: unknown) => {
+  throw error;
+};
+
+describe('WsChannel', () => {
   it('handles a burst in slices across turns, in order, with the socket paused meanwhile', async () => {
     const socket = fakeSocket();
     const handled: number[] = [];
-    const inbox = new WsInbox(
+    new WsChannel(
       socket,
+      1 << 20,
       (text) => {
         busy(1);
         handled.push(Number(text));
+        return text;
       },
+      noError,
       5,
     );
-    for (let i = 0; i < 100; i++) inbox.push(String(i));
+    for (let i = 0; i < 100; i++) socket.receive(String(i));
     const inFirstTurn = handled.length;
     expect(inFirstTurn).toBeGreaterThan(0);
     expect(inFirstTurn).toBeLessThan(100);
     expect(socket.calls).toEqual(['pause']);
     await waitFor(() => handled.length === 100, 10_000, 'every message');
     expect(handled).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(socket.sent).toEqual(handled.map(String));
     await waitFor(() => socket.calls.length === 2, 1_000, 'the socket to be resumed');
     expect(socket.calls).toEqual(['pause', 'resume']);
   });
@@ -54,9 +75,18 @@ describe('WsInbox', () => {
   it('handles messages at once while the turn has time left', () => {
     const socket = fakeSocket();
     const handled: string[] = [];
-    const inbox = new WsInbox(socket, (text) => handled.push(text), 1_000);
-    inbox.push('a');
-    inbox.push('b');
+    new WsChannel(
+      socket,
+      1 << 20,
+      (text) => {
+        handled.push(text);
+        return undefined;
+      },
+      noError,
+      1_000,
+    );
+    socket.receive('a');
+    socket.receive('b');
     expect(handled).toEqual(['a', 'b']);
     expect(socket.calls).toEqual([]);
   });

@@ -1,0 +1,148 @@
+/**
+ * One WebSocket client's messages in and out, with what the client can make the server hold
+ * bounded:
+ *
+ * - requests: at most `MAX_IN_FLIGHT` are handled at once; while that many run, or while the
+ *   replies already sent wait unflushed above the backlog bound, further messages wait in
+ *   order and the socket is not read (a client that sends requests without reading the
+ *   answers holds about the bound of them, not one per request);
+ * - replies, which the client asked for, are always sent, however large (up to the message
+ *   limits of decisions §11);
+ * - notifications, which the server pushes, are sent only while the backlog other than replies
+ *   stays under the bound; past it the client is a slow consumer and the caller closes it.
+ *
+ * - main-thread time: a client can send thousands of requests at once (50 000 `eth_subscribe`
+ *   in one burst were measured); its messages are handled only while the current turn of the
+ *   event loop has spent less than `sliceMs` on them, and the rest wait, in order and with the
+ *   socket paused, for later turns, so block production and other clients are never held for
+ *   a whole burst.
+ *
+ * Counting replies apart is what lets a client that reads receive a reply larger than the
+ * bound and still get notifications meanwhile: a bound on the whole backlog closed it.
+ */
+import type { WebSocket } from 'ws';
+
+/** Requests of one client handled at once (a call thread's queue serves them all anyway). */
+const MAX_IN_FLIGHT = 16;
+
+/** Main-thread time one connection's messages may take per turn of the event loop. */
+export const WS_SLICE_MS = 5;
+
+/** Answers one message: the reply text, or undefined when none is due. */
+export type MessageHandler = (text: string) => string | undefined | Promise<string | undefined>;
+
+export class WsChannel {
+  /** Bytes of replies handed to the socket and not yet flushed to the kernel. */
+  private unflushedReplies = 0;
+  private inFlight = 0;
+  private readonly waiting: string[] = [];
+  private paused = false;
+  /** When the current turn's slice began; undefined between turns. */
+  private sliceStart: number | undefined;
+  private nextSliceScheduled = false;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly maxBacklogBytes: number,
+    private readonly handle: MessageHandler,
+    private readonly onHandlerError: (error: unknown) => void,
+    private readonly sliceMs = WS_SLICE_MS,
+  ) {
+    socket.on('message', (data, isBinary) => {
+      this.waiting.push(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
+      this.pump();
+    });
+  }
+
+  get open(): boolean {
+    return this.socket.readyState === this.socket.OPEN;
+  }
+
+  /**
+   * Sends a message the server pushes; false, sending nothing, when the client has left more
+   * than the bound of them unread (the caller then closes it as a slow consumer).
+   */
+  notify(text: string): boolean {
+    if (!this.open) return false;
+    if (this.socket.bufferedAmount - this.unflushedReplies > this.maxBacklogBytes) return false;
+    this.socket.send(text);
+    return true;
+  }
+
+  /** Starts the waiting messages the bounds allow; reads from the socket only when none wait. */
+  private pump(): void {
+    while (
+      this.waiting.length > 0 &&
+      this.inFlight < MAX_IN_FLIGHT &&
+      this.unflushedReplies <= this.maxBacklogBytes &&
+      this.open
+    ) {
+      if (!this.withinSlice()) {
+        this.scheduleNextSlice();
+        break;
+      }
+      this.run(this.waiting.shift() as string);
+    }
+    // Nobody is left to answer: what a closed connection sent is dropped.
+    if (!this.open) this.waiting.length = 0;
+    const hold = this.waiting.length > 0;
+    if (hold !== this.paused) {
+      this.paused = hold;
+      if (hold) this.socket.pause();
+      else this.socket.resume();
+    }
+  }
+
+  /** Whether this turn may still handle a message; starts the turn's slice if none runs. */
+  private withinSlice(): boolean {
+    const now = performance.now();
+    if (this.sliceStart === undefined) {
+      this.sliceStart = now;
+      setImmediate(() => (this.sliceStart = undefined));
+    }
+    return now - this.sliceStart < this.sliceMs;
+  }
+
+  private scheduleNextSlice(): void {
+    if (this.nextSliceScheduled) return;
+    this.nextSliceScheduled = true;
+    setImmediate(() => {
+      this.nextSliceScheduled = false;
+      this.pump();
+    });
+  }
+
+  private run(text: string): void {
+    let reply: ReturnType<MessageHandler>;
+    try {
+      reply = this.handle(text);
+    } catch (error) {
+      this.onHandlerError(error);
+      return;
+    }
+    if (!(reply instanceof Promise)) {
+      this.reply(reply);
+      return;
+    }
+    this.inFlight++;
+    reply
+      .then(
+        (settled) => this.reply(settled),
+        (error: unknown) => this.onHandlerError(error),
+      )
+      .finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+  }
+
+  private reply(text: string | undefined): void {
+    if (text === undefined || !this.open) return;
+    const bytes = Buffer.byteLength(text);
+    this.unflushedReplies += bytes;
+    this.socket.send(text, () => {
+      this.unflushedReplies -= bytes;
+      if (this.paused) this.pump();
+    });
+  }
+}
