@@ -86,7 +86,10 @@ function buildTx(env: CallEnvironment, request: CallRequest, gasLimit: bigint): 
     value: request.value ?? 0n,
     data: request.data ?? new Uint8Array(),
     gasLimit,
-    nonce: request.nonce ?? 0n,
+    // Calls skip the nonce check and a transaction's nonce changes nothing in its execution;
+    // the request's is left out so that 2^64-1, which EIP-2681 forbids in a transaction, is
+    // answered like any other.
+    nonce: 0n,
   };
   const opts = { common: env.common, freeze: false };
   const tx =
@@ -454,9 +457,10 @@ async function hasNoCode(env: CallEnvironment, address: Address): Promise<boolea
 export async function estimateGas(env: CallEnvironment, request: CallRequest): Promise<bigint> {
   let hi = callGasLimit(env, request);
   if (request.gas === undefined && env.block.header.gasLimit < hi) hi = env.block.header.gasLimit;
-  // As geth does, a fee-paying estimate searches only up to the gas the sender can pay for.
+  // The gas the caller named must be affordable; without it, as geth does, a fee-paying
+  // estimate searches only up to the gas the sender can pay for.
   const price = feeCap(request);
-  const balance = await refuseUnaffordable(env, request, price > 0n ? 0n : hi);
+  const balance = await refuseUnaffordable(env, request, request.gas === undefined ? 0n : hi);
   if (price > 0n) {
     const allowance = (balance - (request.value ?? 0n)) / price;
     if (allowance < hi) hi = allowance;
