@@ -3,8 +3,11 @@
  * own parameter schemas (so calls get past validation and reach the handlers), mixed with
  * boundary values (2^64, 2^256, the zero address, precompiles) and garbage (wrong types,
  * leading zeros, odd-length hex, deep nesting, long and unusual strings, missing and extra
- * parameters).
+ * parameters). Raw transactions are properly signed by a dev account, with fields drawn from
+ * the same boundary values; their signatures are never mangled (recovering a signer from an
+ * invalid signature is a separate finding of the issue, fixed in the crypto wrappers).
  */
+import { SigningKey, Transaction } from 'ethers';
 import type { JsonSchema, ParamSpec } from '../../src/daemon/rpc/params.js';
 import type { Access, NamespaceModule } from '../../src/daemon/rpc/registry.js';
 import {
@@ -17,6 +20,7 @@ import {
 import { namespaceModules } from '../../src/daemon/api/namespaces.js';
 import type { NodeServices } from '../../src/daemon/api/services.js';
 import type { AccountManager } from '../../src/daemon/accounts/account-manager.js';
+import { DEV_PRIVATE_KEYS } from '../../src/daemon/chain/genesis.js';
 
 /** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
 export function seededRandom(seed: number): () => number {
@@ -64,6 +68,7 @@ const hexOf = (value: bigint) => `0x${value.toString(16)}`;
 
 export class ParamFuzzer {
   private readonly next: () => number;
+  private readonly signingKey = new SigningKey(DEV_PRIVATE_KEYS[1]);
 
   constructor(
     seed: number,
@@ -140,6 +145,43 @@ export class ParamFuzzer {
       `0xc0`,
       `0xf8${this.hexDigits(2 * this.int(100))}`,
     ]);
+  }
+
+  private accessList(): Array<{ address: string; storageKeys: string[] }> {
+    return Array.from({ length: this.int(3) }, () => ({
+      address: this.address(),
+      storageKeys: Array.from({ length: this.int(3) }, () => this.hash()),
+    }));
+  }
+
+  /** A raw transaction signed by a dev account, its fields from the boundary values. */
+  private signedTransaction(): string {
+    const type = this.pick([0, 1, 2]);
+    const fee = () =>
+      BigInt(
+        this.chance(0.7) ? this.pick(['0x0', '0x3b9aca00', '0x4a817c800']) : this.quantity(256),
+      );
+    try {
+      const tx = Transaction.from({
+        type,
+        chainId: this.pick([9000n, 9000n, 9000n, 1n, 2n ** 64n - 1n]),
+        nonce: this.pick([0, 1, 2, 1000, 2 ** 32, Number.MAX_SAFE_INTEGER]),
+        gasLimit: BigInt(
+          this.chance(0.7) ? this.pick(['0x5208', '0x186a0', '0x0']) : this.quantity(64),
+        ),
+        to: this.chance(0.9) ? this.address() : null,
+        value: BigInt(this.chance(0.7) ? this.pick(['0x0', '0x1']) : this.quantity(256)),
+        data: this.data(),
+        ...(type === 2
+          ? { maxFeePerGas: fee(), maxPriorityFeePerGas: fee() }
+          : { gasPrice: fee() }),
+        ...(type === 0 ? {} : { accessList: this.accessList() }),
+      });
+      tx.signature = this.signingKey.sign(tx.unsignedHash);
+      return tx.serialized;
+    } catch {
+      return this.data(); // a field ethers itself cannot encode
+    }
   }
 
   /** A value that breaks some rule: wrong type, bad hex, out of range, odd shapes. */
@@ -263,7 +305,11 @@ export class ParamFuzzer {
     if (roll < 0.05) return this.garbage();
     if (roll < 0.1) return undefined;
     if (roll < 0.2) return Array.from({ length: this.int(6) }, () => this.garbage());
-    const params = specs.map((spec) => this.fromSchema(spec.schema));
+    const params = specs.map((spec) =>
+      spec.name === 'signedTransaction' && this.chance(0.7)
+        ? this.signedTransaction()
+        : this.fromSchema(spec.schema),
+    );
     if (this.chance(0.15)) params.length = this.int(params.length + 1);
     if (this.chance(0.05)) params.push(this.garbage());
     return params;

@@ -23,11 +23,11 @@ const CONCURRENCY = 6;
 const WS_SHARE = 4;
 
 /**
- * Text that only an exception or a stack puts in a message. Messages may quote the caller's
- * input, and the fuzzer's inputs contain none of these words.
+ * Text that only an exception, a stack or EthereumJS's own checks put in a message. Messages
+ * may quote the caller's input, and the fuzzer's inputs contain none of these words.
  */
 const LEAK =
-  /TypeError|ReferenceError|RangeError|SyntaxError|Cannot read|undefined|node_modules|\.ts:\d|\.js:\d|\n\s*at |EthereumJS/;
+  /TypeError|ReferenceError|RangeError|SyntaxError|Cannot read|undefined|node_modules|\.ts:\d|\.js:\d|\n\s*at |EthereumJS|MAX_UINT|MAX_INTEGER|cannot exceed|\(tx type=|hf=/;
 
 /**
  * Methods left out, and why: none of the served methods needs to be. personal_newAccount and
