@@ -292,7 +292,7 @@ export class ParamFuzzer {
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
     const value: Record<string, unknown> = {};
     for (const [key, propertySchema] of Object.entries(properties)) {
-      if (this.chance(0.5)) value[key] = this.fromSchema(propertySchema, depth + 1);
+      if (this.chance(0.35)) value[key] = this.fromSchema(propertySchema, depth + 1);
     }
     if (this.chance(0.1))
       value[this.pick(['accessList', 'type', 'chainId', 'extra'])] = this.garbage();
