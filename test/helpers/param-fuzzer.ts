@@ -135,6 +135,8 @@ export class ParamFuzzer {
       '0x00',
       `0x${this.hexDigits(2 * this.int(70))}`,
       `0x${this.hexDigits(2 * (1 + this.int(4000)))}`,
+      // past the init code size limit (49 152 bytes)
+      `0x${'60'.repeat(49_153 + this.int(100))}`,
       // calldata of a call to a function with a uint256 argument
       `0x70a08231${'0'.repeat(24)}${this.hexDigits(40)}`,
       // init code that returns nothing, and one that loops until out of gas

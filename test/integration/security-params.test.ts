@@ -98,6 +98,12 @@ describe('parameter bounds and clean errors (security #20)', () => {
     );
   });
 
+  it('still sends and signs ordinary transactions', async () => {
+    const tx = { from: DEV, to: RECIPIENT, value: '0x1' };
+    expect(await daemon.authedRpc.call('eth_sendTransaction', [tx])).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await daemon.authedRpc.call('eth_signTransaction', [tx])).toHaveProperty('raw');
+  });
+
   it('refuses a nonce of 2^64-1 in a transaction with geth\'s "nonce has max value"', async () => {
     await expect(
       daemon.authedRpc.call('eth_sendTransaction', [{ from: DEV, to: RECIPIENT, nonce: U64_MAX }]),
@@ -260,7 +266,9 @@ describe('parameter bounds and clean errors (security #20)', () => {
         code: -32000,
         message: `insufficient funds for transfer: address ${getAddress(EMPTY)}`,
       });
-      const balance = BigInt(await daemon.rpc.call<string>('eth_getBalance', [DEV, 'latest']));
+      // One block for both, so a block committed in between cannot change the balance.
+      const block = await daemon.rpc.call<string>('eth_blockNumber');
+      const balance = BigInt(await daemon.rpc.call<string>('eth_getBalance', [DEV, block]));
       const gas = 21_000n;
       await expect(
         daemon.rpc.call('eth_estimateGas', [
@@ -271,6 +279,7 @@ describe('parameter bounds and clean errors (security #20)', () => {
             gasPrice: hex(MIN_GAS_PRICE),
             value: hex(balance),
           },
+          block,
         ]),
       ).rejects.toMatchObject({
         code: -32000,
