@@ -19,8 +19,10 @@ const FUZZ_TIME_BUDGET_MS = 75_000;
 const FUZZ_MAX_REQUESTS = 12_000;
 /** Requests in flight at once. */
 const CONCURRENCY = 6;
-/** One request in this many goes over the WebSocket. */
+/** One round in this many sends a single request over the WebSocket. */
 const WS_SHARE = 4;
+/** One round in this many sends a batch of two to four requests over HTTP. */
+const BATCH_SHARE = 15;
 
 /**
  * Text that only an exception, a stack or EthereumJS's own checks put in a message. Messages
@@ -37,6 +39,13 @@ const LEAK =
  * them cheap.
  */
 const EXCLUDED = new Set(['personal_lockAccount']);
+
+interface FuzzCall {
+  id: number;
+  method: string;
+  params: unknown;
+  request: Record<string, unknown>;
+}
 
 interface Finding {
   method: string;
@@ -132,33 +141,54 @@ describe('JSON-RPC fuzzing (security #20)', () => {
       const codes = new Map<string, number>();
       let sent = 0;
       let overWs = 0;
+      let batches = 0;
+      let rounds = 0;
       const started = Date.now();
       const keepGoing = () =>
         sent < FUZZ_MAX_REQUESTS && Date.now() - started < FUZZ_TIME_BUDGET_MS;
 
+      const nextCall = (): FuzzCall => {
+        const method = methods[Math.floor(choose() * methods.length)];
+        const params = fuzzer.paramsFor(method.params);
+        const id = ++sent;
+        const request: Record<string, unknown> = { jsonrpc: '2.0', id, method: method.name };
+        if (params !== undefined) request.params = params;
+        return { id, method: method.name, params, request };
+      };
+      const record = (call: FuzzCall, answer: unknown) => {
+        perMethod.set(call.method, (perMethod.get(call.method) ?? 0) + 1);
+        const error = (answer as { error?: { code?: unknown } } | null)?.error;
+        const outcome = error === undefined ? 'result' : String(error.code);
+        codes.set(outcome, (codes.get(outcome) ?? 0) + 1);
+        const problem = checkAnswer(answer, call.id);
+        if (problem !== undefined) {
+          findings.push({ method: call.method, params: call.params, problem, answer });
+        }
+      };
+
       const worker = async () => {
         while (keepGoing()) {
-          const method = methods[Math.floor(choose() * methods.length)];
-          const params = fuzzer.paramsFor(method.params);
-          const id = ++sent;
-          const request: Record<string, unknown> = { jsonrpc: '2.0', id, method: method.name };
-          if (params !== undefined) request.params = params;
-          const body = JSON.stringify(request);
-          let answer: unknown;
-          if (id % WS_SHARE === 0) {
+          rounds++;
+          if (rounds % BATCH_SHARE === 0) {
+            const calls = Array.from({ length: 2 + Math.floor(choose() * 3) }, nextCall);
+            batches++;
+            const answers = (
+              await daemon.authedRpc.post(JSON.stringify(calls.map((c) => c.request)))
+            ).body;
+            for (const call of calls) {
+              const answer = Array.isArray(answers)
+                ? answers.find((item: { id?: unknown } | null) => item?.id === call.id)
+                : answers;
+              record(call, answer);
+            }
+          } else if (rounds % WS_SHARE === 0) {
+            const call = nextCall();
             if (!socket.open) socket = await FuzzSocket.open(daemon.endpoints.ws, daemon.token);
             overWs++;
-            answer = await socket.send(body, id);
+            record(call, await socket.send(JSON.stringify(call.request), call.id));
           } else {
-            answer = (await daemon.authedRpc.post(body)).body;
-          }
-          perMethod.set(method.name, (perMethod.get(method.name) ?? 0) + 1);
-          const error = (answer as { error?: { code?: unknown } } | null)?.error;
-          const outcome = error === undefined ? 'result' : String(error.code);
-          codes.set(outcome, (codes.get(outcome) ?? 0) + 1);
-          const problem = checkAnswer(answer, id);
-          if (problem !== undefined) {
-            findings.push({ method: method.name, params, problem, answer });
+            const call = nextCall();
+            record(call, (await daemon.authedRpc.post(JSON.stringify(call.request))).body);
           }
         }
       };
@@ -167,7 +197,7 @@ describe('JSON-RPC fuzzing (security #20)', () => {
 
       const elapsed = Date.now() - started;
       console.log(
-        `fuzz seed ${FUZZ_SEED}: ${sent} requests (${overWs} over WebSocket) to ${perMethod.size} of ${methods.length} methods in ${elapsed} ms; answers by code ${JSON.stringify(Object.fromEntries([...codes].sort()))}; ${findings.length} findings`,
+        `fuzz seed ${FUZZ_SEED}: ${sent} requests (${overWs} over WebSocket, ${batches} batches over HTTP) to ${perMethod.size} of ${methods.length} methods in ${elapsed} ms; answers by code ${JSON.stringify(Object.fromEntries([...codes].sort()))}; ${findings.length} findings`,
       );
       for (const finding of findings.slice(0, 20)) {
         console.log(
