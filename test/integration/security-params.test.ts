@@ -74,29 +74,37 @@ describe('parameter bounds and clean errors (security #20)', () => {
     ['maxPriorityFeePerGas', U256_MAX, U256_OVER, 256],
   ];
 
+  /** Sends `max`, then `over`, in `field` of a transaction object from a funded account. */
+  async function checkBoundary(
+    send: Send,
+    [field, max, over, bits]: [string, string, string, number],
+  ): Promise<void> {
+    const base = { from: DEV, to: RECIPIENT };
+    const atMax = await errorOf(send({ ...base, [field]: max }));
+    // In range: whatever the node then says (a result, or "insufficient funds", "nonce has
+    // max value", "exceeds block gas limit"), it is not a parameter or internal error.
+    if (atMax !== undefined) {
+      expect(atMax.code).toBe(-32000);
+      expect(atMax.message).not.toMatch(/MAX_|cannot exceed|EthereumJS|Error/);
+    }
+    const beyond = await errorOf(send({ ...base, [field]: over }));
+    expect(beyond).toMatchObject({ code: -32602 });
+    expect(beyond?.message).toBe(
+      `invalid params: argument 0 (transaction): field ${field} must be a hex QUANTITY of at most ${bits} bits (uint${bits}: 0x-prefixed, no leading zeros, at most 2^${bits}-1)`,
+    );
+  }
+
   describe.each(Object.keys(senders))('%s', (method) => {
     it.each(fields)(
       '%s: the largest value is taken as a number, one more is refused with -32602',
-      async (field, max, over, bits) => {
-        const send = senders[method]();
-        const base = { from: DEV, to: RECIPIENT };
-
-        const atMax = await errorOf(send({ ...base, [field]: max }));
-        // In range: whatever the node then says (a result, or "insufficient funds", "nonce has
-        // max value", "exceeds block gas limit"), it is not a parameter or internal error.
-        if (atMax !== undefined) {
-          expect(atMax.code).toBe(-32000);
-          expect(atMax.message).not.toMatch(/MAX_|cannot exceed|EthereumJS|Error/);
-        }
-
-        const beyond = await errorOf(send({ ...base, [field]: over }));
-        expect(beyond).toMatchObject({ code: -32602 });
-        expect(beyond?.message).toBe(
-          `invalid params: argument 0 (transaction): field ${field} must be a hex QUANTITY of at most ${bits} bits (uint${bits}: 0x-prefixed, no leading zeros, at most 2^${bits}-1)`,
-        );
-      },
+      (...boundary) => checkBoundary(senders[method](), boundary),
     );
   });
+
+  it.each(['eth_sendTransaction', 'eth_signTransaction', 'personal_sendTransaction'])(
+    "%s: gasLimit, the spec's spelling of gas, has the same bounds",
+    (method) => checkBoundary(senders[method](), ['gasLimit', U64_MAX, U64_OVER, 64]),
+  );
 
   it('still sends and signs ordinary transactions', async () => {
     const tx = { from: DEV, to: RECIPIENT, value: '0x1' };
