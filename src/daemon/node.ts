@@ -10,24 +10,12 @@ import type { DaemonEndpoints, DaemonInfo } from '../shared/daemon-info.js';
 import type { DataDirLayout } from '../shared/datadir-layout.js';
 import { currentProcessIdentity } from '../shared/process-identity.js';
 import { PACKAGE_VERSION } from '../shared/version.js';
-import { debugRuntimeMethods } from './api/debug-runtime.js';
-import { ethNamespace } from './api/eth.js';
 import { AccountManager } from './accounts/account-manager.js';
 import { KeyDerivationSlots } from './accounts/key-derivation-slots.js';
-import { TransactionSigner } from './accounts/transaction-signer.js';
-import { ethAccountsNamespace } from './api/eth-accounts.js';
-import { ethFilterMethods } from './api/eth-filters.js';
-import { ethLogMethods, serialiseLog } from './api/eth-logs.js';
-import { ethSubscribeMethods } from './api/eth-subscribe.js';
-import { FeeOracle } from './api/fee-oracle.js';
-import { minerConfigMethods } from './api/miner-config.js';
-import { personalNamespace } from './api/personal.js';
-import { minerNamespace } from './api/miner.js';
-import { netNamespace } from './api/net.js';
+import { serialiseLog } from './api/eth-logs.js';
+import { namespaceModules } from './api/namespaces.js';
 import type { NodeServices } from './api/services.js';
-import { txpoolNamespace } from './api/txpool.js';
 import { UNSUPPORTED_METHODS } from './api/unsupported.js';
-import { web3Namespace } from './api/web3.js';
 import { Chain } from './chain/chain.js';
 import { ConsensusEngine } from './chain/consensus.js';
 import { loadGenesis } from './chain/genesis-source.js';
@@ -49,7 +37,7 @@ import { EventBus } from './events/event-bus.js';
 import { openLogReaders } from './events/log-readers.js';
 import type { Logger } from './logger.js';
 import { RpcDispatcher } from './rpc/dispatcher.js';
-import { MethodRegistry, type NamespaceModule } from './rpc/registry.js';
+import { MethodRegistry } from './rpc/registry.js';
 import type { BrowserPolicy } from './transport/browser-guard.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
@@ -73,36 +61,6 @@ function prepareDataDir(layout: DataDirLayout): void {
       `data directory ${layout.root} is not writable: ${(error as Error).message}`,
     );
   }
-}
-
-function namespaceModules(services: NodeServices, accounts: AccountManager): NamespaceModule[] {
-  const chainId = services.chain.chainId;
-  const fees = new FeeOracle(services.chain, services.bus);
-  const signer = new TransactionSigner(
-    {
-      common: services.chain.common,
-      pool: services.pool,
-      nextBaseFee: () => services.chain.nextBaseFee(),
-      suggestedTip: () => fees.suggestedTip(),
-    },
-    accounts,
-  );
-  return [
-    web3Namespace(PACKAGE_VERSION),
-    netNamespace({ networkId: () => chainId.toString(), peerCount: () => 0 }),
-    ethNamespace(services, fees, [
-      ...ethLogMethods(services.logs.query),
-      ...ethFilterMethods(services.logs.filters, services.logs.query),
-      ...ethSubscribeMethods(services, {
-        maxPerConnection: services.config['json-rpc.ws-max-subscriptions'],
-      }),
-    ]),
-    txpoolNamespace(services),
-    ethAccountsNamespace(accounts, signer),
-    personalNamespace(accounts, signer),
-    minerNamespace(minerConfigMethods(services)),
-    { namespace: 'debug', access: 'private', methods: debugRuntimeMethods },
-  ];
 }
 
 /** Opens the chain and starts block production; returns the parts the API modules use. */

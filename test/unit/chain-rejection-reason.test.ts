@@ -20,6 +20,13 @@ describe('rejectionReason', () => {
     );
   });
 
+  it("words EIP-3607's refusal of a sender with code as geth does", () => {
+    const fromRunTx = new Error(
+      'invalid sender address, address is not EOA (EIP-3607) (vm hf=prague -> block number=3 -> tx type=0)',
+    );
+    expect(rejectionReason(fromRunTx)).toBe('sender not an eoa');
+  });
+
   it('keeps the first line of other errors, without the hardfork context', () => {
     const fromRunTx = new Error(
       'sender is not an EOA (vm hf=prague -> block number=3 -> tx type=2)\nstack',

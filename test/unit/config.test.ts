@@ -81,6 +81,26 @@ describe('resolveConfig', () => {
     ).toThrow('invalid value for "json-rpc.address" in /d/config.json');
   });
 
+  it('bounds the minimum gas price at 2^192-1 wei, from every source', () => {
+    const largest = 2n ** 192n - 1n;
+    const resolve = (sources: { flags?: Record<string, string>; env?: Record<string, string> }) =>
+      resolveConfig({ flags: {}, env: {}, file: {}, ...sources }).config['minimum-gas-prices'];
+    expect(resolve({ flags: { 'minimum-gas-prices': largest.toString() } })).toBe(largest);
+    expect(() =>
+      resolve({ env: { NODE_CLI_MINIMUM_GAS_PRICES: (largest + 1n).toString() } }),
+    ).toThrow(
+      'invalid value for environment variable NODE_CLI_MINIMUM_GAS_PRICES: must be at most 2^192-1 wei',
+    );
+    expect(() =>
+      resolve({
+        flags: {
+          'minimum-gas-prices':
+            '10000000000000000000000000000000000000000000000000000000000000000000000000000000ether',
+        },
+      }),
+    ).toThrow('invalid value for --minimum-gas-prices: must be at most 2^192-1 wei');
+  });
+
   it("reads the pool's limits, with geth's defaults and a lifetime above zero", () => {
     const defaults = resolveConfig({ flags: {}, env: {}, file: {} }).config;
     expect([

@@ -11,8 +11,15 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import { InvalidInputError } from '../errors.js';
+import {
+  Address,
+  MAX_INTEGER,
+  MAX_UINT64,
+  bytesToHex,
+  hexToBytes,
+  type PrefixedHexString,
+} from '@ethereumjs/util';
+import { InvalidInputError, TransactionRejectedError } from '../errors.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import type { TxPoolApi } from '../txpool/types.js';
 import type { AccountManager } from './account-manager.js';
@@ -104,6 +111,11 @@ export class TransactionSigner {
       gasLimit: fields.gasLimit ?? DEFAULT_TRANSACTION_GAS,
     };
     const fees = this.fees(fields);
+    refuseUnencodable(
+      base.nonce,
+      base.gasLimit,
+      fees.type === 0 ? fees.gasPrice : fees.maxFeePerGas,
+    );
     const data =
       fees.type === 0 ? { ...base, ...fees } : { ...base, ...fees, chainId: common.chainId() };
     return createTx(data, { common }).sign(key);
@@ -126,11 +138,25 @@ export class TransactionSigner {
     const cap = fields.maxFeePerGas;
     const tip =
       fields.maxPriorityFeePerGas ?? (cap !== undefined && cap < suggested ? cap : suggested);
-    const maxFeePerGas = cap ?? 2n * this.deps.nextBaseFee() + tip;
+    const maxFeePerGas = cap ?? min(2n * this.deps.nextBaseFee() + tip, MAX_INTEGER);
     if (maxFeePerGas < tip) {
       throw new InvalidInputError(`maxFeePerGas (${maxFeePerGas}) < maxPriorityFeePerGas (${tip})`);
     }
     return { type: 2, maxFeePerGas, maxPriorityFeePerGas: tip };
+  }
+}
+
+const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+/**
+ * Refuses, in geth's words, the fields EthereumJS cannot put in a transaction (it would throw
+ * its own error text): a nonce of 2^64-1 (EIP-2681), and a fee whose `gas × price` exceeds a
+ * uint256, which no balance could pay.
+ */
+function refuseUnencodable(nonce: bigint, gasLimit: bigint, price: bigint): void {
+  if (nonce >= MAX_UINT64) throw new TransactionRejectedError('nonce has max value');
+  if (gasLimit * price > MAX_INTEGER) {
+    throw new TransactionRejectedError('insufficient funds for gas * price + value');
   }
 }
 

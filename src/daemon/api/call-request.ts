@@ -6,7 +6,13 @@ import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { CallRequest } from '../chain/call.js';
 import { InvalidInputError } from '../errors.js';
 import type { JsonSchema } from '../rpc/params.js';
-import { addressSchema, dataSchema, quantitySchema, toAddress } from './hex-schemas.js';
+import {
+  addressSchema,
+  dataSchema,
+  toAddress,
+  uint256Schema,
+  uint64Schema,
+} from './hex-schemas.js';
 
 export interface CallObject {
   from?: string;
@@ -26,14 +32,14 @@ export const callObjectSchema: JsonSchema = {
   properties: {
     from: addressSchema,
     to: { anyOf: [addressSchema, { type: 'null' }], description: 'a 20-byte address or null' },
-    gas: quantitySchema,
-    gasPrice: quantitySchema,
-    maxFeePerGas: quantitySchema,
-    maxPriorityFeePerGas: quantitySchema,
-    value: quantitySchema,
+    gas: uint64Schema,
+    gasPrice: uint256Schema,
+    maxFeePerGas: uint256Schema,
+    maxPriorityFeePerGas: uint256Schema,
+    value: uint256Schema,
     data: dataSchema,
     input: dataSchema,
-    nonce: quantitySchema,
+    nonce: uint64Schema,
   },
   description: 'a call object {from, to, gas, gasPrice, value, data, ...}',
 };

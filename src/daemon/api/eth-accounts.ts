@@ -13,7 +13,7 @@ import type { JsonSchema } from '../rpc/params.js';
 import { defineMethod, type NamespaceModule } from '../rpc/registry.js';
 import { formatTransaction, hex } from './formatters.js';
 import { callInput, callObjectSchema, type CallObject } from './call-request.js';
-import { addressSchema, dataSchema, quantitySchema } from './hex-schemas.js';
+import { addressSchema, dataSchema, uint64Schema } from './hex-schemas.js';
 
 /** The call/transaction object of eth_sendTransaction and personal_sendTransaction (JSON). */
 export interface TransactionObject extends CallObject {
@@ -28,8 +28,8 @@ export const transactionObjectSchema: JsonSchema = {
   ...callObjectSchema,
   properties: {
     ...(callObjectSchema.properties as Record<string, JsonSchema>),
-    gasLimit: quantitySchema,
-    chainId: quantitySchema,
+    gasLimit: uint64Schema,
+    chainId: uint64Schema,
   },
   required: ['from'],
   description: 'a transaction object {from, to, gas, gasPrice, value, data, nonce, ...}',

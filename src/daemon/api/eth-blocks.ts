@@ -15,14 +15,14 @@ import {
   blockSelectorSchema,
   booleanSchema,
   hash32Schema,
-  quantitySchema,
+  uint64Schema,
 } from './hex-schemas.js';
 import type { ChainView } from './services.js';
 
 const bytes = (value: string) => hexToBytes(value as PrefixedHexString);
 const blockHashParam = { name: 'blockHash', schema: hash32Schema };
 const blockNumberParam = { name: 'block', schema: blockNumberOrTagSchema };
-const indexParam = { name: 'index', schema: quantitySchema };
+const indexParam = { name: 'index', schema: uint64Schema };
 
 export function ethBlockMethods({ chain, format }: ChainView): MethodDefinition[] {
   const byNumber = (selector: BlockSelector): StoredBlock | undefined => {

@@ -41,6 +41,66 @@ function signedChainId(bytes: Uint8Array): bigint | undefined {
   }
 }
 
+/** Position of the access list in the fields of the typed transactions that carry one. */
+const ACCESS_LIST_FIELD: Readonly<Record<number, number>> = { 1: 7, 2: 8, 4: 8 };
+
+/**
+ * Whether a typed transaction's access list is a list of `[address, [storage keys]]` pairs.
+ * EthereumJS reads one given as a byte string as if it were a list and fails with a runtime
+ * TypeError, so the shape is checked here first.
+ */
+function accessListIsWellFormed(bytes: Uint8Array): boolean {
+  const index = ACCESS_LIST_FIELD[bytes[0]];
+  if (index === undefined) return true;
+  let fields: unknown;
+  try {
+    fields = RLP.decode(bytes.subarray(1));
+  } catch {
+    return true; // not RLP at all: the library says so below
+  }
+  if (!Array.isArray(fields) || fields.length <= index) return true;
+  const list: unknown = fields[index];
+  return (
+    Array.isArray(list) &&
+    list.every(
+      (item: unknown) =>
+        Array.isArray(item) &&
+        item.length === 2 &&
+        item[0] instanceof Uint8Array &&
+        Array.isArray(item[1]) &&
+        (item[1] as unknown[]).every((key) => key instanceof Uint8Array),
+    )
+  );
+}
+
+/**
+ * What is wrong with a raw transaction EthereumJS refused, in our words: its messages carry
+ * the library's own context, and a runtime error's text says nothing to a caller.
+ */
+const DECODE_PROBLEMS: ReadonlyArray<[RegExp, (match: RegExpExecArray) => string]> = [
+  [/RLP/, () => 'not valid RLP'],
+  [/TypedTransaction with ID (\d+) unknown/, (m) => `transaction type ${m[1]} not supported`],
+  [/only expecting .* values/i, () => 'wrong number of fields for its type'],
+  [/^(\w+) cannot be an array/, (m) => `field ${m[1]} must be a byte string, not a list`],
+  [/^(\w+) cannot have leading zeroes/, (m) => `field ${m[1]} has leading zero bytes`],
+  [/address length/i, () => 'an address is not 20 bytes long'],
+  [/storage slot length/i, () => 'an access list storage key is not 32 bytes long'],
+  [/access list item/i, () => 'an access list entry is not an [address, storage keys] pair'],
+  [/MAX_UINT64/, () => 'a nonce or gas limit is out of the uint64 range'],
+  [/MAX_INTEGER/, () => 'a value or fee (or gas × fee) is out of the uint256 range'],
+];
+
+function decodeProblem(error: unknown): string {
+  if (!(error instanceof Error) || error instanceof TypeError || error instanceof RangeError) {
+    return 'malformed transaction encoding';
+  }
+  for (const [pattern, describe] of DECODE_PROBLEMS) {
+    const match = pattern.exec(error.message);
+    if (match !== null) return describe(match);
+  }
+  return 'malformed transaction encoding';
+}
+
 function decodeRawTransaction(chain: ChainReader, raw: string) {
   const bytes = hexToBytes(raw as PrefixedHexString);
   if (bytes.length === 0) throw new InvalidInputError('invalid raw transaction: empty');
@@ -53,12 +113,15 @@ function decodeRawTransaction(chain: ChainReader, raw: string) {
       `invalid chain id for signer: have ${chainId} want ${chain.chainId}`,
     );
   }
+  if (!accessListIsWellFormed(bytes)) {
+    throw new InvalidInputError(
+      'invalid raw transaction: the access list must be a list of [address, storage keys] pairs',
+    );
+  }
   try {
     return createTxFromRLP(bytes, { common: chain.common });
   } catch (error) {
-    throw new InvalidInputError(
-      `invalid raw transaction: ${(error as Error).message.split('\n')[0]}`,
-    );
+    throw new InvalidInputError(`invalid raw transaction: ${decodeProblem(error)}`);
   }
 }
 

@@ -12,7 +12,7 @@ import { ethPoolMethods } from './eth-pool.js';
 import { ethStateMethods } from './eth-state.js';
 import type { FeeOracle } from './fee-oracle.js';
 import { quantity } from './formatters.js';
-import { blockNumberOrTagSchema, hash32Schema, quantitySchema } from './hex-schemas.js';
+import { blockNumberOrTagSchema, hash32Schema, uint64Schema } from './hex-schemas.js';
 import type { ChainView, NodeServices } from './services.js';
 
 /** The eth wire protocol version a geth of the merge era reports (eth/65 = 0x41 in Ethermint). */
@@ -39,8 +39,11 @@ function chainInfoMethods({ chain }: ChainView, fees: FeeOracle): MethodDefiniti
         {
           name: 'blockCount',
           schema: {
-            anyOf: [quantitySchema, { type: 'integer', minimum: 0 }],
-            description: 'a block count (hex QUANTITY or integer)',
+            anyOf: [
+              uint64Schema,
+              { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+            ],
+            description: 'a block count (hex uint64 QUANTITY or non-negative integer)',
           },
         },
         { name: 'newestBlock', schema: blockNumberOrTagSchema },
@@ -74,7 +77,7 @@ function chainInfoMethods({ chain }: ChainView, fees: FeeOracle): MethodDefiniti
 function proofOfWorkMethods(): MethodDefinition[] {
   const blockHash = { name: 'blockHash', schema: hash32Schema };
   const blockNumber = { name: 'block', schema: blockNumberOrTagSchema };
-  const index = { name: 'index', schema: quantitySchema };
+  const index = { name: 'index', schema: uint64Schema };
   return [
     defineMethod<[]>({ name: 'eth_mining', params: [], handler: () => false }),
     defineMethod<[]>({ name: 'eth_hashrate', params: [], handler: () => '0x0' }),

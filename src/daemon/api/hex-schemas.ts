@@ -6,11 +6,25 @@
 import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { JsonSchema } from '../rpc/params.js';
 
-export const quantitySchema: JsonSchema = {
-  type: 'string',
-  pattern: '^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$',
-  description: 'a hex QUANTITY (0x-prefixed, no leading zeros)',
-};
+/**
+ * A QUANTITY of at most `bits` bits: the protocol range of the field (uint64 for gas, nonces,
+ * chain ids, block numbers and indexes; uint256 for values and fees). Checked by the number of
+ * digits, so no value outside the range ever reaches a library that would throw on it.
+ */
+function boundedQuantitySchema(bits: 64 | 256): JsonSchema {
+  const digits = bits / 4;
+  return {
+    type: 'string',
+    pattern: `^0x(0|[1-9a-fA-F][0-9a-fA-F]{0,${digits - 1}})$`,
+    description: `a hex QUANTITY of at most ${bits} bits (uint${bits}: 0x-prefixed, no leading zeros, at most 2^${bits}-1)`,
+  };
+}
+
+/** Gas, gas limits, nonces, chain ids, block numbers, indexes. */
+export const uint64Schema: JsonSchema = boundedQuantitySchema(64);
+
+/** Values and fees (value, gasPrice, maxFeePerGas, maxPriorityFeePerGas). */
+export const uint256Schema: JsonSchema = boundedQuantitySchema(256);
 
 export const dataSchema: JsonSchema = {
   type: 'string',
@@ -40,15 +54,15 @@ export const blockTagSchema: JsonSchema = {
 
 /** A block number or tag (no hash). */
 export const blockNumberOrTagSchema: JsonSchema = {
-  anyOf: [quantitySchema, blockTagSchema],
+  anyOf: [uint64Schema, blockTagSchema],
   description:
-    'a block number (hex QUANTITY) or one of the tags earliest, latest, pending, safe, finalized',
+    'a block number (hex uint64 QUANTITY) or one of the tags earliest, latest, pending, safe, finalized',
 };
 
 /** A block number, tag, block hash, or the EIP-1898 object form. */
 export const blockSelectorSchema: JsonSchema = {
   anyOf: [
-    quantitySchema,
+    uint64Schema,
     blockTagSchema,
     hash32Schema,
     {
@@ -59,13 +73,13 @@ export const blockSelectorSchema: JsonSchema = {
     },
     {
       type: 'object',
-      properties: { blockNumber: { anyOf: [quantitySchema, blockTagSchema] } },
+      properties: { blockNumber: { anyOf: [uint64Schema, blockTagSchema] } },
       required: ['blockNumber'],
       additionalProperties: false,
     },
   ],
   description:
-    'a block number (hex QUANTITY), a tag (earliest, latest, pending, safe, finalized), a 32-byte block hash, or an EIP-1898 object {blockHash} / {blockNumber}',
+    'a block number (hex uint64 QUANTITY), a tag (earliest, latest, pending, safe, finalized), a 32-byte block hash, or an EIP-1898 object {blockHash} / {blockNumber}',
 };
 
 /** The `Address` of a value that passed `addressSchema`. */

@@ -6,9 +6,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../datadir/atomic-write.js';
-import { ServerError } from '../errors.js';
+import { minimumGasPriceProblem } from '../chain/base-fee.js';
+import { InvalidInputError, ServerError } from '../errors.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
-import { addressSchema, quantitySchema, toAddress } from './hex-schemas.js';
+import { addressSchema, toAddress, uint256Schema } from './hex-schemas.js';
 import type { NodeServices } from './services.js';
 
 /** The config-file key miner_setGasPrice writes (the `daemon start` flag's name). */
@@ -34,15 +35,17 @@ export function minerConfigMethods(
     }),
     defineMethod<[string]>({
       name: 'miner_setGasPrice',
-      params: [{ name: 'gasPrice', schema: quantitySchema }],
+      params: [{ name: 'gasPrice', schema: uint256Schema }],
       handler: async ([gasPrice]) => {
-        await writeConfigValue(
-          services.layout.configFile,
-          MINIMUM_GAS_PRICES_KEY,
-          BigInt(gasPrice).toString(),
-        );
+        const price = BigInt(gasPrice);
+        // The next start would refuse the value, so it is refused before it is written.
+        const problem = minimumGasPriceProblem(price);
+        if (problem !== undefined) {
+          throw new InvalidInputError(`invalid params: argument 0 (gasPrice): ${problem}`);
+        }
+        await writeConfigValue(services.layout.configFile, MINIMUM_GAS_PRICES_KEY, `${price}`);
         services.logger.info('minimum gas price written for the next start', {
-          [MINIMUM_GAS_PRICES_KEY]: BigInt(gasPrice).toString(),
+          [MINIMUM_GAS_PRICES_KEY]: `${price}`,
         });
         return true;
       },

@@ -5,7 +5,7 @@
  */
 import { UnsupportedError } from '../errors.js';
 import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rpc/registry.js';
-import { dataSchema, quantitySchema } from './hex-schemas.js';
+import { dataSchema, uint64Schema } from './hex-schemas.js';
 
 /** Extra data is capped at 32 bytes (spec, Limits). */
 const MAX_EXTRA_BYTES = 32;
@@ -15,12 +15,12 @@ export const minerNoOpMethods: readonly MethodDefinition[] = [
   defineMethod<[]>({ name: 'miner_stop', params: [], handler: () => null }),
   defineMethod<[string]>({
     name: 'miner_setGasLimit',
-    params: [{ name: 'gasLimit', schema: quantitySchema }],
+    params: [{ name: 'gasLimit', schema: uint64Schema }],
     handler: () => false,
   }),
   defineMethod<[string]>({
     name: 'miner_start',
-    params: [{ name: 'threads', schema: quantitySchema, optional: true }],
+    params: [{ name: 'threads', schema: uint64Schema, optional: true }],
     handler: () => {
       throw new UnsupportedError(
         'miner_start is not supported: blocks are produced by the BFT consensus engine',

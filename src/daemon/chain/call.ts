@@ -21,6 +21,7 @@ import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { ExecutionRevertedError, TransactionRejectedError } from '../errors.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import { CallStateManager, CommittedReads } from './call-state.js';
+import { checksumAddress } from './checksum-address.js';
 import { MIN_TX_GAS, rejectionReason } from './executor.js';
 import { LruCache } from './lru-cache.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
@@ -85,7 +86,10 @@ function buildTx(env: CallEnvironment, request: CallRequest, gasLimit: bigint): 
     value: request.value ?? 0n,
     data: request.data ?? new Uint8Array(),
     gasLimit,
-    nonce: request.nonce ?? 0n,
+    // Calls skip the nonce check and a transaction's nonce changes nothing in its execution;
+    // the request's is left out so that 2^64-1, which EIP-2681 forbids in a transaction, is
+    // answered like any other.
+    nonce: 0n,
   };
   const opts = { common: env.common, freeze: false };
   const tx =
@@ -317,8 +321,48 @@ export async function executeCall(
   return outcome.result;
 }
 
+/** Balance of `address` in the state after `env.block`. */
+async function balanceOf(env: CallEnvironment, address: Address): Promise<bigint> {
+  return env.vms.run(env, async (vm) => (await vm.stateManager.getAccount(address))?.balance ?? 0n);
+}
+
+/** The price the sender must be able to pay per gas: the fee cap, as geth checks it. */
+function feeCap(request: CallRequest): bigint {
+  return request.maxFeePerGas ?? request.maxPriorityFeePerGas ?? request.gasPrice ?? 0n;
+}
+
+/**
+ * geth's checks of a call against the sender's balance (a call without `from` is sent by the
+ * zero address): the value must be affordable even without fees ("insufficient funds for
+ * transfer"), and with fees `gas × fee cap + value` too. Without them a call could move value
+ * the sender does not have, which a transaction never can.
+ */
+async function refuseUnaffordable(
+  env: CallEnvironment,
+  request: CallRequest,
+  gasLimit: bigint,
+): Promise<bigint> {
+  const value = request.value ?? 0n;
+  if (value === 0n && !hasFee(request)) return 0n;
+  const sender = request.from ?? createZeroAddress();
+  const balance = await balanceOf(env, sender);
+  if (value > balance) {
+    throw new TransactionRejectedError(
+      `insufficient funds for transfer: address ${checksumAddress(sender)}`,
+    );
+  }
+  const cost = gasLimit * feeCap(request) + value;
+  if (cost > balance) {
+    throw new TransactionRejectedError(
+      `insufficient funds for gas * price + value: address ${checksumAddress(sender)} have ${balance} want ${cost}`,
+    );
+  }
+  return balance;
+}
+
 /** A call with fee fields runs as a transaction, so the sender must afford gas and value. */
 async function runFeeCall(env: CallEnvironment, request: CallRequest): Promise<CallOutcome> {
+  await refuseUnaffordable(env, request, callGasLimit(env, request));
   const result = await runOnce(env, request, callGasLimit(env, request));
   return outcomeOf(result.execResult, result.totalGasSpent, capNote(env, request));
 }
@@ -358,6 +402,7 @@ function warmAsTransactionStart(
  */
 async function runFeelessCall(env: CallEnvironment, request: CallRequest): Promise<CallOutcome> {
   const gasLimit = callGasLimit(env, request);
+  await refuseUnaffordable(env, request, gasLimit);
   const block = env.vms.blockFor(env, false, gasLimit);
   const caller = request.from ?? createZeroAddress();
   const result = await env.vms.run(env, async (vm) => {
@@ -412,6 +457,14 @@ async function hasNoCode(env: CallEnvironment, address: Address): Promise<boolea
 export async function estimateGas(env: CallEnvironment, request: CallRequest): Promise<bigint> {
   let hi = callGasLimit(env, request);
   if (request.gas === undefined && env.block.header.gasLimit < hi) hi = env.block.header.gasLimit;
+  // The gas the caller named must be affordable; without it, as geth does, a fee-paying
+  // estimate searches only up to the gas the sender can pay for.
+  const price = feeCap(request);
+  const balance = await refuseUnaffordable(env, request, request.gas === undefined ? 0n : hi);
+  if (price > 0n) {
+    const allowance = (balance - (request.value ?? 0n)) / price;
+    if (allowance < hi) hi = allowance;
+  }
   // As geth does: a transfer without data to an account without code is tried with the
   // intrinsic gas first, which the search below would overshoot by up to its 1.5% tolerance.
   const plainTransfer =

@@ -77,6 +77,7 @@ export function rejectionReason(error: unknown): string {
   ) {
     return 'max fee per gas less than block base fee';
   }
+  if (/address is not EOA/.test(message)) return 'sender not an eoa';
   // runTx appends its context (" (vm hf=… -> block … -> tx …)"), which tells a caller nothing.
   return message
     .split('\n')[0]

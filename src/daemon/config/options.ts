@@ -15,6 +15,7 @@ import {
   parseWeiAmount,
   type HostPort,
 } from './option-parsers.js';
+import { minimumGasPriceProblem } from '../chain/base-fee.js';
 import { HostAllowlist, OriginAllowlist } from '../transport/host-origin-patterns.js';
 
 export interface NodeConfig {
@@ -84,6 +85,14 @@ export interface OptionSpec<K extends OptionKey = OptionKey> {
   /** True for on/off options: `--name` / `--no-name` on the command line. */
   boolean?: boolean;
   parse(raw: string): NodeConfig[K];
+}
+
+/** A wei amount the node can run with as its base-fee floor (see `chain/base-fee.ts`). */
+function parseMinimumGasPrice(raw: string): bigint {
+  const price = parseWeiAmount(raw);
+  const problem = minimumGasPriceProblem(price);
+  if (problem !== undefined) throw new Error(`${problem}, got ${price}`);
+  return price;
 }
 
 function parseLogLevel(raw: string): LogLevel {
@@ -213,8 +222,8 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     key: 'minimum-gas-prices',
     defaultText: undefined,
     description:
-      'Minimum gas price in wei (e.g. 1000000000 or 1gwei); overrides the config file and miner_setGasPrice. Default: the genesis value.',
-    parse: optional(parseWeiAmount),
+      'Minimum gas price in wei (e.g. 1000000000 or 1gwei), at most 2^192-1; overrides the config file and miner_setGasPrice. Default: the genesis value.',
+    parse: optional(parseMinimumGasPrice),
   }),
   option({
     key: 'block-time',

@@ -63,14 +63,12 @@ export function handleRequestText(
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (error) {
+  } catch {
+    // CometBFT puts its JSON decoder's error here; V8's would be runtime text, so ours says it.
     return errorText(
       null,
       cometError(
-        new RpcError(
-          RpcErrorCode.parseError,
-          `error unmarshaling request: ${(error as Error).message}`,
-        ),
+        new RpcError(RpcErrorCode.parseError, 'error unmarshaling request: not valid JSON'),
       ),
     );
   }

@@ -1,0 +1,56 @@
+/**
+ * Every JSON-RPC namespace the node has, built over its services: the one list the composition
+ * root registers (`--evm.rpc.api` then picks which are served), and that tests read to reach
+ * every method.
+ */
+import { PACKAGE_VERSION } from '../../shared/version.js';
+import type { AccountManager } from '../accounts/account-manager.js';
+import { TransactionSigner } from '../accounts/transaction-signer.js';
+import type { NamespaceModule } from '../rpc/registry.js';
+import { debugRuntimeMethods } from './debug-runtime.js';
+import { ethAccountsNamespace } from './eth-accounts.js';
+import { ethFilterMethods } from './eth-filters.js';
+import { ethLogMethods } from './eth-logs.js';
+import { ethSubscribeMethods } from './eth-subscribe.js';
+import { ethNamespace } from './eth.js';
+import { FeeOracle } from './fee-oracle.js';
+import { minerConfigMethods } from './miner-config.js';
+import { minerNamespace } from './miner.js';
+import { netNamespace } from './net.js';
+import { personalNamespace } from './personal.js';
+import type { NodeServices } from './services.js';
+import { txpoolNamespace } from './txpool.js';
+import { web3Namespace } from './web3.js';
+
+export function namespaceModules(
+  services: NodeServices,
+  accounts: AccountManager,
+): NamespaceModule[] {
+  const chainId = services.chain.chainId;
+  const fees = new FeeOracle(services.chain, services.bus);
+  const signer = new TransactionSigner(
+    {
+      common: services.chain.common,
+      pool: services.pool,
+      nextBaseFee: () => services.chain.nextBaseFee(),
+      suggestedTip: () => fees.suggestedTip(),
+    },
+    accounts,
+  );
+  return [
+    web3Namespace(PACKAGE_VERSION),
+    netNamespace({ networkId: () => chainId.toString(), peerCount: () => 0 }),
+    ethNamespace(services, fees, [
+      ...ethLogMethods(services.logs.query),
+      ...ethFilterMethods(services.logs.filters, services.logs.query),
+      ...ethSubscribeMethods(services, {
+        maxPerConnection: services.config['json-rpc.ws-max-subscriptions'],
+      }),
+    ]),
+    txpoolNamespace(services),
+    ethAccountsNamespace(accounts, signer),
+    personalNamespace(accounts, signer),
+    minerNamespace(minerConfigMethods(services)),
+    { namespace: 'debug', access: 'private', methods: debugRuntimeMethods },
+  ];
+}
