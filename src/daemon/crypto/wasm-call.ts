@@ -1,0 +1,77 @@
+/**
+ * One call into the @polkadot/wasm-crypto WebAssembly that leaves the module as it found it,
+ * whether the call returns or traps.
+ *
+ * The module's Rust functions `panic!` on every input they refuse (a signature that recovers no
+ * key, a secret key out of range, a wrong length), and panics in that build abort: the
+ * WebAssembly executes `unreachable` and the call throws a `RuntimeError`. A trap skips the code
+ * that ends a call normally, so two things are never given back: the shadow-stack space of the
+ * frames on the way down (the module's `__stack_pointer` global, 544 bytes for a recovery) and
+ * the input buffers the Rust side would have freed on return. The package's own wrappers call
+ * the exports bare, so every refused call lowered the stack pointer for good; after about 1 900
+ * refusals it left the 1 MiB stack region and every later call, valid or not, failed with
+ * "memory access out of bounds". This module keeps both for the caller: it notes the stack
+ * pointer before the call and puts it back after a trap, and frees the inputs it allocated. That
+ * is all the state a trapped call leaves behind (a trapped call changes nothing else the module
+ * keeps between calls: its memory stays the same size however many calls trap).
+ */
+import { bridge } from '@polkadot/wasm-crypto';
+import { InvalidInputError } from '../errors.js';
+
+/** The exports used here, as wasm-bindgen generates them for the module. */
+interface WasmCryptoExports {
+  memory: { buffer: ArrayBuffer };
+  __wbindgen_malloc(size: number): number;
+  __wbindgen_free(pointer: number, size: number): void;
+  /** Moves the shadow-stack pointer by `delta` bytes and returns its new value. */
+  __wbindgen_add_to_stack_pointer(delta: number): number;
+}
+
+/** An export of the module that writes its result's (pointer, length) to {@link RESULT_SLOT}. */
+export type WasmExport<K extends string> = Record<K, (slot: number, ...args: number[]) => void>;
+
+/**
+ * Where the exports write the (pointer, length) of the byte vector they return; the address the
+ * package's wrappers use too, in memory the module reserves below its stack.
+ */
+const RESULT_SLOT = 8;
+
+function exportsOf<K extends string>(): WasmCryptoExports & WasmExport<K> {
+  const wasm = bridge.wasm as unknown as (WasmCryptoExports & WasmExport<K>) | null;
+  if (wasm === null) throw new Error('wasm crypto used before initCrypto() resolved');
+  return wasm;
+}
+
+/**
+ * Calls export `name` with `inputs` copied into the module's memory (each passed as pointer and
+ * length), then `scalars`, and returns the byte vector it produces.
+ *
+ * @throws InvalidInputError with `refusal` as its message (the trap as its cause) when the call
+ *   traps, which for these functions means the module refused the input.
+ */
+export function callWasm<K extends string>(
+  name: K,
+  inputs: readonly Uint8Array[],
+  scalars: readonly number[],
+  refusal: string,
+): Uint8Array {
+  const wasm = exportsOf<K>();
+  const stackPointer = wasm.__wbindgen_add_to_stack_pointer(0);
+  const args: number[] = [];
+  try {
+    for (const input of inputs) {
+      const pointer = wasm.__wbindgen_malloc(input.length);
+      args.push(pointer, input.length);
+      new Uint8Array(wasm.memory.buffer, pointer, input.length).set(input);
+    }
+    wasm[name](RESULT_SLOT, ...args, ...scalars);
+  } catch (trap) {
+    wasm.__wbindgen_add_to_stack_pointer(stackPointer - wasm.__wbindgen_add_to_stack_pointer(0));
+    for (let at = 0; at < args.length; at += 2) wasm.__wbindgen_free(args[at], args[at + 1]);
+    throw new InvalidInputError(refusal, { cause: trap });
+  }
+  const [pointer, length] = new Int32Array(wasm.memory.buffer, RESULT_SLOT, 2);
+  const result = new Uint8Array(wasm.memory.buffer, pointer, length).slice();
+  wasm.__wbindgen_free(pointer, length);
+  return result;
+}
