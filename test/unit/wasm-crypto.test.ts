@@ -1,14 +1,10 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { bridge } from '@polkadot/wasm-crypto';
-import {
-  SECP256K1_ORDER as N,
-  bigIntToBytes,
-  bytesToBigInt,
-  setLengthLeft,
-} from '@ethereumjs/util';
+import { SECP256K1_ORDER as N, bytesToBigInt } from '@ethereumjs/util';
 import { Signature, SigningKey, keccak256 as ethersKeccak256 } from 'ethers';
 import { InvalidInputError } from '../../src/daemon/errors.js';
+import { SECP256K1_P, infinitySigner, offCurveX, word } from '../helpers/bad-signatures.js';
 import { callWasm } from '../../src/daemon/crypto/wasm-call.js';
 import {
   initCrypto,
@@ -20,49 +16,18 @@ import {
   sha256,
 } from '../../src/daemon/crypto/wasm-crypto.js';
 
-/** Field prime of secp256k1. */
-const P = 2n ** 256n - 2n ** 32n - 977n;
 /**
  * Refusals per bad input: the module used to break for good after about 1 900 of them (each
  * leaked 544 bytes of its 1 MiB stack).
  */
 const ROUNDS = 2500;
 
-const word = (value: bigint): Uint8Array => setLengthLeft(bigIntToBytes(value), 32);
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 const concat = (...parts: Uint8Array[]): Uint8Array => new Uint8Array(Buffer.concat(parts));
-
-function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
-  let result = 1n;
-  for (let b = base % modulus, e = exponent; e > 0n; e >>= 1n, b = (b * b) % modulus) {
-    if (e & 1n) result = (result * b) % modulus;
-  }
-  return result;
-}
-
-/** The smallest x above `from` that is no point's x-coordinate (x³ + 7 has no square root). */
-function offCurveX(from: bigint): bigint {
-  for (let x = from; ; x++) if (modPow(x ** 3n + 7n, (P - 1n) / 2n, P) === P - 1n) return x;
-}
 
 const digest = createHash('sha256').update('a digest').digest();
 const privateKey = word(0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318n);
 const signingKey = new SigningKey(privateKey);
-
-/**
- * A signature that passes every range check and names a real curve point R, but whose recovered
- * key would be the point at infinity: R = kG with s = e / k makes sR - eG = 0.
- */
-function infinitySignature(): { signature: Uint8Array; recoveryId: number } {
-  const k = 0x1234567890abcdefn;
-  const e = bytesToBigInt(digest) % N;
-  const compressedR = secp256k1KeyPair(word(k)).subarray(32);
-  const s = (e * modPow(k, N - 2n, N)) % N;
-  // -k gives the same x with the other parity and s' = n - s: use whichever s is low.
-  const lowS = s <= N / 2n ? s : N - s;
-  const recoveryId = (compressedR[0] - 2) ^ (s <= N / 2n ? 0 : 1);
-  return { signature: concat(compressedR.subarray(1), word(lowS)), recoveryId };
-}
 
 /**
  * Counts the calls of one round that did not refuse with `InvalidInputError` (a Jest matcher per
@@ -129,7 +94,11 @@ describe('wasm crypto', () => {
     const valid = secp256k1SignDigest(digest, privateKey);
     const [r, s] = [valid.subarray(0, 32), valid.subarray(32, 64)];
     const highS = concat(r, word(N - bytesToBigInt(s)));
-    const infinity = infinitySignature();
+    const crafted = infinitySigner()(digest);
+    const infinity = {
+      signature: concat(word(crafted.r), word(crafted.s)),
+      recoveryId: crafted.yParity,
+    };
     const offCurve = concat(word(offCurveX(5n)), s);
     const before = moduleState();
     const bad: [Uint8Array, Uint8Array, number][] = [
@@ -164,7 +133,7 @@ describe('wasm crypto', () => {
     const publicKey = secp256k1KeyPair(privateKey).subarray(32);
     const badPublicKeys = [
       concat(Uint8Array.of(2), word(offCurveX(5n))),
-      concat(Uint8Array.of(3), word(P)),
+      concat(Uint8Array.of(3), word(SECP256K1_P)),
       concat(Uint8Array.of(3), word(2n ** 256n - 1n)),
       concat(Uint8Array.of(4), publicKey.subarray(1)),
       publicKey.subarray(0, 32),
