@@ -12,8 +12,9 @@
  * refusals it left the 1 MiB stack region and every later call, valid or not, failed with
  * "memory access out of bounds". This module keeps both for the caller: it notes the stack
  * pointer before the call and puts it back after a trap, and frees the inputs it allocated. That
- * is all the state a trapped call leaves behind (a trapped call changes nothing else the module
- * keeps between calls: its memory stays the same size however many calls trap).
+ * is all the state a trapped call leaves behind that matters: the module's memory stays the same
+ * size however many calls trap, and later results are unchanged (test/unit/wasm-crypto.test.ts).
+ * The Rust runtime's panic counter does keep growing, which none of these functions reads.
  */
 import { bridge } from '@polkadot/wasm-crypto';
 import { InvalidInputError } from '../errors.js';
@@ -28,11 +29,12 @@ interface WasmCryptoExports {
 }
 
 /** An export of the module that writes its result's (pointer, length) to {@link RESULT_SLOT}. */
-export type WasmExport<K extends string> = Record<K, (slot: number, ...args: number[]) => void>;
+type WasmExport<K extends string> = Record<K, (slot: number, ...args: number[]) => void>;
 
 /**
- * Where the exports write the (pointer, length) of the byte vector they return; the address the
- * package's wrappers use too, in memory the module reserves below its stack.
+ * Where the exports write the (pointer, length) of the byte vector they return: the address the
+ * package's wrappers use too, in the lowest bytes of memory, which the stack (growing down from
+ * 1 MiB) does not reach while its pointer is kept.
  */
 const RESULT_SLOT = 8;
 
@@ -44,7 +46,7 @@ function exportsOf<K extends string>(): WasmCryptoExports & WasmExport<K> {
 
 /**
  * Views of the module's memory, made again only when it grows (which replaces its buffer):
- * making them per call would cost hashing a short input a third of its speed.
+ * making them per call measurably slowed hashing short inputs, the most frequent call.
  */
 let bytes = new Uint8Array(0);
 let words = new Int32Array(0);
