@@ -29,4 +29,23 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  {
+    // A bare call into the WebAssembly crypto that traps breaks the module for good
+    // (docs/architecture.md, Rules): only these two modules may reach it.
+    files: ['src/**/*.ts'],
+    ignores: ['src/daemon/crypto/wasm-call.ts', 'src/daemon/crypto/wasm-crypto.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@polkadot/wasm-crypto',
+              message: 'use src/daemon/crypto/wasm-crypto.ts, which calls it through callWasm',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -4,16 +4,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { InvalidInputError } from '../errors.js';
+import { isSecp256k1Scalar } from '../crypto/secp256k1-scalar.js';
 import { keccak256, secp256k1Expand, secp256k1KeyPair } from '../crypto/wasm-crypto.js';
-
-/** Order of the secp256k1 group; a private key is a scalar in [1, n-1]. */
-const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 const PRIVATE_KEY_BYTES = 32;
 
 /**
- * Throws `InvalidInputError` unless `privateKey` is 32 bytes encoding a scalar in [1, n-1].
- * Checked here because the WebAssembly traps (rather than throws) on an out-of-range key.
+ * Throws `InvalidInputError` unless `privateKey` is 32 bytes encoding a scalar in [1, n-1],
+ * with a message that says which.
  */
 export function assertValidPrivateKey(privateKey: Uint8Array): void {
   if (privateKey.length !== PRIVATE_KEY_BYTES) {
@@ -21,7 +19,7 @@ export function assertValidPrivateKey(privateKey: Uint8Array): void {
       `invalid private key: expected ${PRIVATE_KEY_BYTES} bytes, got ${privateKey.length}`,
     );
   }
-  if (!isInScalarRange(privateKey)) {
+  if (!isSecp256k1Scalar(privateKey)) {
     throw new InvalidInputError('invalid private key: not in the secp256k1 scalar range');
   }
 }
@@ -30,13 +28,8 @@ export function assertValidPrivateKey(privateKey: Uint8Array): void {
 export function generatePrivateKey(): Uint8Array {
   for (;;) {
     const candidate = new Uint8Array(randomBytes(PRIVATE_KEY_BYTES));
-    if (isInScalarRange(candidate)) return candidate;
+    if (isSecp256k1Scalar(candidate)) return candidate;
   }
-}
-
-function isInScalarRange(privateKey: Uint8Array): boolean {
-  const scalar = BigInt(`0x${Buffer.from(privateKey).toString('hex')}`);
-  return scalar !== 0n && scalar < SECP256K1_ORDER;
 }
 
 /**

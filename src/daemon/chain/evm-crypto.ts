@@ -10,6 +10,7 @@
 import type { CustomCrypto } from '@ethereumjs/common';
 import { ecrecover as libraryEcrecover, setLengthLeft } from '@ethereumjs/util';
 import type { KZG } from '@ethereumjs/util';
+import { isLowS } from '../crypto/secp256k1-scalar.js';
 import {
   keccak256,
   secp256k1RecoverPublicKey,
@@ -36,17 +37,17 @@ function ecrecover(
   chainId?: bigint,
 ): Uint8Array {
   const recoveryId = recoveryIdOf(v, chainId);
-  if (recoveryId === 0 || recoveryId === 1) {
+  const s32 = setLengthLeft(s, 32);
+  if ((recoveryId === 0 || recoveryId === 1) && isLowS(s32)) {
+    // The WebAssembly module decides these signatures as the library would, only faster, so its
+    // refusal is final: asking the library again would only double the cost of bad input.
     const signature = new Uint8Array(64);
     signature.set(setLengthLeft(r, 32), 0);
-    signature.set(setLengthLeft(s, 32), 32);
-    try {
-      return secp256k1RecoverPublicKey(msgHash, signature, recoveryId).subarray(1);
-    } catch {
-      // The WebAssembly module refuses high-s signatures, which the ecrecover precompile must
-      // accept; the library's implementation decides those (and throws on truly invalid ones).
-    }
+    signature.set(s32, 32);
+    return secp256k1RecoverPublicKey(msgHash, signature, recoveryId).subarray(1);
   }
+  // The module refuses high-s signatures, which the ecrecover precompile must accept; the
+  // library decides those (and recovery ids that are not 0 or 1).
   return libraryEcrecover(msgHash, v, r, s, chainId);
 }
 
