@@ -28,6 +28,7 @@ import { UNSUPPORTED_METHODS } from './api/unsupported.js';
 import { web3Namespace } from './api/web3.js';
 import { Chain } from './chain/chain.js';
 import { ConsensusEngine } from './chain/consensus.js';
+import { ProductionHealth } from './chain/production-health.js';
 import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from './config/options.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
@@ -103,6 +104,7 @@ async function startChain(
   logger: Logger,
   shutdownSteps: Array<() => Promise<void> | void>,
   senderRecovery: SenderRecovery,
+  production: ProductionHealth,
 ): Promise<NodeServices> {
   const { genesis, custom } = loadGenesis(layout, config['chain-id']);
   const chain = await Chain.open({
@@ -146,6 +148,7 @@ async function startChain(
     chain,
     pool,
     bus,
+    health: production,
     blockTimeMs: config['block-time'],
     emptyBlocks: config['empty-blocks'],
     onRejected: ({ hashHex, reason }) =>
@@ -277,7 +280,15 @@ export async function startNode(
         }),
     });
     shutdownSteps.push(() => senderRecovery.close());
-    const services = await startChain(config, layout, logger, shutdownSteps, senderRecovery);
+    const production = new ProductionHealth(logger);
+    const services = await startChain(
+      config,
+      layout,
+      logger,
+      shutdownSteps,
+      senderRecovery,
+      production,
+    );
     const registry = new MethodRegistry(new Set(config['evm.rpc.api'])).declareUnsupported(
       UNSUPPORTED_METHODS,
     );
@@ -329,6 +340,7 @@ export async function startNode(
       maxClients: config['rpc.max-subscription-clients'],
       maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
       maxBacklogBytes: WS_MAX_BACKLOG_BYTES,
+      production: () => production.state(),
       logger,
     });
     shutdownSteps.push(() => consensusRpc.close());

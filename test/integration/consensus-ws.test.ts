@@ -252,6 +252,7 @@ describe('consensus RPC (in-process node)', () => {
       maxClients: limits.maxClients ?? 10,
       maxSubscriptionsPerClient: 5,
       maxBacklogBytes: limits.maxBacklogBytes ?? 16 * 1024 * 1024,
+      production: () => ({ producing: true }),
       logger: limits.logger ?? silent,
     });
   }
@@ -417,7 +418,7 @@ describe('consensus RPC (in-process node)', () => {
     };
     expect(await get('/health')).toEqual({
       status: 200,
-      body: { jsonrpc: '2.0', id: -1, result: {} },
+      body: { jsonrpc: '2.0', id: -1, result: { block_production: { producing: true } } },
     });
     const byUri = await get(`/tx?hash=${hash}`);
     expect((byUri.body.result as { hash: string }).hash).toBe(hash.slice(2).toUpperCase());
@@ -480,7 +481,9 @@ describe('consensus RPC (in-process node)', () => {
         if (outcome === 'served') accepted = attempt;
         return outcome === 'served';
       });
-      expect((await accepted!.call('h', 'health')).result).toEqual({});
+      expect((await accepted!.call('h', 'health')).result).toEqual({
+        block_production: { producing: true },
+      });
       accepted!.ws.close();
       second.ws.close();
     } finally {

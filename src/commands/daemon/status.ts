@@ -4,7 +4,9 @@ import { daemonStatus, type DaemonStatus } from '../../client/daemon-process.js'
 export default class DaemonStatusCommand extends BaseCommand {
   static override summary = 'Show whether the node daemon is running.';
   static override description =
-    'Prints pid, uptime, version and endpoints of the running daemon, or that it is stopped.';
+    'Prints pid, uptime, version and endpoints of the running daemon, and whether it produces blocks ' +
+    '(it stops when the chain store cannot be written, e.g. a full disk, and resumes by itself), ' +
+    'or that it is stopped.';
   static override examples = [
     '<%= config.bin %> daemon status',
     '<%= config.bin %> daemon status --json',
@@ -12,7 +14,7 @@ export default class DaemonStatusCommand extends BaseCommand {
 
   async run(): Promise<DaemonStatus> {
     const { flags } = await this.parse(DaemonStatusCommand);
-    const status = daemonStatus(this.dataDir(flags));
+    const status = await daemonStatus(this.dataDir(flags));
     if (!status.running) {
       this.log(`stopped (data directory ${status.dataDir})`);
       return status;
@@ -21,6 +23,14 @@ export default class DaemonStatusCommand extends BaseCommand {
       `running (pid ${status.pid}, up ${status.uptimeSeconds} s, version ${status.version})`,
     );
     this.log(`  data directory ${status.dataDir}`);
+    const production = status.blockProduction;
+    if (production === undefined)
+      this.log('  blocks       unknown (the consensus RPC did not answer)');
+    else if (production.producing) this.log('  blocks       producing');
+    else {
+      this.log(`  blocks       STOPPED since ${production.since}: ${production.reason}`);
+      this.log(`               retrying (next attempt ${production.next_attempt})`);
+    }
     for (const [name, url] of Object.entries(status.endpoints))
       this.log(`  ${name.padEnd(12)} ${url}`);
     return status;

@@ -24,6 +24,7 @@ import { blockEvents } from './block-events.js';
 import { BlockResults } from './block-results.js';
 import type { ConsensusChain } from './block-results.js';
 import { MAX_BODY_BYTES, httpHandler } from './http-handler.js';
+import type { ProductionState } from '../chain/production-health.js';
 import { ROUTES } from './routes.js';
 import type { RouteContext } from './routes.js';
 import { upperHex } from './wire-encoding.js';
@@ -45,6 +46,8 @@ export interface ConsensusRpcServerOptions {
   maxSubscriptionsPerClient: number;
   /** Unsent bytes a WebSocket client may accumulate before it is disconnected. */
   maxBacklogBytes: number;
+  /** Whether blocks are being produced (`status` and `health` report it). */
+  production: () => ProductionState;
   logger: Logger;
 }
 
@@ -109,6 +112,7 @@ export async function startConsensusRpcServer(
         return options.validatorKey.publicKey;
       },
     },
+    production: options.production,
     parseQuery: (text) => {
       try {
         return parseQuery(text, { caseInsensitiveKeys: ADDRESS_KEYS });

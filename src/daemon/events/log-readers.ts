@@ -23,7 +23,7 @@ export interface LogReadersOptions {
     NodeConfig,
     'json-rpc.block-range-cap' | 'json-rpc.logs-cap' | 'json-rpc.filter-timeout'
   >;
-  logger: Pick<Logger, 'error'>;
+  logger: Pick<Logger, 'error' | 'warn'>;
 }
 
 export interface LogReaders {
@@ -45,6 +45,8 @@ export async function openLogReaders(options: LogReadersOptions): Promise<LogRea
     chain,
     bus,
     onError: (error) => logger.error('log index: indexing failed', { error: String(error) }),
+    onRebuild: (problem) =>
+      logger.warn('log index damaged: deleting it and rebuilding it from the chain', { problem }),
   });
   const query = new LogQuery(
     chain,
