@@ -67,7 +67,7 @@ export class ProductionHealth {
     if (this.current.producing) return;
     // The reason again: the error line may have been lost when the log is on the full disk.
     this.logger.info('block production resumed', {
-      height,
+      height: height.toString(),
       failedAttempts: this.current.failures,
       stoppedSince: this.current.since,
       reason: this.current.reason,
