@@ -320,3 +320,64 @@ export class LogIndex {
 function bytesOf(hex: string): Uint8Array {
   return hexToBytes(hex as PrefixedHexString);
 }
+
+/** What `checkLogIndex` needs of the chain: committed blocks' hashes and receipts. */
+export interface IndexedChain {
+  /** The chain's head now (read after the index, which never leads the chain). */
+  head(): number;
+  hashHexOf(number: number): string | undefined;
+  receiptsOf(number: number): readonly ChainReceipt[] | undefined;
+}
+
+/**
+ * Compares a log index with the chain (for `daemon check`): its file, its state (height not
+ * past the head, the hash of that block) and its keys, exactly those the indexed blocks' logs
+ * give. Opens the environment read-only, beside a running daemon if there is one: state and
+ * keys are read in one synchronous step (one LMDB snapshot), and the chain's head only after
+ * them, so a daemon indexing meanwhile cannot make the index look ahead of the chain.
+ * Returns the problems found, empty when it is consistent, and the height it covers.
+ */
+export async function checkLogIndex(
+  dir: string,
+  chain: IndexedChain,
+): Promise<{ height: number; problems: string[] }> {
+  const dataFile = join(dir, 'data.mdb');
+  const fileProblem = lmdbFileProblem(dataFile);
+  if (fileProblem === 'is missing') return { height: -1, problems: [] };
+  if (fileProblem !== undefined) return { height: -1, problems: [`${dataFile} ${fileProblem}`] };
+  const root = open({ path: dir, maxDbs: 2, compression: false, readOnly: true });
+  let state: IndexState;
+  const stored: Buffer[] = [];
+  try {
+    const entries = root.openDB<Uint8Array, Buffer>('entries', {
+      keyEncoding: 'binary',
+      encoding: 'binary',
+    });
+    state = root.openDB<IndexState, string>('meta', {}).get(STATE_KEY) ?? EMPTY_STATE;
+    for (const key of entries.getKeys()) stored.push(Buffer.from(key));
+  } finally {
+    await root.close();
+  }
+  const head = chain.head();
+  const claims = (problem: string) => ({ height: state.height, problems: [problem] });
+  if (state.height > head) {
+    return claims(`log index claims block ${state.height}, past the chain's head ${head}`);
+  }
+  if (state.height >= 0 && chain.hashHexOf(state.height) !== state.hash) {
+    return claims(`log index was built for another chain (block ${state.height} differs)`);
+  }
+  const expected = new Set<string>();
+  for (let number = 0; number <= state.height; number++) {
+    for (const key of blockKeys(number, chain.receiptsOf(number) ?? [])) {
+      expected.add(key.toString('hex'));
+    }
+  }
+  let extra = 0;
+  for (const key of stored) {
+    if (!expected.delete(key.toString('hex')) && decodeNumber(key) <= state.height) extra++;
+  }
+  const problems: string[] = [];
+  if (expected.size > 0) problems.push(`log index lacks ${expected.size} entries of its blocks`);
+  if (extra > 0) problems.push(`log index holds ${extra} entries no log of its blocks gives`);
+  return { height: state.height, problems };
+}
