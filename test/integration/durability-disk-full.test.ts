@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { HttpRpcClient } from '../../src/client/http-rpc-client.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
+import { devWallet, signDynamicFeeTx, waitForReceipt } from '../helpers/dev-chain.js';
 import { isAlive, waitFor } from '../helpers/processes.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -117,10 +118,16 @@ describe('disk full', () => {
       'a retry',
     );
     expect(await head()).toBe(haltedHead);
+    // Executed in every failed attempt and again in the one that succeeds: if a failed
+    // attempt's state survived, its nonce would be taken and it would never be included.
+    const transfer = await rpc.call<string>('eth_sendRawTransaction', [
+      await signDynamicFeeTx(devWallet(3), { nonce: 0, to: devWallet(4).address, value: 1n }),
+    ]);
 
     rmSync(filler);
     await waitFor(async () => (await production()).producing, 30_000, 'production to resume');
     await waitFor(async () => (await head()) > haltedHead, 10_000, 'a block after the halt');
+    expect((await waitForReceipt(rpc, transfer, 30_000)).status).toBe('0x1');
     expect(isAlive(daemon.pid)).toBe(true);
     const log = readFileSync(join(dataDir, 'logs', 'daemon.log'), 'utf8');
     expect(log).toMatch(/INFO block production resumed .*reason=/);
@@ -137,6 +144,9 @@ describe('disk full', () => {
     await rpc.close();
     await daemon.authedRpc.close();
     expect((await runCli(['daemon', 'stop', '--datadir', dataDir])).code).toBe(0);
+    const check = await runCli(['daemon', 'check', '--full', '--datadir', dataDir]);
+    expect(check.stdout).toContain('no problems found');
+    expect(check.code).toBe(0);
 
     daemon = await startTestDaemon(['--block-time', '1h'], dataDir);
     const restarted = new HttpRpcClient(daemon.endpoints.http);

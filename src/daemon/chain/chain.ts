@@ -306,8 +306,15 @@ export class Chain extends ChainReader implements PoolStateView {
       }));
       return { block: stored, receipts, results, rejected: executed.rejected };
     } catch (error) {
-      this.writeBack.clear();
-      await this.executionState.setStateRoot(parentHeader.stateRoot);
+      // Nothing of the failed block may survive (a commit that failed on a full disk is tried
+      // again later): back at the parent's root with empty caches, the state manager reads
+      // from the store again. The write-back layer is cleared last, since setting the root
+      // first flushes whatever the caches still held into it.
+      try {
+        await this.executionState.setStateRoot(parentHeader.stateRoot);
+      } finally {
+        this.writeBack.clear();
+      }
       throw error;
     }
   }
