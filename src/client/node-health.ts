@@ -3,14 +3,25 @@
  * route (the daemon keeps that state in one place; `daemon status` shows it).
  */
 
-/** `block_production` of the consensus RPC's `health` answer. */
-export interface BlockProduction {
+/** `block_production` of the consensus RPC's `health` answer, as the wire spells it. */
+interface WireBlockProduction {
   producing: boolean;
-  /** Why production stopped (the error of the failed commit); absent while producing. */
   reason?: string;
   since?: string;
   failed_attempts?: number;
   next_attempt?: string;
+}
+
+/** Whether the daemon produces blocks; the rest only while it does not. */
+export interface BlockProduction {
+  producing: boolean;
+  /** Why production stopped (the error of the first failed commit). */
+  reason?: string;
+  /** ISO time of the first failed commit. */
+  since?: string;
+  failedAttempts?: number;
+  /** ISO time of the next attempt. */
+  nextAttempt?: string;
 }
 
 /** How long `daemon status` waits for the answer before it reports the state as unknown. */
@@ -32,8 +43,18 @@ export async function fetchBlockProduction(
     const response = await fetch(healthUrl(consensusWs), {
       signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
     });
-    const body = (await response.json()) as { result?: { block_production?: BlockProduction } };
-    return body.result?.block_production;
+    const body = (await response.json()) as {
+      result?: { block_production?: WireBlockProduction };
+    };
+    const wire = body.result?.block_production;
+    if (wire === undefined) return undefined;
+    return {
+      producing: wire.producing,
+      reason: wire.reason,
+      since: wire.since,
+      failedAttempts: wire.failed_attempts,
+      nextAttempt: wire.next_attempt,
+    };
   } catch {
     return undefined;
   }

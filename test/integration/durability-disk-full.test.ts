@@ -95,7 +95,9 @@ describe('disk full', () => {
       20_000,
       'production to stop',
     );
-    expect(halted.reason).toMatch(/failed to write block \d+ to the chain store: .*(space|I\/O)/i);
+    expect(halted.reason).toMatch(
+      /failed to write block \d+ to the chain store: .*(no space left|input\/output error)/i,
+    );
     const status = await runCliJson<{ pid: number; blockProduction: BlockProduction }>([
       'daemon',
       'status',

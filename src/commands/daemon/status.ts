@@ -29,7 +29,7 @@ export default class DaemonStatusCommand extends BaseCommand {
     else if (production.producing) this.log('  blocks       producing');
     else {
       this.log(`  blocks       STOPPED since ${production.since}: ${production.reason}`);
-      this.log(`               retrying (next attempt ${production.next_attempt})`);
+      this.log(`               retrying (next attempt ${production.nextAttempt})`);
     }
     for (const [name, url] of Object.entries(status.endpoints))
       this.log(`  ${name.padEnd(12)} ${url}`);
