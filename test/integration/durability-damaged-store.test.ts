@@ -53,6 +53,10 @@ async function makeTemplate(): Promise<Template> {
     { fromBlock: '0x0', toBlock: 'latest' },
   ]);
   const head = Number(BigInt(await daemon.rpc.call<string>('eth_blockNumber')));
+  // Read-only beside the running daemon: LMDB readers take a snapshot and never block it.
+  const live = await runCli(['daemon', 'check', '--datadir', daemon.dataDir]);
+  expect(live.stdout).toContain('no problems found');
+  expect(live.code).toBe(0);
   await Promise.all([daemon.rpc.close(), daemon.authedRpc.close()]);
   expect((await runCli(['daemon', 'stop', '--datadir', daemon.dataDir])).code).toBe(0);
   return { dataDir: daemon.dataDir, head, logs };
