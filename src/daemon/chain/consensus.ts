@@ -67,6 +67,8 @@ export class ConsensusEngine {
   private readonly now: () => number;
   private readonly stepListeners = new Set<(event: ConsensusStepEvent) => void>();
   private running = false;
+  /** Attempts at the current height whose commit failed: the round number of the next one. */
+  private failedRounds = 0;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private unsubscribePool: Unsubscribe | undefined;
@@ -112,12 +114,17 @@ export class ConsensusEngine {
       if (!this.running) break;
       try {
         const height = await this.round();
-        if (height !== undefined) this.options.health?.committed(height);
+        if (height !== undefined) {
+          this.failedRounds = 0;
+          this.options.health?.committed(height);
+        }
       } catch (error) {
         const { health } = this.options;
         if (error instanceof StorageError && health !== undefined) {
           // The chain is back at its last committed block; the next attempt waits out the
-          // backoff instead of the block time, and stop() still ends the wait at once.
+          // backoff instead of the block time, and stop() still ends the wait at once. It is the
+          // next round of the same height, as a CometBFT round after a failed one.
+          this.failedRounds++;
           await this.waitUntil(this.now() + health.commitFailed(error));
           nextBlockAt = this.now();
           continue;
@@ -140,7 +147,13 @@ export class ConsensusEngine {
     if (txs.length === 0 && (this.blockTimeMs === 0 || !this.emptyBlocks)) return undefined;
     const height = chain.head().number + 1n;
     const step = (name: ConsensusStep, blockHash?: string) =>
-      this.emitStep({ height, round: 0, step: name, txCount: txs.length, blockHash });
+      this.emitStep({
+        height,
+        round: this.failedRounds,
+        step: name,
+        txCount: txs.length,
+        blockHash,
+      });
     step('propose');
     step('prevote');
     step('precommit');
