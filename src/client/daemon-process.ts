@@ -5,7 +5,7 @@
  * process behind.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, openSync, closeSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DaemonInfo } from '../shared/daemon-info.js';
@@ -15,6 +15,7 @@ import { isDataDirLocked, readLockHolder } from '../shared/datadir-lock.js';
 import { isSameLiveProcess, type ProcessIdentity } from '../shared/process-identity.js';
 import { DaemonControlError } from './errors.js';
 import { readDaemonInfo } from './daemon-files.js';
+import { fetchBlockProduction, type BlockProduction } from './node-health.js';
 
 const DAEMON_ENTRY = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
 
@@ -28,11 +29,24 @@ export interface StartOptions {
 
 type LaunchMessage = { type: 'ready'; info: DaemonInfo } | { type: 'failed'; message: string };
 
-function lastLogLines(logFile: string, count: number): string {
+/**
+ * The last lines the daemon wrote to its log since `offset` (the log's size when it was
+ * started): lines of an earlier run would explain nothing about this one.
+ */
+function lastLogLines(logFile: string, offset: number, count: number): string {
   try {
-    return readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-count).join('\n');
+    const text = readFileSync(logFile).subarray(offset).toString('utf8').trimEnd();
+    return text === '' ? '(it wrote nothing)' : text.split('\n').slice(-count).join('\n');
   } catch {
-    return '';
+    return '(it wrote nothing)';
+  }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
   }
 }
 
@@ -86,6 +100,7 @@ export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
     );
   }
   const logFd = openSync(layout.logFile, 'a', 0o600);
+  const logOffset = fileSize(layout.logFile);
   const args = [
     ...daemonNodeFlags(process.env.NODE_OPTIONS),
     DAEMON_ENTRY,
@@ -103,16 +118,18 @@ export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
 
   const timeoutMs = options.readyTimeoutMs ?? 60_000;
   const outcome = await new Promise<
-    LaunchMessage | { type: 'exited'; code: number | null } | { type: 'timeout' }
+    | LaunchMessage
+    | { type: 'exited'; code: number | null; signal: NodeJS.Signals | null }
+    | { type: 'timeout' }
   >((resolve) => {
     const timer = setTimeout(() => resolve({ type: 'timeout' }), timeoutMs);
     child.once('message', (message) => {
       clearTimeout(timer);
       resolve(message as LaunchMessage);
     });
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve({ type: 'exited', code });
+      resolve({ type: 'exited', code, signal });
     });
     child.once('error', (error) => {
       clearTimeout(timer);
@@ -128,10 +145,17 @@ export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
     case 'failed':
       await waitForExit(child.pid, 5_000);
       throw new DaemonControlError(`daemon failed to start: ${outcome.message}`);
-    case 'exited':
+    case 'exited': {
+      // A signal here is most often SIGBUS or SIGSEGV from a damaged store file.
+      const how =
+        outcome.signal === null
+          ? `exited during start-up (code ${outcome.code})`
+          : `was killed by ${outcome.signal} during start-up (a damaged file in ${layout.root}? ` +
+            `node-cli daemon check --datadir ${layout.root})`;
       throw new DaemonControlError(
-        `daemon exited during start-up (code ${outcome.code}); last log lines:\n${lastLogLines(layout.logFile, 10)}`,
+        `daemon ${how}; its log lines:\n${lastLogLines(layout.logFile, logOffset, 10)}`,
       );
+    }
     case 'timeout':
       if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
       throw new DaemonControlError(
@@ -197,6 +221,8 @@ export type DaemonStatus =
       version: string;
       endpoints: DaemonInfo['endpoints'];
       dataDir: string;
+      /** Whether it produces blocks, and why not; absent when it did not say. */
+      blockProduction?: BlockProduction;
     }
   | {
       running: false;
@@ -207,7 +233,7 @@ export type DaemonStatus =
       stalePid?: number;
     };
 
-export function daemonStatus(dataDir: string): DaemonStatus {
+export async function daemonStatus(dataDir: string): Promise<DaemonStatus> {
   const layout = dataDirLayout(dataDir);
   const presence = locateDaemon(layout.root);
   if (presence.state === 'stopped') return { running: false, dataDir: layout.root };
@@ -225,5 +251,9 @@ export function daemonStatus(dataDir: string): DaemonStatus {
     version: info.version,
     endpoints: info.endpoints,
     dataDir: layout.root,
+    blockProduction:
+      info.endpoints.consensusWs === undefined
+        ? undefined
+        : await fetchBlockProduction(info.endpoints.consensusWs),
   };
 }

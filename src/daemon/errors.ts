@@ -50,3 +50,9 @@ export class ConflictError extends NodeError {}
 
 /** A server-side failure that is not the caller's fault and has no better class. */
 export class ServerError extends NodeError {}
+
+/** The store could not be written (disk full, I/O error); nothing of the write is visible. */
+export class StorageError extends ServerError {}
+
+/** A store file is missing, truncated or damaged; the node refuses to run on it. */
+export class DamagedStoreError extends ServerError {}

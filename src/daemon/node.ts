@@ -18,6 +18,7 @@ import type { NodeServices } from './api/services.js';
 import { UNSUPPORTED_METHODS } from './api/unsupported.js';
 import { Chain } from './chain/chain.js';
 import { ConsensusEngine } from './chain/consensus.js';
+import { ProductionHealth } from './chain/production-health.js';
 import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from './config/options.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
@@ -70,6 +71,7 @@ async function startChain(
   logger: Logger,
   shutdownSteps: Array<() => Promise<void> | void>,
   senderRecovery: SenderRecovery,
+  production: ProductionHealth,
 ): Promise<NodeServices> {
   const { genesis, custom } = loadGenesis(layout, config['chain-id']);
   const chain = await Chain.open({
@@ -113,6 +115,7 @@ async function startChain(
     chain,
     pool,
     bus,
+    health: production,
     blockTimeMs: config['block-time'],
     emptyBlocks: config['empty-blocks'],
     onRejected: ({ hashHex, reason }) =>
@@ -246,7 +249,15 @@ export async function startNode(
         }),
     });
     shutdownSteps.push(() => senderRecovery.close());
-    const services = await startChain(config, layout, logger, shutdownSteps, senderRecovery);
+    const production = new ProductionHealth(logger);
+    const services = await startChain(
+      config,
+      layout,
+      logger,
+      shutdownSteps,
+      senderRecovery,
+      production,
+    );
     const registry = new MethodRegistry(new Set(config['evm.rpc.api'])).declareUnsupported(
       UNSUPPORTED_METHODS,
     );
@@ -330,6 +341,7 @@ export async function startNode(
         maxConnections: config['rpc.max-open-connections'],
         readTimeoutMs: config['rpc.read-timeout'],
       },
+      production: () => production.state(),
       logger,
     });
     shutdownSteps.push(() => consensusRpc.close());

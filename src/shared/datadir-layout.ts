@@ -19,6 +19,13 @@ export interface DataDirLayout {
   /** A custom genesis written by `daemon init --genesis`; absent for the embedded dev chain. */
   genesisFile: string;
   chainDir: string;
+  /**
+   * Written once the chain's genesis is committed: from then on the data directory holds a chain,
+   * and a missing or empty chain store is damage to report, never a reason to start a new chain.
+   */
+  chainMarkerFile: string;
+  /** Derived from the chain (rebuilt when damaged): which blocks hold which logs. */
+  logIndexDir: string;
   keystoreDir: string;
   /** The node's own secp256k1 key (validator key), mode 0600. */
   nodeKeyFile: string;
@@ -43,6 +50,8 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     logFile: join(root, 'logs', 'daemon.log'),
     genesisFile: join(root, 'genesis.json'),
     chainDir: join(root, 'chain'),
+    chainMarkerFile: join(root, 'chain-identity.json'),
+    logIndexDir: join(root, 'log-index'),
     keystoreDir: join(root, 'keystore'),
     walletsDir: join(root, 'wallets'),
     nodeKeyFile: join(root, 'node_key.json'),

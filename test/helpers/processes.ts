@@ -1,3 +1,4 @@
+import { isSameLiveProcess } from '../../src/shared/process-identity.js';
 import { readFileSync, readdirSync } from 'node:fs';
 
 /** Pids of live processes whose command line mentions `needle` (Linux /proc). */
@@ -15,13 +16,9 @@ export function processesMentioning(needle: string): number[] {
   return pids;
 }
 
+/** True while `pid` has not exited; a zombie (exited, awaiting its reaper) counts as gone. */
 export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return isSameLiveProcess({ pid });
 }
 
 /** Polls `condition` until it holds or the deadline passes. */

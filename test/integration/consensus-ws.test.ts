@@ -262,6 +262,7 @@ describe('consensus RPC (in-process node)', () => {
         maxConnections: 900,
         readTimeoutMs: 10_000,
       },
+      production: () => ({ producing: true }),
       logger: limits.logger ?? silent,
     });
   }
@@ -427,7 +428,7 @@ describe('consensus RPC (in-process node)', () => {
     };
     expect(await get('/health')).toEqual({
       status: 200,
-      body: { jsonrpc: '2.0', id: -1, result: {} },
+      body: { jsonrpc: '2.0', id: -1, result: { block_production: { producing: true } } },
     });
     const byUri = await get(`/tx?hash=${hash}`);
     expect((byUri.body.result as { hash: string }).hash).toBe(hash.slice(2).toUpperCase());
@@ -490,7 +491,9 @@ describe('consensus RPC (in-process node)', () => {
         if (outcome === 'served') accepted = attempt;
         return outcome === 'served';
       });
-      expect((await accepted!.call('h', 'health')).result).toEqual({});
+      expect((await accepted!.call('h', 'health')).result).toEqual({
+        block_production: { producing: true },
+      });
       accepted!.ws.close();
       second.ws.close();
     } finally {

@@ -4,7 +4,9 @@ import { daemonStatus, type DaemonStatus } from '../../client/daemon-process.js'
 export default class DaemonStatusCommand extends BaseCommand {
   static override summary = 'Show whether the node daemon is running.';
   static override description =
-    'Prints pid, uptime, version and endpoints of the running daemon, or that it is stopped.';
+    'Prints pid, uptime, version and endpoints of the running daemon, and whether it produces blocks ' +
+    '(it stops when the chain store cannot be written, e.g. a full disk, and resumes by itself), ' +
+    'or that it is stopped.';
   static override examples = [
     '<%= config.bin %> daemon status',
     '<%= config.bin %> daemon status --json',
@@ -12,7 +14,7 @@ export default class DaemonStatusCommand extends BaseCommand {
 
   async run(): Promise<DaemonStatus> {
     const { flags } = await this.parse(DaemonStatusCommand);
-    const status = daemonStatus(this.dataDir(flags));
+    const status = await daemonStatus(this.dataDir(flags));
     if (!status.running) {
       if (status.starting) {
         const pid = status.starting.pid === undefined ? '' : ` (pid ${status.starting.pid})`;
@@ -29,6 +31,14 @@ export default class DaemonStatusCommand extends BaseCommand {
       `running (pid ${status.pid}, up ${status.uptimeSeconds} s, version ${status.version})`,
     );
     this.log(`  data directory ${status.dataDir}`);
+    const production = status.blockProduction;
+    if (production === undefined)
+      this.log('  blocks       unknown (the consensus RPC did not answer)');
+    else if (production.producing) this.log('  blocks       producing');
+    else {
+      this.log(`  blocks       STOPPED since ${production.since}: ${production.reason}`);
+      this.log(`               retrying (next attempt ${production.nextAttempt})`);
+    }
     for (const [name, url] of Object.entries(status.endpoints))
       this.log(`  ${name.padEnd(12)} ${url}`);
     return status;

@@ -29,6 +29,12 @@ import { buildGenesisBlock } from './genesis-block.js';
 import { encodeReceipts, receiptsOfBlock } from './receipt-codec.js';
 import { SharedHead } from './shared-head.js';
 import { ChainStore } from './store.js';
+import {
+  checkOpenedStore,
+  checkStoreFile,
+  damagedStoreError,
+  holdsChain,
+} from './store-integrity.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
 import type { BeforeVisible, CommittedBlock, StoredBlock, TxResult } from './types.js';
 
@@ -113,15 +119,23 @@ export class Chain extends ChainReader implements PoolStateView {
   /**
    * Opens the chain in `dataDir`: writes genesis into a fresh store, or checks that the stored
    * chain has this genesis (hash and chain id) and resumes at its head.
-   * Throws `ConflictError` when the data directory holds a different chain.
+   * Throws `ConflictError` when the data directory holds a different chain, `DamagedStoreError`
+   * when its store is missing, truncated or damaged (`store-integrity.ts`).
    */
   static async open(options: ChainOptions): Promise<Chain> {
     await initCrypto();
-    const { genesis } = options;
+    const { genesis, dataDir } = options;
     const common = createChainCommon(genesis.chainId);
-    const store = ChainStore.open(options.dataDir);
+    checkStoreFile(dataDir);
+    let store: ChainStore;
     try {
-      await Chain.ensureGenesis(common, store, genesis);
+      store = ChainStore.open(dataDir);
+    } catch (error) {
+      throw damagedStoreError(dataDir, `cannot be opened (${(error as Error).message})`);
+    }
+    try {
+      await Chain.ensureGenesis(common, store, genesis, dataDir);
+      checkOpenedStore(store, dataDir, common, store.identity()!);
       const head = store.head()!;
       const headBlock = decodeBlockRecord(store.blockRecord(head.number)!, common);
       const writeBack = new TrieNodeOverlay(store.readTrieNode);
@@ -162,6 +176,7 @@ export class Chain extends ChainReader implements PoolStateView {
     common: Common,
     store: ChainStore,
     genesis: GenesisConfig,
+    dataDir: string,
   ): Promise<void> {
     const overlay = new TrieNodeOverlay(store.readTrieNode);
     const stateManager = new MerkleStateManager({ trie: openTrie(common, overlay), common });
@@ -169,6 +184,8 @@ export class Chain extends ChainReader implements PoolStateView {
     const hash = block.hash();
     const identity = store.identity();
     if (identity === undefined) {
+      // Never a new genesis where a chain was: that would silently drop every block and account.
+      if (holdsChain(dataDir)) throw damagedStoreError(dataDir, 'holds no chain');
       await store.commitGenesis(
         {
           number: 0,
@@ -289,8 +306,15 @@ export class Chain extends ChainReader implements PoolStateView {
       }));
       return { block: stored, receipts, results, rejected: executed.rejected };
     } catch (error) {
-      this.writeBack.clear();
-      await this.executionState.setStateRoot(parentHeader.stateRoot);
+      // Nothing of the failed block may survive (a commit that failed on a full disk is tried
+      // again later): back at the parent's root with empty caches, the state manager reads
+      // from the store again. The write-back layer is cleared last, since setting the root
+      // first flushes whatever the caches still held into it.
+      try {
+        await this.executionState.setStateRoot(parentHeader.stateRoot);
+      } finally {
+        this.writeBack.clear();
+      }
       throw error;
     }
   }

@@ -11,8 +11,10 @@
  * everything pending that fits the block gas limit, and otherwise sleeps until the pool wakes it.
  * `stop()` never abandons a block in flight: it waits for the round to finish.
  */
+import { StorageError } from '../errors.js';
 import type { EventBus, Unsubscribe } from '../events/event-bus.js';
 import type { PooledTransaction, TxPoolApi } from '../txpool/types.js';
+import type { ProductionHealth } from './production-health.js';
 import type { BeforeVisible, CommittedBlock, RejectedTx } from './types.js';
 
 export type ConsensusStep = 'propose' | 'prevote' | 'precommit' | 'commit';
@@ -51,6 +53,12 @@ export interface ConsensusOptions {
   onRejected?: (rejected: RejectedTx) => void;
   /** Told about a round that failed; the engine carries on with the next one. */
   onRoundError?: (error: unknown) => void;
+  /**
+   * Told about commits that fail to reach the store (`StorageError`: disk full, I/O error) and
+   * those that succeed; it decides the backoff before the next attempt. Without it such a
+   * failure is a failed round like any other.
+   */
+  health?: ProductionHealth;
 }
 
 export class ConsensusEngine {
@@ -59,6 +67,8 @@ export class ConsensusEngine {
   private readonly now: () => number;
   private readonly stepListeners = new Set<(event: ConsensusStepEvent) => void>();
   private running = false;
+  /** Attempts at the current height whose commit failed: the round number of the next one. */
+  private failedRounds = 0;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private unsubscribePool: Unsubscribe | undefined;
@@ -103,24 +113,47 @@ export class ConsensusEngine {
       }
       if (!this.running) break;
       try {
-        await this.round();
+        const height = await this.round();
+        if (height !== undefined) {
+          this.failedRounds = 0;
+          this.options.health?.committed(height);
+        }
       } catch (error) {
+        const { health } = this.options;
+        if (error instanceof StorageError && health !== undefined) {
+          // The chain is back at its last committed block; the next attempt waits out the
+          // backoff instead of the block time, and stop() still ends the wait at once. It is the
+          // next round of the same height, as a CometBFT round after a failed one.
+          this.failedRounds++;
+          await this.waitUntil(this.now() + health.commitFailed(error));
+          nextBlockAt = this.now();
+          continue;
+        }
         (this.options.onRoundError ?? ((e) => console.error('consensus round failed', e)))(error);
       }
     }
   }
 
-  /** One height: propose, prevote, precommit, commit. Skipped when there is nothing to commit. */
-  private async round(): Promise<void> {
+  /**
+   * One height: propose, prevote, precommit, commit. Skipped when there is nothing to commit.
+   * Resolves to the height committed, undefined when skipped.
+   */
+  private async round(): Promise<bigint | undefined> {
     const { chain, pool, bus } = this.options;
     // Every executable transaction is offered; the executor packs them by the gas they really
     // use, as geth does (capping by declared gas limits would fit 300 ERC-20 transfers with a
     // 100 000 gas limit in a block that holds twice as many), and leaves the rest in the pool.
     const txs = pool.executable();
-    if (txs.length === 0 && (this.blockTimeMs === 0 || !this.emptyBlocks)) return;
+    if (txs.length === 0 && (this.blockTimeMs === 0 || !this.emptyBlocks)) return undefined;
     const height = chain.head().number + 1n;
     const step = (name: ConsensusStep, blockHash?: string) =>
-      this.emitStep({ height, round: 0, step: name, txCount: txs.length, blockHash });
+      this.emitStep({
+        height,
+        round: this.failedRounds,
+        step: name,
+        txCount: txs.length,
+        blockHash,
+      });
     step('propose');
     step('prevote');
     step('precommit');
@@ -147,6 +180,7 @@ export class ConsensusEngine {
       receipts: committed.receipts,
       results: committed.results,
     });
+    return height;
   }
 
   private emitStep(event: ConsensusStepEvent): void {

@@ -17,7 +17,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
-import { ConflictError, ServerError } from '../errors.js';
+import { ConflictError } from '../errors.js';
+import { commitLmdb } from './lmdb-file.js';
 
 /** Where a committed transaction is, with its sender (so readers need not recover it). */
 export interface TxLocation {
@@ -77,11 +78,21 @@ export class ChainStore {
     private readonly meta: Database<unknown, string>,
   ) {}
 
-  /** Opens (creating if needed) the store of a data directory. */
-  static open(dataDir: string): ChainStore {
+  /**
+   * Opens (creating if needed) the store of a data directory; `readOnly` opens an existing one
+   * beside a running writer (LMDB readers see a consistent snapshot and never block it).
+   * Check the file first (`store-integrity.ts`): lmdb trusts what it maps.
+   */
+  static open(dataDir: string, options: { readOnly?: boolean } = {}): ChainStore {
     const path = join(dataDir, 'chain');
-    mkdirSync(path, { recursive: true });
-    const root = open({ path, maxDbs: 8, compression: false, mapSize: LMDB_MAP_SIZE });
+    if (options.readOnly !== true) mkdirSync(path, { recursive: true });
+    const root = open({
+      path,
+      maxDbs: 8,
+      compression: false,
+      mapSize: LMDB_MAP_SIZE,
+      readOnly: options.readOnly === true,
+    });
     const binary = { encoding: 'binary' as const };
     return new ChainStore(
       root,
@@ -153,27 +164,24 @@ export class ChainStore {
     await this.commit(write, undefined);
   }
 
+  /** Rejects with `StorageError` when the disk is full or failing; then nothing of it is stored. */
   private async commit(write: BlockWrite, identity: ChainIdentity | undefined): Promise<void> {
-    try {
-      await this.root.transaction(() => {
-        for (const [key, value] of write.trieNodes) this.trieNodes.putSync(nodeKey(key), value);
-        this.blocks.putSync(write.number, write.blockRecord);
-        this.receipts.putSync(write.number, write.receiptsRlp);
-        this.blockNumbers.putSync(Buffer.from(write.hash), write.number);
-        write.txHashes.forEach((hash, index) => {
-          this.txLocations.putSync(Buffer.from(hash), [write.number, index, write.senders[index]]);
-        });
-        if (identity !== undefined) {
-          this.meta.putSync(IDENTITY_KEY, {
-            genesisHash: identity.genesisHash,
-            chainId: identity.chainId.toString(),
-          });
-        }
-        this.meta.putSync(HEAD_KEY, { number: write.number, hash: write.hash });
+    await commitLmdb(this.root, `block ${write.number} to the chain store`, () => {
+      for (const [key, value] of write.trieNodes) this.trieNodes.putSync(nodeKey(key), value);
+      this.blocks.putSync(write.number, write.blockRecord);
+      this.receipts.putSync(write.number, write.receiptsRlp);
+      this.blockNumbers.putSync(Buffer.from(write.hash), write.number);
+      write.txHashes.forEach((hash, index) => {
+        this.txLocations.putSync(Buffer.from(hash), [write.number, index, write.senders[index]]);
       });
-    } catch (error) {
-      throw new ServerError(`failed to persist block ${write.number}`, { cause: error });
-    }
+      if (identity !== undefined) {
+        this.meta.putSync(IDENTITY_KEY, {
+          genesisHash: identity.genesisHash,
+          chainId: identity.chainId.toString(),
+        });
+      }
+      this.meta.putSync(HEAD_KEY, { number: write.number, hash: write.hash });
+    });
   }
 
   async close(): Promise<void> {

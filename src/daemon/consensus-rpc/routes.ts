@@ -4,6 +4,7 @@
  * over HTTP POST and JSON-RPC over the WebSocket.
  */
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../../shared/version.js';
+import type { ProductionState } from '../chain/production-health.js';
 import { InvalidInputError, NotFoundError } from '../errors.js';
 import type { Query } from '../events/query/index.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
@@ -35,7 +36,24 @@ export interface RouteContext {
   blocks: BlockResults;
   header: HeaderContext;
   node: NodeDescription;
+  /** Whether blocks are being produced, and why not (`chain/production-health.ts`). */
+  production(): ProductionState;
   parseQuery(text: string): Query;
+}
+
+/**
+ * `block_production` of the `status` and `health` answers: an addition of ours (CometBFT
+ * clients ignore fields they do not know), so monitors see a halted producer and why.
+ */
+function productionJson(state: ProductionState): Record<string, unknown> {
+  if (state.producing) return { producing: true };
+  return {
+    producing: false,
+    reason: state.reason,
+    since: state.since,
+    failed_attempts: state.failures,
+    next_attempt: state.nextAttempt,
+  };
 }
 
 /** One route: its parameter names (positional order) and its handler. */
@@ -98,6 +116,7 @@ const status: Route = {
         catching_up: false,
       },
       validator_info: { ...validatorJson(context), voting_power: '1' },
+      block_production: productionJson(context.production()),
     };
   },
 };
@@ -218,7 +237,13 @@ export const WEBSOCKET_ONLY: ReadonlySet<string> = new Set([
 
 /** Every route the consensus RPC serves, by name. */
 export const ROUTES: ReadonlyMap<string, Route> = new Map([
-  ['health', { params: [], handle: () => ({}) }],
+  [
+    'health',
+    {
+      params: [],
+      handle: (_args, context) => ({ block_production: productionJson(context.production()) }),
+    },
+  ],
   ['status', status],
   ['net_info', netInfo],
   ['abci_info', abciInfo],

@@ -31,6 +31,7 @@ import type { ConsensusChain } from './block-results.js';
 import { parseClientQuery, type QueryLimits } from './client-query.js';
 import { httpHandler } from './http-handler.js';
 import type { HttpLimits } from './http-handler.js';
+import type { ProductionState } from '../chain/production-health.js';
 import { ROUTES } from './routes.js';
 import type { RouteContext } from './routes.js';
 import { upperHex } from './wire-encoding.js';
@@ -57,6 +58,8 @@ export interface ConsensusRpcServerOptions {
   /** Size of a query (`--rpc.max-query-length`, `--rpc.max-query-conditions`). */
   queryLimits: QueryLimits;
   limits: ConsensusTransportLimits;
+  /** Whether blocks are being produced (`status` and `health` report it). */
+  production: () => ProductionState;
   logger: Logger;
 }
 
@@ -130,6 +133,7 @@ export async function startConsensusRpcServer(
         return options.validatorKey.publicKey;
       },
     },
+    production: options.production,
     parseQuery: (text) => parseClientQuery(text, options.queryLimits),
   };
   const onInternal = (error: unknown) =>

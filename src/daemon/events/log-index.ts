@@ -19,13 +19,18 @@
  *   up the publisher of blocks.
  * - The index remembers the hash of the last block it indexed and starts over when the chain
  *   no longer has that block at that height (a re-initialised data directory).
+ * - Being derived, a damaged index is deleted and rebuilt, never refused: its file is checked
+ *   before lmdb maps it (`lmdbFileProblem`), and an index that cannot be opened or read, or
+ *   that claims blocks the chain does not have, starts over (logged at warn).
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Chain } from '../chain/chain.js';
 import { LMDB_MAP_SIZE } from '../chain/store.js';
+import { commitLmdb, lmdbFileProblem } from '../chain/lmdb-file.js';
 import { ServerError } from '../errors.js';
 import type { ChainReceipt } from '../chain/types.js';
 import type { BlockCommittedEvent, EventBus, Unsubscribe } from './event-bus.js';
@@ -38,6 +43,15 @@ export interface LogIndexOptions {
   bus: EventBus;
   /** Told when indexing a block failed; queries then read receipts past the indexed height. */
   onError?: (error: unknown) => void;
+  /** Told that the index was found damaged and is being rebuilt from the chain. */
+  onRebuild?: (problem: string) => void;
+}
+
+interface OpenedIndex {
+  root: RootDatabase;
+  entries: Database<Uint8Array, Buffer>;
+  meta: Database<IndexState, string>;
+  state: IndexState;
 }
 
 const KIND_ANY = 0;
@@ -136,29 +150,15 @@ export class LogIndex {
    * Call it before blocks are produced, and `close` it before the chain.
    */
   static async open(options: LogIndexOptions): Promise<LogIndex> {
-    mkdirSync(options.dir, { recursive: true });
-    const root = open({
-      path: options.dir,
-      maxDbs: 2,
-      compression: false,
-      mapSize: LMDB_MAP_SIZE,
-    });
-    const entries = root.openDB<Uint8Array, Buffer>('entries', {
-      keyEncoding: 'binary',
-      encoding: 'binary',
-    });
-    const meta = root.openDB<IndexState, string>('meta', {});
-    let state = meta.get(STATE_KEY) ?? EMPTY_STATE;
-    if (
-      state.height >= 0 &&
-      options.chain.getBlockByNumber(BigInt(state.height))?.hashHex !== state.hash
-    ) {
-      state = EMPTY_STATE;
-      await root.transaction(() => {
-        entries.clearSync();
-        meta.putSync(STATE_KEY, EMPTY_STATE);
-      });
+    let opened: OpenedIndex;
+    try {
+      opened = await LogIndex.openChecked(options);
+    } catch (error) {
+      options.onRebuild?.((error as Error).message);
+      rmSync(options.dir, { recursive: true, force: true });
+      opened = await LogIndex.openChecked(options);
     }
+    const { root, entries, meta, state } = opened;
     const index = new LogIndex(
       root,
       entries,
@@ -175,6 +175,57 @@ export class LogIndex {
     }
     index.unsubscribe = options.bus.onBlock((event) => index.follow(event));
     return index;
+  }
+
+  /**
+   * Opens the environment and reads its state, throwing (with what is wrong) when the file is
+   * damaged or the index claims blocks the chain does not have. An index of another chain (same
+   * height, other hash) is emptied in place, as before.
+   */
+  private static async openChecked(options: LogIndexOptions): Promise<OpenedIndex> {
+    mkdirSync(options.dir, { recursive: true });
+    const dataFile = join(options.dir, 'data.mdb');
+    const problem = lmdbFileProblem(dataFile);
+    if (problem !== undefined && problem !== 'is missing' && problem !== 'is empty (0 bytes)') {
+      throw new ServerError(`${dataFile} ${problem}`);
+    }
+    const root = open({
+      path: options.dir,
+      maxDbs: 2,
+      compression: false,
+      mapSize: LMDB_MAP_SIZE,
+    });
+    try {
+      const entries = root.openDB<Uint8Array, Buffer>('entries', {
+        keyEncoding: 'binary',
+        encoding: 'binary',
+      });
+      const meta = root.openDB<IndexState, string>('meta', {});
+      let state = meta.get(STATE_KEY) ?? EMPTY_STATE;
+      if (!Number.isSafeInteger(state.height) || typeof state.hash !== 'string') {
+        throw new ServerError(`${dataFile} holds an unreadable index state`);
+      }
+      const head = Number(options.chain.head().number);
+      if (state.height > head) {
+        throw new ServerError(
+          `${dataFile} claims block ${state.height}, past the chain's head ${head}`,
+        );
+      }
+      if (
+        state.height >= 0 &&
+        options.chain.getBlockByNumber(BigInt(state.height))?.hashHex !== state.hash
+      ) {
+        state = EMPTY_STATE;
+        await commitLmdb(root, 'the log index', () => {
+          entries.clearSync();
+          meta.putSync(STATE_KEY, EMPTY_STATE);
+        });
+      }
+      return { root, entries, meta, state };
+    } catch (error) {
+      await root.close();
+      throw error;
+    }
   }
 
   /** Every block up to this one is in the index; newer blocks must be read from the chain. */
@@ -257,7 +308,7 @@ export class LogIndex {
         hash = block.hashHex;
       }
       const state: IndexState = { height: last, hash };
-      await this.root.transaction(() => {
+      await commitLmdb(this.root, 'the log index', () => {
         for (const key of keys) this.entries.putSync(key, PRESENT);
         this.meta.putSync(STATE_KEY, state);
       });
@@ -268,4 +319,65 @@ export class LogIndex {
 
 function bytesOf(hex: string): Uint8Array {
   return hexToBytes(hex as PrefixedHexString);
+}
+
+/** What `checkLogIndex` needs of the chain: committed blocks' hashes and receipts. */
+export interface IndexedChain {
+  /** The chain's head now (read after the index, which never leads the chain). */
+  head(): number;
+  hashHexOf(number: number): string | undefined;
+  receiptsOf(number: number): readonly ChainReceipt[] | undefined;
+}
+
+/**
+ * Compares a log index with the chain (for `daemon check`): its file, its state (height not
+ * past the head, the hash of that block) and its keys, exactly those the indexed blocks' logs
+ * give. Opens the environment read-only, beside a running daemon if there is one: state and
+ * keys are read in one synchronous step (one LMDB snapshot), and the chain's head only after
+ * them, so a daemon indexing meanwhile cannot make the index look ahead of the chain.
+ * Returns the problems found, empty when it is consistent, and the height it covers.
+ */
+export async function checkLogIndex(
+  dir: string,
+  chain: IndexedChain,
+): Promise<{ height: number; problems: string[] }> {
+  const dataFile = join(dir, 'data.mdb');
+  const fileProblem = lmdbFileProblem(dataFile);
+  if (fileProblem === 'is missing') return { height: -1, problems: [] };
+  if (fileProblem !== undefined) return { height: -1, problems: [`${dataFile} ${fileProblem}`] };
+  const root = open({ path: dir, maxDbs: 2, compression: false, readOnly: true });
+  let state: IndexState;
+  const stored: Buffer[] = [];
+  try {
+    const entries = root.openDB<Uint8Array, Buffer>('entries', {
+      keyEncoding: 'binary',
+      encoding: 'binary',
+    });
+    state = root.openDB<IndexState, string>('meta', {}).get(STATE_KEY) ?? EMPTY_STATE;
+    for (const key of entries.getKeys()) stored.push(Buffer.from(key));
+  } finally {
+    await root.close();
+  }
+  const head = chain.head();
+  const claims = (problem: string) => ({ height: state.height, problems: [problem] });
+  if (state.height > head) {
+    return claims(`log index claims block ${state.height}, past the chain's head ${head}`);
+  }
+  if (state.height >= 0 && chain.hashHexOf(state.height) !== state.hash) {
+    return claims(`log index was built for another chain (block ${state.height} differs)`);
+  }
+  const expected = new Set<string>();
+  for (let number = 0; number <= state.height; number++) {
+    for (const key of blockKeys(number, chain.receiptsOf(number) ?? [])) {
+      expected.add(key.toString('hex'));
+    }
+  }
+  let extra = 0;
+  for (const key of stored) {
+    if (!expected.delete(key.toString('hex')) && decodeNumber(key) <= state.height) extra++;
+  }
+  const problems: string[] = [];
+  if (expected.size > 0) problems.push(`log index lacks ${expected.size} entries of its blocks`);
+  if (extra > 0) problems.push(`log index holds ${extra} entries no log of its blocks gives`);
+  return { height: state.height, problems };
 }

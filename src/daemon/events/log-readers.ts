@@ -27,7 +27,7 @@ export interface LogReadersOptions {
     | 'json-rpc.max-filters'
     | 'json-rpc.filters-per-client'
   >;
-  logger: Pick<Logger, 'error'>;
+  logger: Pick<Logger, 'error' | 'warn'>;
 }
 
 export interface LogReaders {
@@ -49,6 +49,8 @@ export async function openLogReaders(options: LogReadersOptions): Promise<LogRea
     chain,
     bus,
     onError: (error) => logger.error('log index: indexing failed', { error: String(error) }),
+    onRebuild: (problem) =>
+      logger.warn('log index damaged: deleting it and rebuilding it from the chain', { problem }),
   });
   const query = new LogQuery(
     chain,

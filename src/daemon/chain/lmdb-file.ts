@@ -1,0 +1,118 @@
+/**
+ * Cheap checks of an LMDB data file before it is memory-mapped, and the commit wrapper every
+ * LMDB writer of the node uses.
+ *
+ * Why: lmdb maps `data.mdb` and trusts it. A truncated or overwritten file is found only when a
+ * page past its end or a garbage pointer is touched, and then the process dies of SIGBUS or
+ * SIGSEGV without a word. Reading the two meta pages first (magic, format version, page size,
+ * last page number) catches empty, truncated and overwritten files with one small read.
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import type { RootDatabase } from 'lmdb';
+import { StorageError } from '../errors.js';
+
+const MDB_MAGIC = 0xbeefc0de;
+/** `MDB_DATA_VERSION` of the LMDB that lmdb-js builds. */
+const MDB_DATA_VERSION = 2;
+/**
+ * Offsets inside a meta page of lmdb-js's LMDB (64-bit): a 24-byte page header (page number,
+ * transaction id, pad, flags, bounds), then `MDB_meta`: magic, version, fixed address, map size,
+ * the free and main `MDB_db` records (48 bytes each; the first's pad is the page size), the
+ * last page number and the transaction id of the meta page.
+ */
+const META = { magic: 24, version: 28, pageSize: 48, lastPage: 144, txnId: 152, end: 160 };
+/** LMDB's smallest page size; the second meta page starts at the page size. */
+const MIN_PAGE_SIZE = 512;
+const MAX_PAGE_SIZE = 65_536;
+
+interface MetaPage {
+  pageSize: number;
+  lastPage: number;
+  txnId: bigint;
+}
+
+function readAt(fd: number, position: number, length: number): Buffer | undefined {
+  const buffer = Buffer.alloc(length);
+  return readSync(fd, buffer, 0, length, position) === length ? buffer : undefined;
+}
+
+function metaPage(bytes: Buffer | undefined): MetaPage | undefined {
+  if (bytes === undefined) return undefined;
+  if (bytes.readUInt32LE(META.magic) !== MDB_MAGIC) return undefined;
+  if (bytes.readUInt32LE(META.version) !== MDB_DATA_VERSION) return undefined;
+  const pageSize = bytes.readUInt32LE(META.pageSize);
+  if (pageSize < MIN_PAGE_SIZE || pageSize > MAX_PAGE_SIZE || (pageSize & (pageSize - 1)) !== 0) {
+    return undefined;
+  }
+  const lastPage = bytes.readBigUInt64LE(META.lastPage);
+  if (lastPage > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+  return { pageSize, lastPage: Number(lastPage), txnId: bytes.readBigUInt64LE(META.txnId) };
+}
+
+/**
+ * What is wrong with the LMDB data file at `path`, in words, or undefined when its header is
+ * sound and the file is as long as its newest meta page says. A missing file is reported too.
+ */
+export function lmdbFileProblem(path: string): string | undefined {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return 'is missing';
+  }
+  if (size === 0) return 'is empty (0 bytes)';
+  const fd = openSync(path, 'r');
+  try {
+    const first = metaPage(readAt(fd, 0, META.end));
+    if (first === undefined) return 'has no valid LMDB header (first meta page damaged)';
+    const second = metaPage(readAt(fd, first.pageSize, META.end));
+    if (second === undefined || second.pageSize !== first.pageSize) {
+      return 'has no valid LMDB header (second meta page damaged)';
+    }
+    const newest = second.txnId > first.txnId ? second : first;
+    const needed = (newest.lastPage + 1) * newest.pageSize;
+    if (size < needed) return `is truncated (${size} bytes, its header needs at least ${needed})`;
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function ignore(): void {}
+
+/**
+ * Runs `write` as one LMDB write transaction and resolves once it is committed. A failed commit
+ * (disk full, I/O error) rejects with a `StorageError` whose cause is the system error.
+ *
+ * Why the extra handlers: on a failed commit lmdb-js also rejects the promise of the write batch
+ * it opens for the event turn (created on the next turn, reachable only as `root.committed`) and
+ * a `commitError` promise hung on the error; left alone either is an unhandled rejection, which
+ * ends the process.
+ */
+export async function commitLmdb(
+  root: RootDatabase,
+  what: string,
+  write: () => void,
+): Promise<void> {
+  const committing = root.transaction(write);
+  setImmediate(() => void root.committed.then(undefined, ignore));
+  try {
+    await committing;
+  } catch (error) {
+    const pending = (error as { commitError?: Promise<unknown> }).commitError;
+    let cause: unknown = error;
+    if (pending !== undefined) {
+      pending.catch(ignore);
+      // lmdb rejects it in the same step as the transaction; one turn is plenty.
+      cause = await Promise.race([
+        pending.then(
+          () => error,
+          (reason: unknown) => reason,
+        ),
+        new Promise((resolve) => setImmediate(() => resolve(error))),
+      ]);
+    }
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    throw new StorageError(`failed to write ${what}: ${detail}`, { cause });
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * Damaged data (issue #12, item 5). A chain with token transfers (and so logs) is made once;
+ * each case damages a copy of its data directory. At start a damaged chain store is refused
+ * with the file named, exit 1 and no process left, never a new genesis; a damaged log index is
+ * rebuilt and answers `eth_getLogs` as before. `daemon check` passes on the healthy store and
+ * finds corruption planted in a block body, a receipt and the state trie.
+ */
+import { cpSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { RLP } from '@ethereumjs/rlp';
+import { ContractFactory, Interface } from 'ethers';
+import { open, type Database } from 'lmdb';
+import { runCli } from '../helpers/cli.js';
+import { loadContract } from '../helpers/contracts.js';
+import { devWallet, sendAndWait, signDynamicFeeTx } from '../helpers/dev-chain.js';
+import { processesMentioning } from '../helpers/processes.js';
+import { LOOPBACK_FLAGS, makeDataDir, startTestDaemon } from '../helpers/test-daemon.js';
+
+const TRANSFERS = 3;
+
+/** The template data directory and what its chain answered before it was stopped. */
+interface Template {
+  dataDir: string;
+  head: number;
+  logs: unknown[];
+}
+
+async function makeTemplate(): Promise<Template> {
+  const daemon = await startTestDaemon(['--block-time', '0']);
+  const wallet = devWallet(0);
+  const token = loadContract('Token');
+  const deploy = await new ContractFactory(token.abi, token.bytecode).getDeployTransaction(1000n);
+  const deployed = await sendAndWait(
+    daemon.rpc,
+    await signDynamicFeeTx(wallet, { nonce: 0, data: deploy.data, gasLimit: 3_000_000n }),
+  );
+  const abi = new Interface(token.abi);
+  for (let nonce = 1; nonce <= TRANSFERS; nonce += 1) {
+    const data = abi.encodeFunctionData('transfer', [devWallet(nonce).address, BigInt(nonce)]);
+    await sendAndWait(
+      daemon.rpc,
+      await signDynamicFeeTx(wallet, {
+        nonce,
+        to: deployed.contractAddress as string,
+        data,
+        gasLimit: 200_000n,
+      }),
+    );
+  }
+  const logs = await daemon.rpc.call<unknown[]>('eth_getLogs', [
+    { fromBlock: '0x0', toBlock: 'latest' },
+  ]);
+  const head = Number(BigInt(await daemon.rpc.call<string>('eth_blockNumber')));
+  // Read-only beside the running daemon: LMDB readers take a snapshot and never block it.
+  const live = await runCli(['daemon', 'check', '--datadir', daemon.dataDir]);
+  expect(live.stdout).toContain('no problems found');
+  expect(live.code).toBe(0);
+  await Promise.all([daemon.rpc.close(), daemon.authedRpc.close()]);
+  expect((await runCli(['daemon', 'stop', '--datadir', daemon.dataDir])).code).toBe(0);
+  return { dataDir: daemon.dataDir, head, logs };
+}
+
+describe('damaged data at start', () => {
+  let template: Template;
+  const copies: string[] = [];
+  const copy = () => {
+    const dataDir = makeDataDir();
+    copies.push(dataDir);
+    cpSync(template.dataDir, dataDir, { recursive: true });
+    return dataDir;
+  };
+
+  beforeAll(async () => {
+    template = await makeTemplate();
+    expect(template.logs.length).toBeGreaterThanOrEqual(TRANSFERS);
+  }, 90_000);
+
+  afterAll(() => {
+    for (const dir of [template?.dataDir, ...copies])
+      if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const damages: Array<[string, (file: string) => void, RegExp]> = [
+    ['a 0-byte', (file) => truncateSync(file, 0), /is empty \(0 bytes\)/],
+    [
+      'a truncated',
+      (file) => truncateSync(file, Math.floor(statSync(file).size / 2)),
+      /is truncated \(\d+ bytes, its header needs at least \d+\)/,
+    ],
+    [
+      'a garbage-filled',
+      (file) => writeFileSync(file, randomBytes(statSync(file).size)),
+      /has no valid LMDB header/,
+    ],
+    ['a missing', (file) => rmSync(file), /is missing/],
+  ];
+
+  it.each(damages)(
+    'refuses %s chain/data.mdb with the file named, exit 1 and no process left',
+    async (_name, damage, problem) => {
+      const dataDir = copy();
+      const file = join(dataDir, 'chain', 'data.mdb');
+      damage(file);
+      const result = await runCli(['daemon', 'start', '--datadir', dataDir, ...LOOPBACK_FLAGS]);
+      expect(result.code).toBe(1);
+      expect(result.message).toContain(`chain store ${file}`);
+      expect(result.message).toMatch(problem);
+      expect(result.message).toMatch(/Restore the data directory from a backup/);
+      // The previous run's log lines are not shown as if they explained this start.
+      expect(result.message).not.toMatch(/node started/);
+      expect(processesMentioning(dataDir)).toEqual([]);
+    },
+    60_000,
+  );
+
+  it('rebuilds a damaged log index and answers eth_getLogs as before', async () => {
+    const dataDir = copy();
+    const indexFile = join(dataDir, 'log-index', 'data.mdb');
+    writeFileSync(indexFile, randomBytes(statSync(indexFile).size));
+    const daemon = await startTestDaemon(['--block-time', '0'], dataDir);
+    try {
+      const logs = await daemon.rpc.call<unknown[]>('eth_getLogs', [
+        { fromBlock: '0x0', toBlock: 'latest' },
+      ]);
+      expect(logs).toEqual(template.logs);
+      const log = readFileSync(join(dataDir, 'logs', 'daemon.log'), 'utf8');
+      expect(log).toMatch(/WARN log index damaged: deleting it and rebuilding it from the chain/);
+    } finally {
+      await daemon.stop();
+    }
+  }, 60_000);
+
+  interface CheckReport {
+    head: number;
+    blocksChecked: number;
+    stateRootsChecked: number[];
+    trieNodesChecked: number;
+    logIndexHeight: number;
+    problems: Array<{ block?: number; problem: string }>;
+  }
+
+  /** Runs `daemon check --json`; its exit code and report. */
+  const check = async (dataDir: string, full = false) => {
+    const result = await runCli([
+      'daemon',
+      'check',
+      '--datadir',
+      dataDir,
+      '--json',
+      ...(full ? ['--full'] : []),
+    ]);
+    return { code: result.code, report: JSON.parse(result.stdout) as CheckReport };
+  };
+
+  /** Edits a copy's chain store the way a bad disk or a stray write would. */
+  async function plant(edit: (dbs: ChainDbs) => void): Promise<string> {
+    const dataDir = copy();
+    const root = open({ path: join(dataDir, 'chain'), maxDbs: 8, compression: false });
+    const dbs: ChainDbs = {
+      blocks: root.openDB<Uint8Array, number>('blocks', { encoding: 'binary' }),
+      receipts: root.openDB<Uint8Array, number>('receipts', { encoding: 'binary' }),
+      trieNodes: root.openDB<Uint8Array, Buffer>('trieNodes', {
+        keyEncoding: 'binary',
+        encoding: 'binary',
+      }),
+    };
+    await root.transaction(() => edit(dbs));
+    await root.close();
+    return dataDir;
+  }
+
+  /** Block 2 holds the first token transfer (block 1 the deployment). */
+  const TRANSFER_BLOCK = 2;
+  const TRANSFER_SELECTOR = Buffer.from('a9059cbb', 'hex');
+
+  it('daemon check passes on a healthy store, with --full too', async () => {
+    const sampled = await check(template.dataDir);
+    expect(sampled.code).toBe(0);
+    expect(sampled.report.problems).toEqual([]);
+    expect(sampled.report.blocksChecked).toBe(sampled.report.head + 1);
+    expect(sampled.report.stateRootsChecked).toContain(sampled.report.head);
+    expect(sampled.report.logIndexHeight).toBe(sampled.report.head);
+    const full = await check(template.dataDir, true);
+    expect(full.code).toBe(0);
+    expect(full.report.stateRootsChecked).toHaveLength(full.report.head + 1);
+    expect(full.report.trieNodesChecked).toBeGreaterThanOrEqual(sampled.report.trieNodesChecked);
+  }, 60_000);
+
+  it('daemon check finds a changed byte in a stored block body', async () => {
+    const dataDir = await plant(({ blocks }) => {
+      const record = Buffer.from(blocks.getBinary(TRANSFER_BLOCK)!);
+      const at = record.indexOf(TRANSFER_SELECTOR) + TRANSFER_SELECTOR.length + 31;
+      record[at] ^= 0x01;
+      blocks.putSync(TRANSFER_BLOCK, record);
+    });
+    const { code, report } = await check(dataDir);
+    expect(code).toBe(1);
+    expect(report.problems).toContainEqual({
+      block: TRANSFER_BLOCK,
+      problem: 'transactions root recomputed from the body differs from the header',
+    });
+  }, 60_000);
+
+  it('daemon check finds a changed byte in a stored receipt', async () => {
+    const dataDir = await plant(({ receipts }) => {
+      const record = Buffer.from(receipts.getBinary(TRANSFER_BLOCK)!);
+      record[record.length - 1] ^= 0x01;
+      receipts.putSync(TRANSFER_BLOCK, record);
+    });
+    const { code, report } = await check(dataDir);
+    expect(code).toBe(1);
+    expect(report.problems).toContainEqual({
+      block: TRANSFER_BLOCK,
+      problem: 'receipts root recomputed from the stored receipts differs from the header',
+    });
+  }, 60_000);
+
+  it('daemon check finds a deleted trie node under the head state root', async () => {
+    let deleted = '';
+    const dataDir = await plant(({ blocks, trieNodes }) => {
+      const record = blocks.getBinary(template.head)!;
+      // [[header, txs, ...], senders]; the state root is header field 3.
+      const header = (RLP.decode(record) as unknown as Uint8Array[][][])[0][0];
+      const rootNode = trieNodes.getBinary(Buffer.from(header[3]))!;
+      const child = (RLP.decode(rootNode) as unknown as Uint8Array[]).find((c) => c.length === 32)!;
+      deleted = `0x${Buffer.from(child).toString('hex')}`;
+      trieNodes.removeSync(Buffer.from(child));
+    });
+    const { code, report } = await check(dataDir);
+    expect(code).toBe(1);
+    // Reported once, at the first sampled block whose state reaches it.
+    expect(report.problems.map((p) => p.problem)).toContain(`trie node ${deleted} is missing`);
+  }, 60_000);
+});
+
+interface ChainDbs {
+  blocks: Database<Uint8Array, number>;
+  receipts: Database<Uint8Array, number>;
+  trieNodes: Database<Uint8Array, Buffer>;
+}
