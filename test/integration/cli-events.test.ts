@@ -244,6 +244,14 @@ describe('node-cli logs watch and events tail', () => {
       });
       await sendAndWait(daemon.rpc, raw);
     }
+    // A closed reader is noticed at the next write: logs until `logs watch` has written one
+    // after `head` went away.
+    let logsEnded = false;
+    void logs.done.then(() => (logsEnded = true));
+    for (let attempt = 0; attempt < 20 && !logsEnded; attempt += 1) {
+      await callFixture('set', [BigInt(100 + attempt)]);
+      await Promise.race([logs.done, new Promise((resolve) => setTimeout(resolve, 500))]);
+    }
     for (const piped of [logs, tail]) {
       const { statuses, stdout } = await piped.done;
       expect(statuses).toEqual(['0', '0']);

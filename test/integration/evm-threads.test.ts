@@ -61,7 +61,9 @@ describe('call threads', () => {
   let fixtureAddress: string;
 
   beforeAll(async () => {
-    daemon = await startOneThreadDaemon(LONG_CALL_GAS);
+    // A time limit well past the long call's run time even on a loaded machine: this block
+    // is about calls that end by gas; the time limit has its own daemon below.
+    daemon = await startOneThreadDaemon(LONG_CALL_GAS, '--json-rpc.evm-timeout', '60s');
     fixtureAddress = await deployFixture(daemon.rpc);
   });
 

@@ -81,6 +81,12 @@ class FuzzSocket {
     socket.on('message', (data) => {
       const answer = JSON.parse(String(data)) as { id?: unknown; method?: string };
       if (answer.method === 'eth_subscription') return;
+      if (answer.id === null) {
+        // An answer no request can be matched to: every waiting one gets it, and is reported.
+        for (const resolve of this.pending.values()) resolve(answer);
+        this.pending.clear();
+        return;
+      }
       const resolve = this.pending.get(answer.id as number);
       this.pending.delete(answer.id as number);
       resolve?.(answer);

@@ -252,6 +252,34 @@ describe('parameter bounds and clean errors (security #20)', () => {
     });
   });
 
+  it.each(['eth_call', 'eth_estimateGas'])(
+    "%s refuses a tip above the fee cap in our words, not the library's",
+    async (method) => {
+      await expect(
+        daemon.rpc.call(method, [
+          { from: DEV, to: RECIPIENT, maxFeePerGas: '0x1', maxPriorityFeePerGas: '0x5208' },
+        ]),
+      ).rejects.toMatchObject({
+        code: -32602,
+        message:
+          'max priority fee per gas higher than max fee per gas: maxPriorityFeePerGas 21000, maxFeePerGas 1',
+      });
+    },
+  );
+
+  it.each(['eth_sendTransaction', 'eth_signTransaction'])(
+    "%s refuses init code over the EIP-3860 limit in geth's words",
+    async (method) => {
+      const initcode = `0x${'60'.repeat(49_153)}`;
+      await expect(
+        daemon.rpc.call(method, [{ from: DEV, data: initcode, gas: '0x1000000' }]),
+      ).rejects.toMatchObject({
+        code: -32000,
+        message: 'max initcode size exceeded: code size 49153, limit 49152',
+      });
+    },
+  );
+
   describe('the sender must afford the value of a call', () => {
     it('eth_call: refused with geth\'s "insufficient funds for transfer"', async () => {
       await expect(

@@ -116,6 +116,9 @@ export class TransactionSigner {
       base.gasLimit,
       fees.type === 0 ? fees.gasPrice : fees.maxFeePerGas,
     );
+    if (base.to === undefined) {
+      refuseOversizedInitcode(fields.data?.length ?? 0, common.param('maxInitCodeSize'));
+    }
     const data =
       fees.type === 0 ? { ...base, ...fees } : { ...base, ...fees, chainId: common.chainId() };
     return createTx(data, { common }).sign(key);
@@ -157,6 +160,15 @@ function refuseUnencodable(nonce: bigint, gasLimit: bigint, price: bigint): void
   if (nonce >= MAX_UINT64) throw new TransactionRejectedError('nonce has max value');
   if (gasLimit * price > MAX_INTEGER) {
     throw new TransactionRejectedError('insufficient funds for gas * price + value');
+  }
+}
+
+/** EIP-3860, in geth's words: a creation's init code may be at most `limit` bytes. */
+function refuseOversizedInitcode(size: number, limit: bigint): void {
+  if (BigInt(size) > limit) {
+    throw new TransactionRejectedError(
+      `max initcode size exceeded: code size ${size}, limit ${limit}`,
+    );
   }
 }
 

@@ -70,13 +70,24 @@ export function toCallRequest(call: CallObject): CallRequest {
       'invalid params: both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified',
     );
   }
+  const maxFeePerGas = toBigInt(call.maxFeePerGas);
+  const maxPriorityFeePerGas = toBigInt(call.maxPriorityFeePerGas);
+  if (
+    maxFeePerGas !== undefined &&
+    maxPriorityFeePerGas !== undefined &&
+    maxPriorityFeePerGas > maxFeePerGas
+  ) {
+    throw new InvalidInputError(
+      `max priority fee per gas higher than max fee per gas: maxPriorityFeePerGas ${maxPriorityFeePerGas}, maxFeePerGas ${maxFeePerGas}`,
+    );
+  }
   return {
     from: call.from === undefined ? undefined : toAddress(call.from),
     to: call.to === undefined || call.to === null ? undefined : toAddress(call.to),
     gas: toBigInt(call.gas),
     gasPrice: toBigInt(call.gasPrice),
-    maxFeePerGas: toBigInt(call.maxFeePerGas),
-    maxPriorityFeePerGas: toBigInt(call.maxPriorityFeePerGas),
+    maxFeePerGas,
+    maxPriorityFeePerGas,
     value: toBigInt(call.value),
     data: callInput(call),
     nonce: toBigInt(call.nonce),
