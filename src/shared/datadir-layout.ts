@@ -19,6 +19,8 @@ export interface DataDirLayout {
   /** A custom genesis written by `daemon init --genesis`; absent for the embedded dev chain. */
   genesisFile: string;
   chainDir: string;
+  /** LMDB environment of the pool journal: the accepted transactions not yet mined. */
+  txpoolJournalDir: string;
   keystoreDir: string;
   /** The node's own secp256k1 key (validator key), mode 0600. */
   nodeKeyFile: string;
@@ -43,6 +45,7 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     logFile: join(root, 'logs', 'daemon.log'),
     genesisFile: join(root, 'genesis.json'),
     chainDir: join(root, 'chain'),
+    txpoolJournalDir: join(root, 'txpool'),
     keystoreDir: join(root, 'keystore'),
     walletsDir: join(root, 'wallets'),
     nodeKeyFile: join(root, 'node_key.json'),

@@ -14,7 +14,11 @@
  * When the pool is full, a newcomer evicts the lowest-ranked transaction that can leave without
  * opening a nonce gap (the highest nonce of another sender), ranking pending above queued and
  * then by fee cap; if the newcomer does not outrank it, the newcomer is refused with "txpool is
- * full". See docs/txpool.md.
+ * full".
+ *
+ * With a journal (`journal.ts`), `add` resolves only once the transaction is on disk, every
+ * removal is journaled too, and `restore` re-admits the journal's transactions after a restart.
+ * See docs/txpool.md.
  */
 import { bytesToHex } from '@ethereumjs/util';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -25,6 +29,7 @@ import type { AdmissionRules, AdmittedTransaction } from './admission.js';
 import { BinaryHeap } from './binary-heap.js';
 import { effectiveTip, isSufficientBump, maxCost } from './fees.js';
 import type { TransactionFees } from './fees.js';
+import type { JournalWriter } from './journal.js';
 import { SenderTransactions } from './sender-transactions.js';
 import type { PoolEntry } from './sender-transactions.js';
 import { SerialQueue } from './serial-queue.js';
@@ -58,6 +63,8 @@ export interface TxPoolOptions {
   limits: PoolLimits;
   /** Recovers senders off the main thread ahead of admission. Default: admission recovers them. */
   senderRecovery?: SenderRecoverer;
+  /** Keeps admitted transactions on disk across restarts. Default: none (memory only). */
+  journal?: JournalWriter;
   /** Clock in ms for `addedAt`. Default `Date.now`. */
   now?: () => number;
   /** Told when a pending listener throws; the pool carries on. Default `console.error`. */
@@ -75,6 +82,17 @@ function outranks(a: Rank, b: Rank): boolean {
   if (a.pending !== b.pending) return a.pending;
   if (a.feeCap !== b.feeCap) return a.feeCap > b.feeCap;
   return a.seq < b.seq;
+}
+
+/** A journaled transaction that `restore` did not re-admit, and why. */
+export interface RefusedOnRestore {
+  hashHex: string;
+  reason: string;
+}
+
+/** Orders transactions by nonce; stable, so equal nonces keep their order. */
+function byNonce(a: TypedTransaction, b: TypedTransaction): number {
+  return a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0;
 }
 
 /** A sender's pending run being merged into the block order. */
@@ -113,6 +131,48 @@ export class TxPool implements TxPoolApi {
   }
 
   async add(tx: TypedTransaction): Promise<PooledTransaction> {
+    const { pooled, durable } = await this.admit(tx, true);
+    try {
+      await durable;
+    } catch (error) {
+      // Not on disk, so not accepted: it leaves the pool unless a block took it meanwhile.
+      this.drop(pooled.hashHex);
+      throw error;
+    }
+    return pooled;
+  }
+
+  /**
+   * Re-admits journaled transactions after a restart, each sender's in nonce order, with every
+   * admission check against the current head. Those refused (mined meanwhile, no longer
+   * affordable, ...) leave the journal and are returned; the rest are pooled as if just sent.
+   */
+  async restore(txs: readonly TypedTransaction[]): Promise<RefusedOnRestore[]> {
+    const ordered = [...txs].sort(byNonce);
+    // All admissions are queued at once, so sender recoveries overlap; the queue keeps the order.
+    const outcomes = await Promise.allSettled(ordered.map((tx) => this.admit(tx, false)));
+    const refused: RefusedOnRestore[] = [];
+    outcomes.forEach((outcome, index) => {
+      if (outcome.status === 'fulfilled') return;
+      const hashHex = bytesToHex(ordered[index].hash());
+      // A refusal is final; any other failure (a state read) leaves the entry for the next start.
+      if (outcome.reason instanceof TransactionRejectedError) this.options.journal?.remove(hashHex);
+      refused.push({
+        hashHex,
+        reason: String((outcome.reason as Error)?.message ?? outcome.reason),
+      });
+    });
+    return refused;
+  }
+
+  /**
+   * Checks and inserts a transaction; `durable` resolves once it is journaled (at once when
+   * `journal` is false or there is no journal).
+   */
+  private async admit(
+    tx: TypedTransaction,
+    journal: boolean,
+  ): Promise<{ pooled: PooledTransaction; durable: Promise<void> }> {
     if (tx.isSigned()) this.rejectKnown(bytesToHex(tx.hash()));
     const { state, chainId, minGasPrice, limits, senderRecovery } = this.options;
     const rules: AdmissionRules = {
@@ -127,7 +187,12 @@ export class TxPool implements TxPoolApi {
     const recovered = senderRecovery?.prepare(tx);
     return this.serial.run(async () => {
       await recovered;
-      return this.insert(tx, admitTransaction(tx, rules));
+      const pooled = await this.insert(tx, admitTransaction(tx, rules));
+      // Queued for the journal inside the admission, so a removal that follows it (a block,
+      // a replacement) is queued after it and wins.
+      const writer = journal ? this.options.journal : undefined;
+      const durable = writer?.write(pooled.hashHex, tx.serialize()) ?? Promise.resolve();
+      return { pooled, durable };
     });
   }
 
@@ -260,7 +325,7 @@ export class TxPool implements TxPoolApi {
     const entry: PoolEntry = { pooled, fees, cost, seq, announced: false };
     this.senders.set(account.key, account);
     const { replaced, promoted } = this.update(account, () => account.put(entry));
-    if (replaced !== undefined) this.byHash.delete(replaced.pooled.hashHex);
+    if (replaced !== undefined) this.forget(replaced);
     this.byHash.set(hashHex, entry);
     this.announce(promoted);
     return pooled;
@@ -316,7 +381,7 @@ export class TxPool implements TxPoolApi {
   private removeByHash(hashHex: string): SenderTransactions | undefined {
     const entry = this.byHash.get(hashHex.toLowerCase());
     if (entry === undefined) return undefined;
-    this.byHash.delete(entry.pooled.hashHex);
+    this.forget(entry);
     const account = this.senders.get(entry.pooled.senderHex);
     if (account !== undefined) this.update(account, () => account.remove(entry.pooled.nonce));
     return account;
@@ -325,8 +390,14 @@ export class TxPool implements TxPoolApi {
   /** Re-checks an account against fresh state; returns the entries that became pending. */
   private applyState(account: SenderTransactions, nonce: bigint, balance: bigint): PoolEntry[] {
     const { dropped, promoted } = this.update(account, () => account.applyState(nonce, balance));
-    for (const entry of dropped) this.byHash.delete(entry.pooled.hashHex);
+    for (const entry of dropped) this.forget(entry);
     return promoted;
+  }
+
+  /** Takes a transaction out of the hash index and the journal (its account has let it go). */
+  private forget(entry: PoolEntry): void {
+    this.byHash.delete(entry.pooled.hashHex);
+    this.options.journal?.remove(entry.pooled.hashHex);
   }
 
   /** Runs a change to one account, keeping the pending count, the sender index and the block order in step. */
