@@ -300,9 +300,9 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   }),
   option({
     key: 'txpool.journal-interval',
-    defaultText: '2ms',
+    defaultText: '0',
     description:
-      'Group-commit window of the pool journal: an accepted transaction is answered once on disk, at most this long (plus a commit) after it arrives; 0 commits at once.',
+      'Group-commit window of the pool journal: how long the first accepted transaction of a batch waits for others before the batch is written; each is answered once on disk. 0 writes at the end of the event-loop turn.',
     parse: parseJournalInterval,
   }),
   option({

@@ -35,6 +35,7 @@ import type { PoolEntry } from './sender-transactions.js';
 import { SerialQueue } from './serial-queue.js';
 import type {
   AccountReads,
+  Admission,
   PoolLimits,
   PoolStateView,
   PoolStatus,
@@ -131,15 +132,13 @@ export class TxPool implements TxPoolApi {
   }
 
   async add(tx: TypedTransaction): Promise<PooledTransaction> {
-    const { pooled, durable } = await this.admit(tx, true);
-    try {
-      await durable;
-    } catch (error) {
-      // Not on disk, so not accepted: it leaves the pool unless a block took it meanwhile.
-      this.drop(pooled.hashHex);
-      throw error;
-    }
+    const { pooled, durable } = await this.admit(tx);
+    await durable;
     return pooled;
+  }
+
+  admit(tx: TypedTransaction): Promise<Admission> {
+    return this.check(tx, true);
   }
 
   /**
@@ -150,7 +149,7 @@ export class TxPool implements TxPoolApi {
   async restore(txs: readonly TypedTransaction[]): Promise<RefusedOnRestore[]> {
     const ordered = [...txs].sort(byNonce);
     // All admissions are queued at once, so sender recoveries overlap; the queue keeps the order.
-    const outcomes = await Promise.allSettled(ordered.map((tx) => this.admit(tx, false)));
+    const outcomes = await Promise.allSettled(ordered.map((tx) => this.check(tx, false)));
     const refused: RefusedOnRestore[] = [];
     outcomes.forEach((outcome, index) => {
       if (outcome.status === 'fulfilled') return;
@@ -169,10 +168,7 @@ export class TxPool implements TxPoolApi {
    * Checks and inserts a transaction; `durable` resolves once it is journaled (at once when
    * `journal` is false or there is no journal).
    */
-  private async admit(
-    tx: TypedTransaction,
-    journal: boolean,
-  ): Promise<{ pooled: PooledTransaction; durable: Promise<void> }> {
+  private async check(tx: TypedTransaction, journal: boolean): Promise<Admission> {
     if (tx.isSigned()) this.rejectKnown(bytesToHex(tx.hash()));
     const { state, chainId, minGasPrice, limits, senderRecovery } = this.options;
     const rules: AdmissionRules = {
@@ -191,7 +187,12 @@ export class TxPool implements TxPoolApi {
       // Queued for the journal inside the admission, so a removal that follows it (a block,
       // a replacement) is queued after it and wins.
       const writer = journal ? this.options.journal : undefined;
-      const durable = writer?.write(pooled.hashHex, tx.serialize()) ?? Promise.resolve();
+      const written = writer?.write(pooled.hashHex, tx.serialize()) ?? Promise.resolve();
+      const durable = written.catch((error: unknown) => {
+        // Not on disk, so not accepted: it leaves the pool unless a block took it meanwhile.
+        this.drop(pooled.hashHex);
+        throw error;
+      });
       return { pooled, durable };
     });
   }
