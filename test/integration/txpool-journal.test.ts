@@ -1,9 +1,10 @@
 /**
  * The pool journal under `kill -9` and under `daemon stop`, with several senders sending signed
  * raw transactions over HTTP the whole time and `--block-time 0`, so blocks are committed back to
- * back and kills land inside block commits as well as between them. After every restart on the
- * same data directory: every receipt handed out before is unchanged, and every transaction whose
- * hash was handed out is mined or still in the pool. Nothing acknowledged is lost.
+ * back and kills land inside block commits as well as between them; one more sender has the node
+ * sign (eth_sendTransaction). After every restart on the same data directory: every receipt
+ * handed out before is unchanged, and every transaction whose hash was handed out is mined or
+ * still in the pool. Nothing acknowledged is lost.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,8 @@ import type { HttpRpcClient } from '../../src/client/http-rpc-client.js';
 
 const FLAGS = ['--block-time', '0'];
 const SENDERS = [1, 2, 3, 4, 5].map(devWallet);
+/** A dev account the node signs for (unlocked in dev mode): its lane uses eth_sendTransaction. */
+const NODE_SIGNED_SENDER = devWallet(6).address;
 const RECIPIENT = devWallet(0).address;
 const KILL_CYCLES = 10;
 const STOP_CYCLES = 2;
@@ -39,7 +42,11 @@ class Load {
     private readonly daemon: TestDaemon,
     private readonly ledger: Ledger,
   ) {
-    this.running = Promise.all([...SENDERS.map((wallet) => this.send(wallet)), this.watch()]);
+    this.running = Promise.all([
+      ...SENDERS.map((wallet) => this.send(wallet)),
+      this.sendSignedByNode(),
+      this.watch(),
+    ]);
   }
 
   get acked(): number {
@@ -68,6 +75,17 @@ class Load {
         this.ledger.acked.add(await rpc.call<string>('eth_sendRawTransaction', [raw]));
         this.ackedHere += 1;
         nonce += 1;
+      }
+    });
+  }
+
+  /** The node fills the nonce and signs; its answer acknowledges as eth_sendRawTransaction's does. */
+  private async sendSignedByNode(): Promise<void> {
+    const request = { from: NODE_SIGNED_SENDER, to: RECIPIENT, value: '0x1' };
+    await this.untilOver(async () => {
+      for (;;) {
+        this.ledger.acked.add(await this.daemon.rpc.call<string>('eth_sendTransaction', [request]));
+        this.ackedHere += 1;
       }
     });
   }
