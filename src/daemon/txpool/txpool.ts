@@ -193,6 +193,9 @@ export class TxPool implements TxPoolApi {
         this.drop(pooled.hashHex);
         throw error;
       });
+      // The caller awaits `durable` after its own steps (the signer's turn); a failure that
+      // comes first must not count as an unhandled rejection in between.
+      durable.catch(() => undefined);
       return { pooled, durable };
     });
   }
