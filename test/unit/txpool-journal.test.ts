@@ -140,6 +140,16 @@ describe('pool journal', () => {
     );
   });
 
+  it('keeps, on restore, a transaction the base fee has overtaken', async () => {
+    const state = new FakeState();
+    const tx = signTx(0, { nonce: 0n, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI });
+    state.baseFee = 3n * GWEI;
+    const restored = poolWith(state);
+    expect(await restored.restore([tx])).toEqual([]);
+    expect(restored.getByHash(bytesToHex(tx.hash()))).toBeDefined();
+    expect(restored.executable()).toEqual([]);
+  });
+
   it('does not accept a transaction the journal could not write', async () => {
     const failing: JournalWriter = {
       write: () => Promise.reject(new ServerError('failed to write the transaction pool journal')),

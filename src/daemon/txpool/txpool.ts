@@ -138,18 +138,20 @@ export class TxPool implements TxPoolApi {
   }
 
   admit(tx: TypedTransaction): Promise<Admission> {
-    return this.check(tx, true);
+    return this.check(tx, 'submitted');
   }
 
   /**
-   * Re-admits journaled transactions after a restart, each sender's in nonce order, with every
-   * admission check against the current head. Those refused (mined meanwhile, no longer
+   * Re-admits journaled transactions after a restart, each sender's in nonce order, with the
+   * admission checks against the current head. Those refused (mined meanwhile, no longer
    * affordable, ...) leave the journal and are returned; the rest are pooled as if just sent.
+   * The next block's base fee is not checked again: it moves, and a pooled transaction it has
+   * overtaken waits in the pool (it is left out of blocks) rather than being dropped.
    */
   async restore(txs: readonly TypedTransaction[]): Promise<RefusedOnRestore[]> {
     const ordered = [...txs].sort(byNonce);
     // All admissions are queued at once, so sender recoveries overlap; the queue keeps the order.
-    const outcomes = await Promise.allSettled(ordered.map((tx) => this.check(tx, false)));
+    const outcomes = await Promise.allSettled(ordered.map((tx) => this.check(tx, 'restored')));
     const refused: RefusedOnRestore[] = [];
     outcomes.forEach((outcome, index) => {
       if (outcome.status === 'fulfilled') return;
@@ -165,10 +167,10 @@ export class TxPool implements TxPoolApi {
   }
 
   /**
-   * Checks and inserts a transaction; `durable` resolves once it is journaled (at once when
-   * `journal` is false or there is no journal).
+   * Checks and inserts a transaction; `durable` resolves once it is journaled (at once for a
+   * transaction restored from the journal, or without a journal).
    */
-  private async check(tx: TypedTransaction, journal: boolean): Promise<Admission> {
+  private async check(tx: TypedTransaction, origin: 'submitted' | 'restored'): Promise<Admission> {
     if (tx.isSigned()) this.rejectKnown(bytesToHex(tx.hash()));
     const { state, chainId, minGasPrice, limits, senderRecovery } = this.options;
     const rules: AdmissionRules = {
@@ -176,7 +178,7 @@ export class TxPool implements TxPoolApi {
       minGasPrice,
       maxTxBytes: limits.maxTxBytes,
       blockGasLimit: state.blockGasLimit(),
-      nextBaseFee: state.nextBaseFee(),
+      nextBaseFee: origin === 'restored' ? 0n : state.nextBaseFee(),
     };
     checkEnvelope(tx, rules);
     // Recovery runs beside the queue, and admissions still enter the queue in arrival order.
@@ -186,7 +188,7 @@ export class TxPool implements TxPoolApi {
       const pooled = await this.insert(tx, admitTransaction(tx, rules));
       // Queued for the journal inside the admission, so a removal that follows it (a block,
       // a replacement) is queued after it and wins.
-      const writer = journal ? this.options.journal : undefined;
+      const writer = origin === 'submitted' ? this.options.journal : undefined;
       const written = writer?.write(pooled.hashHex, tx.serialize()) ?? Promise.resolve();
       const durable = written.catch((error: unknown) => {
         // Not on disk, so not accepted: it leaves the pool unless a block took it meanwhile.
