@@ -4,7 +4,6 @@
  * together, so the order of start-up and shutdown is visible in one place.
  */
 import { accessSync, constants, mkdirSync, rmSync } from 'node:fs';
-import { createTxFromRLP } from '@ethereumjs/tx';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import type { DaemonEndpoints, DaemonInfo } from '../shared/daemon-info.js';
@@ -191,7 +190,7 @@ async function restoreJournal(
   chain: Chain,
   logger: Logger,
 ): Promise<void> {
-  const txs = journal.entries().map((bytes) => createTxFromRLP(bytes, { common: chain.common }));
+  const txs = journal.transactions(chain.common);
   if (txs.length === 0) return;
   const refused = await pool.restore(txs);
   for (const { hashHex, reason } of refused) {

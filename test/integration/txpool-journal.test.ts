@@ -34,7 +34,10 @@ interface Ledger {
 
 /** Sends and watches until `ended()`; errors after the end (the node went away) are expected. */
 class Load {
+  /** Set once the node is being taken away: errors are expected from then on. */
   private over = false;
+  /** Set once the node is gone (or the test gave up): the lanes stop. */
+  private finished = false;
   private ackedHere = 0;
   private readonly running: Promise<unknown>;
 
@@ -59,7 +62,18 @@ class Load {
    */
   async endWith(ending: () => Promise<void>): Promise<void> {
     this.over = true;
-    await ending();
+    try {
+      await ending();
+    } finally {
+      this.finished = true;
+    }
+    await this.running;
+  }
+
+  /** Stops the lanes whatever happened, so that a failed cycle leaves nothing running. */
+  async abandon(): Promise<void> {
+    this.over = true;
+    this.finished = true;
     await this.running;
   }
 
@@ -69,7 +83,7 @@ class Load {
       let nonce = Number(
         await rpc.call<string>('eth_getTransactionCount', [wallet.address, 'pending']),
       );
-      for (;;) {
+      while (!this.finished) {
         const raw = await signDynamicFeeTx(wallet, { nonce, to: RECIPIENT, value: 1n });
         // An answer is an acknowledgement, even one that arrives while the node is being stopped.
         this.ledger.acked.add(await rpc.call<string>('eth_sendRawTransaction', [raw]));
@@ -83,7 +97,7 @@ class Load {
   private async sendSignedByNode(): Promise<void> {
     const request = { from: NODE_SIGNED_SENDER, to: RECIPIENT, value: '0x1' };
     await this.untilOver(async () => {
-      for (;;) {
+      while (!this.finished) {
         this.ledger.acked.add(await this.daemon.rpc.call<string>('eth_sendTransaction', [request]));
         this.ackedHere += 1;
       }
@@ -94,7 +108,7 @@ class Load {
   private async watch(): Promise<void> {
     const rpc = this.daemon.rpc;
     await this.untilOver(async () => {
-      for (;;) {
+      while (!this.finished) {
         const waiting = [...this.ledger.acked].filter((hash) => !this.ledger.receipts.has(hash));
         for (const hash of waiting.slice(0, 50)) {
           const receipt = await rpc.call<RawReceipt | null>('eth_getTransactionReceipt', [hash]);
@@ -180,23 +194,27 @@ describe('pool journal across kill -9 and daemon stop, under load', () => {
       daemon = current;
       await expectNothingLost(current, ledger);
       const load = new Load(current, ledger);
-      const acks = randomAckCount();
-      await waitFor(() => load.acked >= acks, 30_000, `${acks} acknowledgements`);
-      await load.endWith(async () => {
-        if (ending === 'kill') {
-          process.kill(current.pid, 'SIGKILL');
-          await waitFor(() => !isAlive(current.pid), 10_000, 'the killed daemon to exit');
-        } else {
-          const stopped = await runCliJson<{ how: string }>([
-            'daemon',
-            'stop',
-            '--datadir',
-            dataDir,
-          ]);
-          expect(stopped.how).toBe('graceful');
-        }
-      });
-      await Promise.all([current.rpc.close(), current.authedRpc.close()]);
+      try {
+        const acks = randomAckCount();
+        await waitFor(() => load.acked >= acks, 30_000, `${acks} acknowledgements`);
+        await load.endWith(async () => {
+          if (ending === 'kill') {
+            process.kill(current.pid, 'SIGKILL');
+            await waitFor(() => !isAlive(current.pid), 10_000, 'the killed daemon to exit');
+          } else {
+            const stopped = await runCliJson<{ how: string }>([
+              'daemon',
+              'stop',
+              '--datadir',
+              dataDir,
+            ]);
+            expect(stopped.how).toBe('graceful');
+          }
+        });
+      } finally {
+        await load.abandon();
+        await Promise.all([current.rpc.close(), current.authedRpc.close()]);
+      }
     }
 
     // The graceful stops finished their blocks and flushed the journal without a failed step.

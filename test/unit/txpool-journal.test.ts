@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTxFromRLP } from '@ethereumjs/tx';
 import { bytesToHex } from '@ethereumjs/util';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
 import { ServerError } from '../../src/daemon/errors.js';
@@ -50,30 +49,31 @@ function poolWith(state: FakeState, journal?: JournalWriter): TxPool {
 
 const journaledHashes = (journal: PoolJournal): string[] =>
   journal
-    .entries()
-    .map((bytes) => bytesToHex(createTxFromRLP(bytes, { common }).hash()))
+    .transactions(common)
+    .map((tx) => bytesToHex(tx.hash()))
     .sort();
 
 describe('pool journal', () => {
-  it('keeps what was written across a reopen, and forgets what was removed', async () => {
+  it('keeps what was written, with its sender, across a reopen, and forgets what was removed', async () => {
     const { dir, journal } = openJournal();
     const [a, b] = [signTx(0, { nonce: 0n }), signTx(0, { nonce: 1n })];
     await Promise.all([
-      journal.write(bytesToHex(a.hash()), a.serialize()),
-      journal.write(bytesToHex(b.hash()), b.serialize()),
+      journal.write(bytesToHex(a.hash()), a),
+      journal.write(bytesToHex(b.hash()), b),
     ]);
     journal.remove(bytesToHex(a.hash()));
     const reopened = await reopen(dir, journal);
     expect(journaledHashes(reopened)).toEqual([bytesToHex(b.hash())]);
+    const [restored] = reopened.transactions(common);
+    expect(restored.cache.senderPubKey).toEqual(b.getSenderPublicKey());
+    expect(restored.getSenderAddress().equals(address(0))).toBe(true);
   });
 
   it('refuses writes once closed', async () => {
     const { journal } = openJournal();
     await journal.close();
     const tx = signTx(0, { nonce: 0n });
-    await expect(journal.write(bytesToHex(tx.hash()), tx.serialize())).rejects.toBeInstanceOf(
-      ServerError,
-    );
+    await expect(journal.write(bytesToHex(tx.hash()), tx)).rejects.toBeInstanceOf(ServerError);
   });
 
   it('holds every transaction the pool accepted, and only those it still holds', async () => {
@@ -114,9 +114,7 @@ describe('pool journal', () => {
     const restored = poolWith(state, reopened);
     const announced: string[] = [];
     restored.onPending((pooled) => announced.push(`${pooled.senderHex}:${pooled.nonce}`));
-    const refused = await restored.restore(
-      reopened.entries().map((bytes) => createTxFromRLP(bytes, { common })),
-    );
+    const refused = await restored.restore(reopened.transactions(common));
 
     expect(refused.map((r) => r.reason).sort()).toEqual([
       'nonce too low: next nonce 2, tx nonce 0',

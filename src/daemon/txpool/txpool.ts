@@ -189,7 +189,7 @@ export class TxPool implements TxPoolApi {
       // Queued for the journal inside the admission, so a removal that follows it (a block,
       // a replacement) is queued after it and wins.
       const writer = origin === 'submitted' ? this.options.journal : undefined;
-      const written = writer?.write(pooled.hashHex, tx.serialize()) ?? Promise.resolve();
+      const written = writer?.write(pooled.hashHex, tx) ?? Promise.resolve();
       const durable = written.catch((error: unknown) => {
         // Not on disk, so not accepted: it leaves the pool unless a block took it meanwhile.
         this.drop(pooled.hashHex);
