@@ -42,6 +42,7 @@ import { MethodRegistry } from './rpc/registry.js';
 import type { BrowserPolicy } from './transport/browser-guard.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
+import { PoolJournal } from './txpool/journal.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from './txpool/txpool.js';
 
 export interface RunningNode {
@@ -85,6 +86,9 @@ async function startChain(
     onListenerError: (error, channel) =>
       logger.error('event listener failed', { channel, error: String(error) }),
   });
+  const journal = PoolJournal.open(layout.txpoolJournalDir, config['txpool.journal-interval']);
+  // Closed after block production stops, so the last block's removals reach it.
+  shutdownSteps.push(() => journal.close());
   const pool = new TxPool({
     state: chain,
     chainId: chain.chainId,
@@ -97,10 +101,12 @@ async function startChain(
       queuedLifetimeMs: config['txpool.lifetime'],
     },
     senderRecovery,
+    journal,
     onListenerError: (error) =>
       logger.error('pending transaction listener failed', { error: String(error) }),
   });
   pool.onPending((pooled) => bus.publishPendingTx(pooled));
+  await restoreJournal(pool, journal, chain, logger);
   shutdownSteps.push(expireQueuedTransactions(pool, config['txpool.lifetime'], logger));
   const logs = await openLogReaders({
     chain,
@@ -141,6 +147,29 @@ async function startChain(
     format: { ethereumCompat: config['json-rpc.ethereum-compat'] },
     logger,
   };
+}
+
+/**
+ * Re-admits the journal's transactions (what the node accepted before it stopped or died) into
+ * the pool, before blocks are made or requests served. Those refused against the head state,
+ * most often because a block mined them before the journal heard of it, are dropped quietly.
+ */
+async function restoreJournal(
+  pool: TxPool,
+  journal: PoolJournal,
+  chain: Chain,
+  logger: Logger,
+): Promise<void> {
+  const txs = journal.transactions(chain.common);
+  if (txs.length === 0) return;
+  const refused = await pool.restore(txs);
+  for (const { hashHex, reason } of refused) {
+    logger.debug('journaled transaction not re-admitted', { hash: hashHex, reason });
+  }
+  logger.info('transaction pool restored from its journal', {
+    restored: txs.length - refused.length,
+    dropped: refused.length,
+  });
 }
 
 /**

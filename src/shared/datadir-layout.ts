@@ -26,6 +26,8 @@ export interface DataDirLayout {
   chainMarkerFile: string;
   /** Derived from the chain (rebuilt when damaged): which blocks hold which logs. */
   logIndexDir: string;
+  /** LMDB environment of the pool journal: the accepted transactions not yet mined. */
+  txpoolJournalDir: string;
   keystoreDir: string;
   /** The node's own secp256k1 key (validator key), mode 0600. */
   nodeKeyFile: string;
@@ -52,6 +54,7 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     chainDir: join(root, 'chain'),
     chainMarkerFile: join(root, 'chain-identity.json'),
     logIndexDir: join(root, 'log-index'),
+    txpoolJournalDir: join(root, 'txpool'),
     keystoreDir: join(root, 'keystore'),
     walletsDir: join(root, 'wallets'),
     nodeKeyFile: join(root, 'node_key.json'),

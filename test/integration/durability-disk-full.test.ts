@@ -120,15 +120,23 @@ describe('disk full', () => {
       'a retry',
     );
     expect(await head()).toBe(haltedHead);
-    // Executed in every failed attempt and again in the one that succeeds: if a failed
-    // attempt's state survived, its nonce would be taken and it would never be included.
-    const transfer = await rpc.call<string>('eth_sendRawTransaction', [
-      await signDynamicFeeTx(devWallet(3), { nonce: 0, to: devWallet(4).address, value: 1n }),
-    ]);
+    // An accepted transaction must be on disk first (the pool journal), so while the disk is
+    // full a send is refused with a clear error instead of being acknowledged and lost.
+    const signedTransfer = await signDynamicFeeTx(devWallet(3), {
+      nonce: 0,
+      to: devWallet(4).address,
+      value: 1n,
+    });
+    await expect(rpc.call('eth_sendRawTransaction', [signedTransfer])).rejects.toMatchObject({
+      code: -32000,
+      message: 'failed to write the transaction pool journal',
+    });
 
     rmSync(filler);
     await waitFor(async () => (await production()).producing, 30_000, 'production to resume');
     await waitFor(async () => (await head()) > haltedHead, 10_000, 'a block after the halt');
+    // The refused send took no nonce: the same transaction goes in once there is room.
+    const transfer = await rpc.call<string>('eth_sendRawTransaction', [signedTransfer]);
     expect((await waitForReceipt(rpc, transfer, 30_000)).status).toBe('0x1');
     expect(isAlive(daemon.pid)).toBe(true);
     const log = readFileSync(join(dataDir, 'logs', 'daemon.log'), 'utf8');

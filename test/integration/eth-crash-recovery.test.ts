@@ -109,7 +109,7 @@ describe('crash recovery after SIGKILL', () => {
       expect(after).toEqual(receipt);
     }
 
-    // The chain goes on: what was lost with the process can be sent again and gets included.
+    // The chain goes on: what the node had not acknowledged can be sent again and gets included.
     for (const raws of stream) {
       for (const raw of raws) {
         await rpc.call('eth_sendRawTransaction', [raw]).catch((error: unknown) => {

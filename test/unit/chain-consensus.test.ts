@@ -9,6 +9,7 @@ import { EventBus } from '../../src/daemon/events/event-bus.js';
 import type { BlockCommittedEvent } from '../../src/daemon/events/event-bus.js';
 import type {
   AccountReads,
+  Admission,
   PoolStatus,
   PooledTransaction,
   TxPoolApi,
@@ -26,6 +27,9 @@ class FakePool implements TxPoolApi {
     this.txs.push(entry);
     for (const listener of this.listeners) listener(entry);
     return entry;
+  }
+  async admit(tx: TypedTransaction): Promise<Admission> {
+    return { pooled: await this.add(tx), durable: Promise.resolve() };
   }
   /** Adds several without waking the engine in between, as a burst of submissions would. */
   addAll(txs: TypedTransaction[]): void {

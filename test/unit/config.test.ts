@@ -146,6 +146,20 @@ describe('resolveConfig', () => {
     ).toThrow('invalid value for environment variable NODE_CLI_JSON_RPC_CORS');
   });
 
+  it('reads the journal window: 0 by default, at most a second', () => {
+    const read = (raw?: string) =>
+      resolveConfig({
+        flags: raw === undefined ? {} : { 'txpool.journal-interval': raw },
+        env: {},
+        file: {},
+      }).config['txpool.journal-interval'];
+    expect(read()).toBe(0);
+    expect(read('5ms')).toBe(5);
+    expect(() => read('2s')).toThrow(
+      'invalid value for --txpool.journal-interval: expected a duration from 0 to 1000ms, got "2s"',
+    );
+  });
+
   it('reads the call thread count, leaving the default to the number of cores', () => {
     const read = (value?: string) =>
       resolveConfig({

@@ -21,7 +21,7 @@ import {
 } from '@ethereumjs/util';
 import { InvalidInputError, TransactionRejectedError } from '../errors.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
-import type { TxPoolApi } from '../txpool/types.js';
+import type { Admission, TxPoolApi } from '../txpool/types.js';
 import type { AccountManager } from './account-manager.js';
 
 /** Gas of a transaction request that names none (spec, Limits). */
@@ -78,22 +78,27 @@ export class TransactionSigner {
   /** Fills, signs with the unlocked key of `fields.from` and submits; returns the hash. */
   async sendWithUnlockedKey(fields: TransactionFields): Promise<string> {
     const key = await this.accounts.unlockedKey(fields.from);
-    return this.serial.run(() => this.fillSignAndSubmit(fields, key));
+    return acknowledged(await this.serial.run(() => this.fillSignAndAdmit(fields, key)));
   }
 
   /**
    * Decrypts the key of `fields.from` with `passphrase`, fills, signs and submits; the key is
    * zeroed afterwards and the account's unlock state is untouched.
    */
-  sendWithPassphrase(fields: TransactionFields, passphrase: string): Promise<string> {
-    return this.accounts.withPassphrase(fields.from, passphrase, (key) =>
-      this.serial.run(() => this.fillSignAndSubmit(fields, key)),
+  async sendWithPassphrase(fields: TransactionFields, passphrase: string): Promise<string> {
+    const admission = await this.accounts.withPassphrase(fields.from, passphrase, (key) =>
+      this.serial.run(() => this.fillSignAndAdmit(fields, key)),
     );
+    return acknowledged(admission);
   }
 
-  private async fillSignAndSubmit(fields: TransactionFields, key: Uint8Array): Promise<string> {
+  /**
+   * Fills the nonce, signs and pools, in turn with the other sends (so nonces do not collide);
+   * the wait for the journal comes after the turn, so sends share journal commits.
+   */
+  private async fillSignAndAdmit(fields: TransactionFields, key: Uint8Array): Promise<Admission> {
     const signed = await this.fillAndSign(fields, key);
-    return (await this.deps.pool.add(signed)).hashHex;
+    return this.deps.pool.admit(signed);
   }
 
   private async fillAndSign(fields: TransactionFields, key: Uint8Array): Promise<TypedTransaction> {
@@ -174,4 +179,10 @@ function refuseOversizedInitcode(size: number, limit: bigint): void {
 
 function toAddress(hex: string): Address {
   return new Address(hexToBytes(hex as PrefixedHexString));
+}
+
+/** The hash to answer with, once the pool has the transaction on disk. */
+async function acknowledged({ pooled, durable }: Admission): Promise<string> {
+  await durable;
+  return pooled.hashHex;
 }

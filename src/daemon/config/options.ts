@@ -71,6 +71,7 @@ export interface NodeConfig {
   'txpool.globalslots': number;
   'txpool.pricebump': number;
   'txpool.lifetime': number;
+  'txpool.journal-interval': number;
 }
 
 export type OptionKey = keyof NodeConfig;
@@ -104,6 +105,17 @@ function parseLogLevel(raw: string): LogLevel {
 function parsePositiveDuration(raw: string): number {
   const ms = parseDuration(raw);
   if (ms <= 0) throw new Error(`expected a duration above 0 such as 30s or 3h, got "${raw}"`);
+  return ms;
+}
+
+/** Longest group-commit window of the pool journal: every answer to a submission may wait this long. */
+const MAX_JOURNAL_INTERVAL_MS = 1000;
+
+function parseJournalInterval(raw: string): number {
+  const ms = parseDuration(raw);
+  if (ms > MAX_JOURNAL_INTERVAL_MS) {
+    throw new Error(`expected a duration from 0 to ${MAX_JOURNAL_INTERVAL_MS}ms, got "${raw}"`);
+  }
   return ms;
 }
 
@@ -478,6 +490,13 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '3h',
     description: 'How long a queued (nonce-gap) transaction may wait before it is dropped.',
     parse: parsePositiveDuration,
+  }),
+  option({
+    key: 'txpool.journal-interval',
+    defaultText: '0',
+    description:
+      'Group-commit window of the pool journal: how long the first accepted transaction of a batch waits for others before the batch is written; each is answered once on disk. 0 writes at the end of the event-loop turn.',
+    parse: parseJournalInterval,
   }),
   option({
     key: 'log-level',

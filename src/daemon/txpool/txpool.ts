@@ -14,7 +14,11 @@
  * When the pool is full, a newcomer evicts the lowest-ranked transaction that can leave without
  * opening a nonce gap (the highest nonce of another sender), ranking pending above queued and
  * then by fee cap; if the newcomer does not outrank it, the newcomer is refused with "txpool is
- * full". See docs/txpool.md.
+ * full".
+ *
+ * With a journal (`journal.ts`), `add` resolves only once the transaction is on disk, every
+ * removal is journaled too, and `restore` re-admits the journal's transactions after a restart.
+ * See docs/txpool.md.
  */
 import { bytesToHex } from '@ethereumjs/util';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -25,11 +29,13 @@ import type { AdmissionRules, AdmittedTransaction } from './admission.js';
 import { BinaryHeap } from './binary-heap.js';
 import { effectiveTip, isSufficientBump, maxCost } from './fees.js';
 import type { TransactionFees } from './fees.js';
+import type { JournalWriter } from './journal.js';
 import { SenderTransactions } from './sender-transactions.js';
 import type { PoolEntry } from './sender-transactions.js';
 import { SerialQueue } from './serial-queue.js';
 import type {
   AccountReads,
+  Admission,
   PoolLimits,
   PoolStateView,
   PoolStatus,
@@ -58,6 +64,8 @@ export interface TxPoolOptions {
   limits: PoolLimits;
   /** Recovers senders off the main thread ahead of admission. Default: admission recovers them. */
   senderRecovery?: SenderRecoverer;
+  /** Keeps admitted transactions on disk across restarts. Default: none (memory only). */
+  journal?: JournalWriter;
   /** Clock in ms for `addedAt`. Default `Date.now`. */
   now?: () => number;
   /** Told when a pending listener throws; the pool carries on. Default `console.error`. */
@@ -75,6 +83,17 @@ function outranks(a: Rank, b: Rank): boolean {
   if (a.pending !== b.pending) return a.pending;
   if (a.feeCap !== b.feeCap) return a.feeCap > b.feeCap;
   return a.seq < b.seq;
+}
+
+/** A journaled transaction that `restore` did not re-admit, and why. */
+export interface RefusedOnRestore {
+  hashHex: string;
+  reason: string;
+}
+
+/** Orders transactions by nonce; stable, so equal nonces keep their order. */
+function byNonce(a: TypedTransaction, b: TypedTransaction): number {
+  return a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0;
 }
 
 /** A sender's pending run being merged into the block order. */
@@ -113,6 +132,45 @@ export class TxPool implements TxPoolApi {
   }
 
   async add(tx: TypedTransaction): Promise<PooledTransaction> {
+    const { pooled, durable } = await this.admit(tx);
+    await durable;
+    return pooled;
+  }
+
+  admit(tx: TypedTransaction): Promise<Admission> {
+    return this.check(tx, 'submitted');
+  }
+
+  /**
+   * Re-admits journaled transactions after a restart, each sender's in nonce order, with the
+   * admission checks against the current head. Those refused (mined meanwhile, no longer
+   * affordable, ...) leave the journal and are returned; the rest are pooled as if just sent.
+   * The next block's base fee is not checked again: it moves, and a pooled transaction it has
+   * overtaken waits in the pool (it is left out of blocks) rather than being dropped.
+   */
+  async restore(txs: readonly TypedTransaction[]): Promise<RefusedOnRestore[]> {
+    const ordered = [...txs].sort(byNonce);
+    // All admissions are queued at once, so sender recoveries overlap; the queue keeps the order.
+    const outcomes = await Promise.allSettled(ordered.map((tx) => this.check(tx, 'restored')));
+    const refused: RefusedOnRestore[] = [];
+    outcomes.forEach((outcome, index) => {
+      if (outcome.status === 'fulfilled') return;
+      const hashHex = bytesToHex(ordered[index].hash());
+      // A refusal is final; any other failure (a state read) leaves the entry for the next start.
+      if (outcome.reason instanceof TransactionRejectedError) this.options.journal?.remove(hashHex);
+      refused.push({
+        hashHex,
+        reason: String((outcome.reason as Error)?.message ?? outcome.reason),
+      });
+    });
+    return refused;
+  }
+
+  /**
+   * Checks and inserts a transaction; `durable` resolves once it is journaled (at once for a
+   * transaction restored from the journal, or without a journal).
+   */
+  private async check(tx: TypedTransaction, origin: 'submitted' | 'restored'): Promise<Admission> {
     if (tx.isSigned()) this.rejectKnown(bytesToHex(tx.hash()));
     const { state, chainId, minGasPrice, limits, senderRecovery } = this.options;
     const rules: AdmissionRules = {
@@ -120,14 +178,27 @@ export class TxPool implements TxPoolApi {
       minGasPrice,
       maxTxBytes: limits.maxTxBytes,
       blockGasLimit: state.blockGasLimit(),
-      nextBaseFee: state.nextBaseFee(),
+      nextBaseFee: origin === 'restored' ? 0n : state.nextBaseFee(),
     };
     checkEnvelope(tx, rules);
     // Recovery runs beside the queue, and admissions still enter the queue in arrival order.
     const recovered = senderRecovery?.prepare(tx);
     return this.serial.run(async () => {
       await recovered;
-      return this.insert(tx, admitTransaction(tx, rules));
+      const pooled = await this.insert(tx, admitTransaction(tx, rules));
+      // Queued for the journal inside the admission, so a removal that follows it (a block,
+      // a replacement) is queued after it and wins.
+      const writer = origin === 'submitted' ? this.options.journal : undefined;
+      const written = writer?.write(pooled.hashHex, tx) ?? Promise.resolve();
+      const durable = written.catch((error: unknown) => {
+        // Not on disk, so not accepted: it leaves the pool unless a block took it meanwhile.
+        this.drop(pooled.hashHex);
+        throw error;
+      });
+      // The caller awaits `durable` after its own steps (the signer's turn); a failure that
+      // comes first must not count as an unhandled rejection in between.
+      durable.catch(() => undefined);
+      return { pooled, durable };
     });
   }
 
@@ -260,7 +331,7 @@ export class TxPool implements TxPoolApi {
     const entry: PoolEntry = { pooled, fees, cost, seq, announced: false };
     this.senders.set(account.key, account);
     const { replaced, promoted } = this.update(account, () => account.put(entry));
-    if (replaced !== undefined) this.byHash.delete(replaced.pooled.hashHex);
+    if (replaced !== undefined) this.forget(replaced);
     this.byHash.set(hashHex, entry);
     this.announce(promoted);
     return pooled;
@@ -316,7 +387,7 @@ export class TxPool implements TxPoolApi {
   private removeByHash(hashHex: string): SenderTransactions | undefined {
     const entry = this.byHash.get(hashHex.toLowerCase());
     if (entry === undefined) return undefined;
-    this.byHash.delete(entry.pooled.hashHex);
+    this.forget(entry);
     const account = this.senders.get(entry.pooled.senderHex);
     if (account !== undefined) this.update(account, () => account.remove(entry.pooled.nonce));
     return account;
@@ -325,8 +396,14 @@ export class TxPool implements TxPoolApi {
   /** Re-checks an account against fresh state; returns the entries that became pending. */
   private applyState(account: SenderTransactions, nonce: bigint, balance: bigint): PoolEntry[] {
     const { dropped, promoted } = this.update(account, () => account.applyState(nonce, balance));
-    for (const entry of dropped) this.byHash.delete(entry.pooled.hashHex);
+    for (const entry of dropped) this.forget(entry);
     return promoted;
+  }
+
+  /** Takes a transaction out of the hash index and the journal (its account has let it go). */
+  private forget(entry: PoolEntry): void {
+    this.byHash.delete(entry.pooled.hashHex);
+    this.options.journal?.remove(entry.pooled.hashHex);
   }
 
   /** Runs a change to one account, keeping the pending count, the sender index and the block order in step. */

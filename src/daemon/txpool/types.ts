@@ -67,6 +67,16 @@ export interface PooledTransaction {
   addedAt: number;
 }
 
+/** A transaction the pool took in, and when it is safe to acknowledge. */
+export interface Admission {
+  pooled: PooledTransaction;
+  /**
+   * Resolves once the transaction is journaled (on disk), the moment it may be acknowledged;
+   * rejects with `ServerError` when the journal could not write it, and the pool lets it go.
+   */
+  durable: Promise<void>;
+}
+
 export interface TxPoolApi {
   /**
    * Validates and admits a signed transaction; returns its hash. Throws
@@ -76,6 +86,13 @@ export interface TxPoolApi {
    * "invalid chain id", "invalid sender") or `InvalidInputError` for malformed input.
    */
   add(tx: TypedTransaction): Promise<PooledTransaction>;
+  /**
+   * `add` in two steps, for callers that admit one transaction after another and should not
+   * wait for each to reach the disk in between: resolves once the transaction is pooled (it
+   * counts for `pendingNonce` from then on), with the promise of its durability. Rejects as
+   * `add` does.
+   */
+  admit(tx: TypedTransaction): Promise<Admission>;
   /** Executable transactions in the order a block should include them. */
   executable(): PooledTransaction[];
   /**

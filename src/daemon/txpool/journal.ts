@@ -1,0 +1,164 @@
+/**
+ * The pool journal: every transaction the pool holds, on disk, so that a restart (after
+ * `kill -9` or a graceful stop) re-admits what the node acknowledged.
+ *
+ * Why this shape:
+ * - Group commit. Writes (an admitted transaction) and removals (mined, replaced, dropped,
+ *   evicted, expired) gather in memory, for `intervalMs` after the first of a batch and while
+ *   the previous commit is in progress, and reach LMDB in one write transaction, synced to disk
+ *   before the writers' promises resolve. The pool answers a
+ *   submission only once its write has resolved, so an acknowledged transaction is on disk; one
+ *   commit per batch rather than per transaction keeps admission throughput. Commits run one at
+ *   a time, so a batch grows while the disk is busy with the previous one.
+ * - An LMDB environment of its own (`<datadir>/txpool`), not a table of the chain store: journal
+ *   commits never queue behind a block's commit (thousands of trie nodes), and the block stays
+ *   the chain's crash-safety unit untouched. Mined transactions leave the journal in the group
+ *   commit after their block; a node that dies in between finds them mined on restart ("nonce
+ *   too low") and drops them then.
+ * - Keyed by transaction hash, valued by the sender's public key and the signed transaction's
+ *   bytes. Operations on one key within a batch collapse to the last, so a replacement is the old
+ *   key's removal and the new key's write in the same commit. The key was recovered when the
+ *   transaction was admitted; kept beside it, a restart need not recover it again (about 1 ms
+ *   per transaction), as the chain store keeps the senders of mined transactions.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Common } from '@ethereumjs/common';
+import { createTxFromRLP } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { open } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
+import { ServerError } from '../errors.js';
+import { commitLmdb } from '../chain/lmdb-file.js';
+
+/** Address space for the journal's memory map: a full pool of 128 KiB transactions fits. */
+const JOURNAL_MAP_SIZE = 2 * 2 ** 30;
+
+/** Length of an uncompressed secp256k1 public key without its prefix byte, as EthereumJS keeps it. */
+const PUBLIC_KEY_BYTES = 64;
+
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** The slice of the journal the pool writes to. */
+export interface JournalWriter {
+  /**
+   * Queues an admitted transaction (its sender already recovered) for the next group commit;
+   * resolves once it is on disk.
+   */
+  write(hashHex: string, tx: TypedTransaction): Promise<void>;
+  /** Queues the removal of a transaction for the next group commit. */
+  remove(hashHex: string): void;
+}
+
+function hashKey(hashHex: string): Buffer {
+  return Buffer.from(hashHex.slice(2), 'hex');
+}
+
+export class PoolJournal implements JournalWriter {
+  /** Operations of the next batch by hash: the entry to write, or null to remove. */
+  private batch = new Map<string, Uint8Array | null>();
+  private waiters: Waiter[] = [];
+  private scheduled = false;
+  private closed = false;
+  private committing: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly root: RootDatabase,
+    private readonly entries: Database<Uint8Array, Buffer>,
+    private readonly intervalMs: number,
+  ) {}
+
+  /**
+   * Opens (creating if needed) the journal in `dir`. `intervalMs` is the group-commit window:
+   * how long the first write of a batch waits for others before the batch is committed; 0
+   * commits at the end of the current event-loop turn.
+   */
+  static open(dir: string, intervalMs: number): PoolJournal {
+    mkdirSync(dir, { recursive: true });
+    const root = open({ path: dir, maxDbs: 2, compression: false, mapSize: JOURNAL_MAP_SIZE });
+    const entries = root.openDB<Uint8Array, Buffer>('transactions', {
+      keyEncoding: 'binary',
+      encoding: 'binary',
+    });
+    return new PoolJournal(root, entries, intervalMs);
+  }
+
+  /** Every journaled transaction, in no particular order, its sender known without recovery. */
+  transactions(common: Common): TypedTransaction[] {
+    return [
+      ...this.entries.getRange({}).map(({ value }) => {
+        // A copy: the transaction's fields are views of these bytes and outlive the read.
+        const entry = new Uint8Array(value);
+        const tx = createTxFromRLP(entry.subarray(PUBLIC_KEY_BYTES), { common });
+        tx.cache.senderPubKey = entry.subarray(0, PUBLIC_KEY_BYTES);
+        return tx;
+      }),
+    ];
+  }
+
+  write(hashHex: string, tx: TypedTransaction): Promise<void> {
+    if (this.closed) {
+      return Promise.reject(new ServerError('the node is shutting down: transaction not accepted'));
+    }
+    const serialized = tx.serialize();
+    const entry = new Uint8Array(PUBLIC_KEY_BYTES + serialized.length);
+    entry.set(tx.getSenderPublicKey(), 0);
+    entry.set(serialized, PUBLIC_KEY_BYTES);
+    this.batch.set(hashHex, entry);
+    const written = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    this.schedule();
+    return written;
+  }
+
+  remove(hashHex: string): void {
+    if (this.closed) return;
+    this.batch.set(hashHex, null);
+    this.schedule();
+  }
+
+  /** Commits what is queued, waits for it, and closes the environment. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.committing = this.committing.then(() => this.commit());
+    await this.committing;
+    await this.root.close();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const enqueue = () => {
+      if (this.closed) return;
+      this.committing = this.committing.then(() => this.commit());
+    };
+    if (this.intervalMs > 0) setTimeout(enqueue, this.intervalMs);
+    else setImmediate(enqueue);
+  }
+
+  private async commit(): Promise<void> {
+    this.scheduled = false;
+    const { batch, waiters } = this;
+    this.batch = new Map();
+    this.waiters = [];
+    if (batch.size === 0) return;
+    try {
+      await commitLmdb(this.root, 'the transaction pool journal', () => {
+        for (const [hashHex, entry] of batch) {
+          if (entry === null) this.entries.removeSync(hashKey(hashHex));
+          else this.entries.putSync(hashKey(hashHex), entry);
+        }
+      });
+      // Committed survives the process; flushed survives the machine.
+      await this.root.flushed;
+      for (const waiter of waiters) waiter.resolve();
+    } catch (error) {
+      const failure = new ServerError('failed to write the transaction pool journal', {
+        cause: error,
+      });
+      for (const waiter of waiters) waiter.reject(failure);
+    }
+  }
+}
