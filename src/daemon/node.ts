@@ -44,6 +44,9 @@ import { openLogReaders } from './events/log-readers.js';
 import type { Logger } from './logger.js';
 import { RpcDispatcher } from './rpc/dispatcher.js';
 import { MethodRegistry, type NamespaceModule } from './rpc/registry.js';
+import { restResources } from './rest/resources.js';
+import { RouteTable } from './rest/route-table.js';
+import { startRestServer } from './rest/server.js';
 import type { BrowserPolicy } from './transport/browser-guard.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
@@ -328,11 +331,12 @@ export async function startNode(
       shutdownSteps.push(() => ws.close());
       endpoints.ws = ws.url;
     }
+    const nodeKey = loadOrCreateNodeKey(layout.nodeKeyFile);
     const consensusRpc = await startConsensusRpcServer({
       address: config['rpc.laddr'],
       chain: services.chain,
       bus: services.bus,
-      validatorKey: loadOrCreateNodeKey(layout.nodeKeyFile),
+      validatorKey: nodeKey,
       maxClients: config['rpc.max-subscription-clients'],
       maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
       maxBacklogBytes: WS_MAX_BACKLOG_BYTES,
@@ -341,6 +345,25 @@ export async function startNode(
     });
     shutdownSteps.push(() => consensusRpc.close());
     endpoints.consensusWs = consensusRpc.websocketUrl;
+    if (config['rest.enable']) {
+      const routeTable = new RouteTable();
+      const rest = await startRestServer({
+        address: config['rest.address'],
+        maxBodySize: config['rest.max-body-size'],
+        browserPolicy,
+        token,
+        resources: restResources({
+          bus: services.bus,
+          identityKey: nodeKey,
+          routeTable,
+          wsMaxBacklogBytes: WS_MAX_BACKLOG_BYTES,
+        }),
+        routeTable,
+        logger,
+      });
+      shutdownSteps.push(() => rest.close());
+      endpoints.rest = rest.url;
+    }
     await startCallThreads(
       evmThreads,
       {

@@ -50,6 +50,9 @@ export interface NodeConfig {
   'txpool.globalslots': number;
   'txpool.pricebump': number;
   'txpool.lifetime': number;
+  'rest.enable': boolean;
+  'rest.address': HostPort;
+  'rest.max-body-size': number;
 }
 
 export type OptionKey = keyof NodeConfig;
@@ -316,6 +319,25 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '3h',
     description: 'How long a queued (nonce-gap) transaction may wait before it is dropped.',
     parse: parsePositiveDuration,
+  }),
+  option({
+    key: 'rest.enable',
+    boolean: true,
+    defaultText: 'true',
+    description: 'Serve the REST interface (/v1/api) and its /v1/api/ws/node WebSocket.',
+    parse: parseBoolean,
+  }),
+  option({
+    key: 'rest.address',
+    defaultText: '127.0.0.1:1317',
+    description: 'host:port of the REST server (port 0 picks a free port).',
+    parse: parseHostPort,
+  }),
+  option({
+    key: 'rest.max-body-size',
+    defaultText: '5MiB',
+    description: 'Largest accepted REST request body; a larger one is refused with 413.',
+    parse: parseByteSize,
   }),
   option({
     key: 'log-level',

@@ -1,0 +1,27 @@
+/**
+ * The REST resources the node serves, in one list: adding a resource is one module and one
+ * line here. The server adds `GET /openapi.json` itself.
+ */
+import type { NodeKey } from '../datadir/node-key.js';
+import type { EventBus } from '../events/event-bus.js';
+import { addressOwnerResolver, cryptoResource } from './crypto-routes.js';
+import { nodeEventsResource } from './node-events-socket.js';
+import type { RestResource } from './resource.js';
+import type { RouteTable } from './route-table.js';
+import { statusResource } from './status-routes.js';
+
+export interface RestNodeParts {
+  bus: EventBus;
+  identityKey: NodeKey;
+  routeTable: RouteTable;
+  /** Unsent bytes a WebSocket client may accumulate before it is dropped. */
+  wsMaxBacklogBytes: number;
+}
+
+export function restResources(parts: RestNodeParts): RestResource[] {
+  return [
+    statusResource({ routeTable: parts.routeTable, fileCount: () => 0, peersCount: () => 0 }),
+    cryptoResource({ identityKey: parts.identityKey, resolveOwner: addressOwnerResolver }),
+    nodeEventsResource(parts.bus, parts.wsMaxBacklogBytes),
+  ];
+}
