@@ -1,7 +1,8 @@
 /**
  * The node's own secp256k1 key: made on first start, kept in `<datadir>/node_key.json`
  * (mode 0600) as `{"privateKey": "<64 hex digits>"}` (like CometBFT's `node_key.json`, only the
- * private key), and used as the validator key the consensus interface shows. A key file that
+ * private key), and used as the validator key the consensus interface shows and as the node's
+ * identity key, with which the REST interface signs and decrypts (`docs/rest.md`). A key file that
  * exists but cannot be read is an error, never silently replaced: the node's identity must
  * not change behind the operator's back.
  */
