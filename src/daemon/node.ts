@@ -3,7 +3,8 @@
  * starts its servers; `stop` takes them down in reverse order. Nothing else wires parts
  * together, so the order of start-up and shutdown is visible in one place.
  */
-import { accessSync, constants, mkdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { createAddressFromString } from '@ethereumjs/util';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import type { DaemonEndpoints, DaemonInfo } from '../shared/daemon-info.js';
@@ -28,6 +29,7 @@ import { UNSUPPORTED_METHODS } from './api/unsupported.js';
 import { web3Namespace } from './api/web3.js';
 import { Chain } from './chain/chain.js';
 import { ConsensusEngine } from './chain/consensus.js';
+import { DEV_ADDRESSES } from './chain/genesis.js';
 import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from './config/options.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
@@ -44,6 +46,7 @@ import { openLogReaders } from './events/log-readers.js';
 import type { Logger } from './logger.js';
 import { RpcDispatcher } from './rpc/dispatcher.js';
 import { MethodRegistry, type NamespaceModule } from './rpc/registry.js';
+import { IdentityFunding } from './identity/identity-funding.js';
 import { restResources } from './rest/resources.js';
 import { RouteTable } from './rest/route-table.js';
 import { startRestServer } from './rest/server.js';
@@ -72,8 +75,11 @@ function prepareDataDir(layout: DataDirLayout): void {
   }
 }
 
-function namespaceModules(services: NodeServices, accounts: AccountManager): NamespaceModule[] {
-  const chainId = services.chain.chainId;
+/** The fee oracle and the signer of the node's accounts, shared by JSON-RPC and REST. */
+function accountSigning(
+  services: NodeServices,
+  accounts: AccountManager,
+): { fees: FeeOracle; signer: TransactionSigner } {
   const fees = new FeeOracle(services.chain, services.bus);
   const signer = new TransactionSigner(
     {
@@ -84,6 +90,15 @@ function namespaceModules(services: NodeServices, accounts: AccountManager): Nam
     },
     accounts,
   );
+  return { fees, signer };
+}
+
+function namespaceModules(
+  services: NodeServices,
+  accounts: AccountManager,
+  { fees, signer }: { fees: FeeOracle; signer: TransactionSigner },
+): NamespaceModule[] {
+  const chainId = services.chain.chainId;
   return [
     web3Namespace(PACKAGE_VERSION),
     netNamespace({ networkId: () => chainId.toString(), peerCount: () => 0 }),
@@ -292,7 +307,8 @@ export async function startNode(
       lightKdf: config['keystore.light-kdf'],
     });
     shutdownSteps.push(() => accounts.close());
-    for (const module of namespaceModules(services, accounts)) registry.register(module);
+    const signing = accountSigning(services, accounts);
+    for (const module of namespaceModules(services, accounts, signing)) registry.register(module);
     const dispatcher = new RpcDispatcher(
       registry,
       {
@@ -355,6 +371,14 @@ export async function startNode(
         resources: restResources({
           bus: services.bus,
           identityKey: nodeKey,
+          identityFunding: new IdentityFunding({
+            enabled: config.dev && !existsSync(layout.genesisFile),
+            identity: createAddressFromString(nodeKey.address),
+            funder: DEV_ADDRESSES[DEV_ADDRESSES.length - 1],
+            balanceAtHead: (address) => services.chain.getBalance(address),
+            send: (fields) => signing.signer.sendWithUnlockedKey(fields),
+            bus: services.bus,
+          }),
           routeTable,
           wsMaxBacklogBytes: WS_MAX_BACKLOG_BYTES,
         }),

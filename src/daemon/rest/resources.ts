@@ -4,6 +4,7 @@
  */
 import type { NodeKey } from '../datadir/node-key.js';
 import type { EventBus } from '../events/event-bus.js';
+import type { IdentityFunding } from '../identity/identity-funding.js';
 import { addressOwnerResolver, cryptoResource } from './crypto-routes.js';
 import { nodeEventsResource } from './node-events-socket.js';
 import type { RestResource } from './resource.js';
@@ -13,6 +14,11 @@ import { statusResource } from './status-routes.js';
 export interface RestNodeParts {
   bus: EventBus;
   identityKey: NodeKey;
+  /**
+   * Tops up the identity on the dev chain; resources that send transactions from the identity
+   * (contracts/send, identity register) call `ensureFunded()` before they sign.
+   */
+  identityFunding: IdentityFunding;
   routeTable: RouteTable;
   /** Unsent bytes a WebSocket client may accumulate before it is dropped. */
   wsMaxBacklogBytes: number;
