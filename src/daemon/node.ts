@@ -38,7 +38,7 @@ import { SenderRecovery } from './crypto/sender-recovery.js';
 import { writeFileAtomic } from './datadir/atomic-write.js';
 import { startConsensusRpcServer } from './consensus-rpc/server.js';
 import { AuthToken } from './datadir/auth-token.js';
-import { loadOrCreateNodeKey } from './datadir/node-key.js';
+import { openNodeKey } from './datadir/node-key.js';
 import { ProcessLock } from './datadir/process-lock.js';
 import { ServerError } from './errors.js';
 import { EventBus } from './events/event-bus.js';
@@ -347,7 +347,10 @@ export async function startNode(
       shutdownSteps.push(() => ws.close());
       endpoints.ws = ws.url;
     }
-    const nodeKey = loadOrCreateNodeKey(layout.nodeKeyFile);
+    const nodeKey = await openNodeKey(layout.nodeKeyFile, {
+      passwordFile: config['node-key.password-file'],
+      kdf: config['keystore.light-kdf'] ? 'light' : 'standard',
+    });
     const consensusRpc = await startConsensusRpcServer({
       address: config['rpc.laddr'],
       chain: services.chain,

@@ -3,6 +3,7 @@
  * variable, default, parser and help text. The `daemon start` flags, the environment and the
  * config file are all read through this table, so they cannot drift apart.
  */
+import { resolve } from 'node:path';
 import {
   parseBoolean,
   parseByteSize,
@@ -50,6 +51,7 @@ export interface NodeConfig {
   'txpool.globalslots': number;
   'txpool.pricebump': number;
   'txpool.lifetime': number;
+  'node-key.password-file': string | undefined;
   'rest.enable': boolean;
   'rest.address': HostPort;
   'rest.max-body-size': number;
@@ -319,6 +321,13 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '3h',
     description: 'How long a queued (nonce-gap) transaction may wait before it is dropped.',
     parse: parsePositiveDuration,
+  }),
+  option({
+    key: 'node-key.password-file',
+    defaultText: undefined,
+    description:
+      'File whose first line is the passphrase of the node key (<datadir>/node_key.json, the validator and identity key): the key is kept as a v3 keystore under it (a plain key is encrypted at start). Default: the key is kept plain with mode 0600.',
+    parse: optional((raw) => resolve(raw)),
   }),
   option({
     key: 'rest.enable',
