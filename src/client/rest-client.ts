@@ -39,7 +39,7 @@ export class RestClient {
 
   /** Sends a request and returns the answer as is (for any status). */
   async request(
-    method: 'GET' | 'POST' | 'DELETE',
+    method: 'GET' | 'POST' | 'DELETE' | 'OPTIONS',
     path: string,
     body?: unknown,
     headers: Record<string, string> = {},

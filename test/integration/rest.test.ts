@@ -18,6 +18,7 @@ import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const MAX_BODY = 64 * 1024;
+const APP_ORIGIN = 'https://app.example';
 const OTHER_OWNER = DEV_ADDRESSES[1].toLowerCase();
 
 let daemon: TestDaemon;
@@ -27,7 +28,14 @@ let nodeKey: SigningKey;
 let nodeAddress: string;
 
 beforeAll(async () => {
-  daemon = await startTestDaemon(['--rest.max-body-size', `${MAX_BODY}B`, '--block-time', '200ms']);
+  daemon = await startTestDaemon([
+    '--rest.max-body-size',
+    `${MAX_BODY}B`,
+    '--block-time',
+    '200ms',
+    '--json-rpc.cors',
+    APP_ORIGIN,
+  ]);
   rest = new RestClient(daemon.endpoints.rest as string, { token: daemon.token });
   anonymous = new RestClient(daemon.endpoints.rest as string);
   const record = JSON.parse(readFileSync(join(daemon.dataDir, 'node_key.json'), 'utf8')) as {
@@ -353,6 +361,21 @@ describe('ws/node', () => {
 });
 
 describe('the listener', () => {
+  it('answers preflights and CORS headers for an origin in --json-rpc.cors', async () => {
+    const preflight = await rest.request('OPTIONS', '/crypto/sign', undefined, {
+      origin: APP_ORIGIN,
+      'access-control-request-method': 'POST',
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': APP_ORIGIN,
+      'access-control-allow-headers': 'Content-Type, Authorization',
+    });
+    const answer = await rest.request('GET', '/status/meta', undefined, { origin: APP_ORIGIN });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+  });
+
   it('refuses a body over --rest.max-body-size with 413 naming the flag', async () => {
     const big = { data: { blob: 'x'.repeat(MAX_BODY) } };
     expectError(await post(rest, '/crypto/sign', big), 413, /--rest\.max-body-size/);
