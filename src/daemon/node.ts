@@ -373,6 +373,9 @@ export async function startNode(
         token,
         resources: restResources({
           bus: services.bus,
+          chain: services.chain,
+          dataDir: layout.root,
+          signer: signing.signer,
           identityKey: nodeKey,
           identityFunding: new IdentityFunding({
             enabled: config.dev && !existsSync(layout.genesisFile),

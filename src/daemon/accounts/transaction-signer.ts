@@ -84,6 +84,14 @@ export class TransactionSigner {
     );
   }
 
+  /**
+   * Fills, signs with `key` and submits; for a key the node holds outside the keystore (its
+   * identity key), through the same queue so its nonces stay consecutive too.
+   */
+  sendWithKey(fields: TransactionFields, key: Uint8Array): Promise<string> {
+    return this.serial.run(() => this.fillSignAndSubmit(fields, key));
+  }
+
   private async fillSignAndSubmit(fields: TransactionFields, key: Uint8Array): Promise<string> {
     const signed = await this.fillAndSign(fields, key);
     return (await this.deps.pool.add(signed)).hashHex;

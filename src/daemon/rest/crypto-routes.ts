@@ -13,21 +13,24 @@ import {
   signContent,
 } from '../identity/signed-content.js';
 import { restRoute, type RestResource } from './resource.js';
-import { ADDRESS_SCHEMA, ANY_OBJECT_SCHEMA, HEX_BYTES_SCHEMA, dataEnvelope } from './schemas.js';
+import {
+  ADDRESS_SCHEMA,
+  ANY_OBJECT_SCHEMA,
+  HANDLE_SCHEMA,
+  HEX_BYTES_SCHEMA,
+  dataEnvelope,
+} from './schemas.js';
 
 /**
- * Turns the `:owner` of `verify` into an address (0x, lower case). Today owners are addresses;
- * the identity registry plugs in here to accept handles too, and widens
- * {@link OWNER_PARAM_SCHEMA} with them.
+ * Turns the `:owner` of `verify` (an address or an identity handle) into an address (0x, lower
+ * case); the identity registry resolves handles (rest/identity-routes.ts).
  */
 export type OwnerResolver = (owner: string) => Promise<string>;
-
-export const addressOwnerResolver: OwnerResolver = async (owner) => owner.toLowerCase();
 
 export const OWNER_PARAM_SCHEMA = {
   type: 'object',
   required: ['owner'],
-  properties: { owner: ADDRESS_SCHEMA },
+  properties: { owner: { anyOf: [ADDRESS_SCHEMA, HANDLE_SCHEMA] } },
 } as const;
 
 const SIGNED_CONTENT_SCHEMA = {
@@ -89,7 +92,7 @@ export function cryptoResource({ identityKey, resolveOwner }: CryptoDeps): RestR
         method: 'POST',
         path: '/crypto/verify/:owner',
         operationId: 'verify',
-        summary: 'Whether data.signed was signed by owner (an address).',
+        summary: 'Whether data.signed was signed by owner (an address or an identity handle).',
         params: OWNER_PARAM_SCHEMA,
         body: {
           type: 'object',
