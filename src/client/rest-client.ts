@@ -4,7 +4,16 @@
  * `RestResponseError` with the HTTP status and the daemon's message.
  */
 import { Pool } from 'undici';
-import type { NodeMeta, RestErrorBody, SealedContent, SignedContent } from '../shared/rest-api.js';
+import type {
+  ContractInstance,
+  ContractSummary,
+  NodeMeta,
+  RestAbiEntry,
+  RestErrorBody,
+  SealedContent,
+  SentTransaction,
+  SignedContent,
+} from '../shared/rest-api.js';
 import { RestResponseError } from './errors.js';
 
 export interface RestClientOptions {
@@ -104,6 +113,58 @@ export class RestClient {
   ): Promise<unknown> {
     return (await this.data<{ signed: unknown }>('POST', '/crypto/decrypt', { data: sealed }))
       .signed;
+  }
+
+  contracts(): Promise<ContractSummary[]> {
+    return this.data('GET', '/contracts');
+  }
+
+  /** Registers `abi` under `name` at `address`. */
+  addContract(name: string, address: string, abi: unknown[]): Promise<ContractInstance> {
+    return this.data('POST', '/contracts', { name, address, abi });
+  }
+
+  /** The address and ABI of a contract, by name or address. */
+  contract(contract: string): Promise<ContractInstance> {
+    return this.data('GET', `/contracts/${encodeURIComponent(contract)}`);
+  }
+
+  async contractExists(address: string, abi: RestAbiEntry[] | RestAbiEntry[][]): Promise<boolean> {
+    return (await this.data<{ exists: boolean }>('POST', '/contracts/exists', { address, abi }))
+      .exists;
+  }
+
+  /** The decoded results of a call (`eth_call`) of `method`. */
+  call(contract: string, method: string, params: unknown[]): Promise<unknown[]> {
+    return this.data('POST', '/contracts/call', { contract, method, params });
+  }
+
+  /** Sends a transaction from the node identity to `method`; resolves once mined. */
+  async send(
+    contract: string,
+    method: string,
+    params: unknown[],
+    amountInWei: string,
+  ): Promise<SentTransaction> {
+    const [sent] = await this.data<SentTransaction[]>('POST', '/contracts/send', {
+      contract,
+      method,
+      params,
+      amountInWei,
+    });
+    return sent;
+  }
+
+  /** The owner address of an identity handle. */
+  async identityOwner(handle: string): Promise<string> {
+    const path = `/identities/${encodeURIComponent(handle)}`;
+    return (await this.data<{ address: string }>('GET', path)).address;
+  }
+
+  /** The identity handle of an owner address. */
+  async ownerIdentity(owner: string): Promise<string> {
+    const path = `/owners/${encodeURIComponent(owner)}/identity`;
+    return (await this.data<{ identity: string }>('GET', path)).identity;
   }
 
   close(): Promise<void> {

@@ -45,3 +45,38 @@ export interface NodeBlockEvent {
 export interface RestErrorBody {
   error: { code: number; message: string };
 }
+
+/** An ABI entry as the REST interface shows it (docs/rest.md, "Contracts"). */
+export type RestAbiEntry = Record<string, unknown>;
+
+/** `GET /contracts/:contract` → `{data: ContractInstance}`. */
+export interface ContractInstance {
+  /** Checksummed; null for an ABI file that names no address. */
+  address: string | null;
+  /** The entries in one inner array, as the spec's sample nests them. */
+  abi: RestAbiEntry[][];
+}
+
+/** An item of `GET /contracts`. */
+export interface ContractSummary {
+  name: string;
+  address: string | null;
+  source: 'built-in' | 'registered' | 'file';
+}
+
+/** The item of `POST /contracts/send` → `{data: [SentTransaction]}`. */
+export interface SentTransaction {
+  transactionHash: string;
+  blockNumber: number;
+  blockHash: string;
+  /** 1: executed (a reverted transaction is answered with an error instead). */
+  status: number;
+  /** The node identity address, lower case. */
+  from: string;
+  /** The contract, checksummed. */
+  to: string;
+  /** Decimal. */
+  gasUsed: string;
+  /** Decimal wei sent along. */
+  value: string;
+}

@@ -20,7 +20,7 @@ export default class CryptoVerify extends BaseCommand {
   ];
   static override args = {
     owner: Args.string({
-      description: 'Address of the expected signer.',
+      description: 'Address or identity handle of the expected signer.',
       required: true,
       ignoreStdin: true,
     }),

@@ -5,26 +5,12 @@
  */
 import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { FunctionFragment } from 'ethers';
+import type { SentTransaction } from '../../shared/rest-api.js';
 import type { CallRequest, CallResult } from '../chain/call.js';
 import { InvalidInputError, TransactionRejectedError } from '../errors.js';
 import type { IdentityTransactions } from '../identity/identity-transactions.js';
 import { decodeResults, encodeCall, resolveMethod } from './contract-abi.js';
 import type { ContractRegistry, NamedContract } from './contract-registry.js';
-
-/** The item of the `contracts/send` answer: what became of the transaction. */
-export interface SentTransaction {
-  transactionHash: string;
-  blockNumber: number;
-  blockHash: string;
-  /** 1: executed (a reverted transaction is answered with an error instead). */
-  status: number;
-  from: string;
-  to: string;
-  /** Decimal. */
-  gasUsed: string;
-  /** Decimal wei sent along. */
-  value: string;
-}
 
 export interface ContractCallsDeps {
   registry: ContractRegistry;
