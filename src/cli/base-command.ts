@@ -4,8 +4,14 @@
  */
 import { Command, Errors, Flags } from '@oclif/core';
 import { defaultDataDir } from '../shared/datadir-layout.js';
-import { DaemonControlError, DaemonNotRunningError, RpcResponseError } from '../client/errors.js';
+import {
+  DaemonControlError,
+  DaemonNotRunningError,
+  RestResponseError,
+  RpcResponseError,
+} from '../client/errors.js';
 import { NodeError } from '../daemon/errors.js';
+import { JsonInputError } from './json-input.js';
 
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
@@ -53,6 +59,10 @@ export abstract class BaseCommand extends Command {
     if (error instanceof RpcResponseError) {
       const data = error.data === undefined ? '' : ` (data: ${JSON.stringify(error.data)})`;
       return new Errors.CLIError(`RPC error ${error.code}: ${error.message}${data}`, { exit: 1 });
+    }
+    if (error instanceof JsonInputError) return new Errors.CLIError(error.message, { exit: 2 });
+    if (error instanceof RestResponseError) {
+      return new Errors.CLIError(`REST error ${error.status}: ${error.message}`, { exit: 1 });
     }
     if (
       error instanceof DaemonControlError ||

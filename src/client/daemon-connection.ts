@@ -6,6 +6,7 @@ import type { DaemonInfo } from '../shared/daemon-info.js';
 import { DaemonNotRunningError } from './errors.js';
 import { readAuthToken, readLiveDaemonInfo } from './daemon-files.js';
 import { HttpRpcClient } from './http-rpc-client.js';
+import { RestClient } from './rest-client.js';
 import { WsRpcClient } from './ws-rpc-client.js';
 
 export interface DaemonConnection {
@@ -35,4 +36,17 @@ export function connectDaemon(dataDir: string): DaemonConnection {
     },
     close: () => rpc.close(),
   };
+}
+
+/**
+ * A REST client for the daemon of a data directory, authenticated with its token.
+ *
+ * @throws DaemonNotRunningError when no daemon runs there or its REST interface is disabled.
+ */
+export function connectRest(dataDir: string): RestClient {
+  const info = readLiveDaemonInfo(dataDir);
+  if (!info) throw new DaemonNotRunningError(dataDir);
+  if (!info.endpoints.rest)
+    throw new DaemonNotRunningError(dataDir, 'its REST interface is disabled (--no-rest.enable)');
+  return new RestClient(info.endpoints.rest, { token: readAuthToken(dataDir) });
 }

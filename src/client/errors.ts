@@ -29,3 +29,14 @@ export class DaemonControlError extends Error {
     this.name = 'DaemonControlError';
   }
 }
+
+/** The daemon's REST interface answered with an error status. */
+export class RestResponseError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RestResponseError';
+  }
+}

@@ -3,7 +3,8 @@
  * starts its servers; `stop` takes them down in reverse order. Nothing else wires parts
  * together, so the order of start-up and shutdown is visible in one place.
  */
-import { accessSync, constants, mkdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { createAddressFromString } from '@ethereumjs/util';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import type { DaemonEndpoints, DaemonInfo } from '../shared/daemon-info.js';
@@ -13,12 +14,13 @@ import { PACKAGE_VERSION } from '../shared/version.js';
 import { AccountManager } from './accounts/account-manager.js';
 import { KeyDerivationSlots } from './accounts/key-derivation-slots.js';
 import { serialiseLog } from './api/eth-logs.js';
-import { namespaceModules } from './api/namespaces.js';
+import { accountSigning, namespaceModules } from './api/namespaces.js';
 import type { NodeServices } from './api/services.js';
 import { UNSUPPORTED_METHODS } from './api/unsupported.js';
 import { Chain } from './chain/chain.js';
 import { ConsensusEngine } from './chain/consensus.js';
 import { ProductionHealth } from './chain/production-health.js';
+import { DEV_ADDRESSES } from './chain/genesis.js';
 import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from './config/options.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
@@ -31,7 +33,7 @@ import { SenderRecovery } from './crypto/sender-recovery.js';
 import { writeFileAtomic } from './datadir/atomic-write.js';
 import { startConsensusRpcServer } from './consensus-rpc/server.js';
 import { AuthToken } from './datadir/auth-token.js';
-import { loadOrCreateNodeKey } from './datadir/node-key.js';
+import { openNodeKey } from './datadir/node-key.js';
 import { ProcessLock } from './datadir/process-lock.js';
 import { ServerError } from './errors.js';
 import { EventBus } from './events/event-bus.js';
@@ -39,6 +41,10 @@ import { openLogReaders } from './events/log-readers.js';
 import type { Logger } from './logger.js';
 import { RpcDispatcher } from './rpc/dispatcher.js';
 import { MethodRegistry } from './rpc/registry.js';
+import { IdentityFunding } from './identity/identity-funding.js';
+import { restResources } from './rest/resources.js';
+import { RouteTable } from './rest/route-table.js';
+import { startRestServer } from './rest/server.js';
 import type { BrowserPolicy } from './transport/browser-guard.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
@@ -301,7 +307,8 @@ export async function startNode(
       }),
     });
     shutdownSteps.push(() => accounts.close());
-    for (const module of namespaceModules(services, accounts)) registry.register(module);
+    const signing = accountSigning(services, accounts);
+    for (const module of namespaceModules(services, accounts, signing)) registry.register(module);
     const dispatcher = new RpcDispatcher(
       registry,
       {
@@ -349,11 +356,15 @@ export async function startNode(
       shutdownSteps.push(() => ws.close());
       endpoints.ws = ws.url;
     }
+    const nodeKey = await openNodeKey(layout.nodeKeyFile, {
+      passwordFile: config['node-key.password-file'],
+      kdf: config['keystore.light-kdf'] ? 'light' : 'standard',
+    });
     const consensusRpc = await startConsensusRpcServer({
       address: config['rpc.laddr'],
       chain: services.chain,
       bus: services.bus,
-      validatorKey: loadOrCreateNodeKey(layout.nodeKeyFile),
+      validatorKey: nodeKey,
       maxClients: config['rpc.max-subscription-clients'],
       maxSubscriptionsPerClient: config['rpc.max-subscriptions-per-client'],
       maxBacklogBytes: WS_MAX_BACKLOG_BYTES,
@@ -375,6 +386,36 @@ export async function startNode(
     });
     shutdownSteps.push(() => consensusRpc.close());
     endpoints.consensusWs = consensusRpc.websocketUrl;
+    if (config['rest.enable']) {
+      const routeTable = new RouteTable();
+      const rest = await startRestServer({
+        address: config['rest.address'],
+        maxBodySize: config['rest.max-body-size'],
+        browserPolicy,
+        token,
+        resources: restResources({
+          bus: services.bus,
+          chain: services.chain,
+          dataDir: layout.root,
+          signer: signing.signer,
+          identityKey: nodeKey,
+          identityFunding: new IdentityFunding({
+            enabled: config.dev && !existsSync(layout.genesisFile),
+            identity: createAddressFromString(nodeKey.address),
+            funder: DEV_ADDRESSES[DEV_ADDRESSES.length - 1],
+            balanceAtHead: (address) => services.chain.getBalance(address),
+            send: (fields) => signing.signer.sendWithUnlockedKey(fields),
+            bus: services.bus,
+          }),
+          routeTable,
+          wsMaxBacklogBytes: WS_MAX_BACKLOG_BYTES,
+        }),
+        routeTable,
+        logger,
+      });
+      shutdownSteps.push(() => rest.close());
+      endpoints.rest = rest.url;
+    }
     await startCallThreads(
       evmThreads,
       {

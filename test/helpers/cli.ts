@@ -19,9 +19,14 @@ function unwrap(stderr: string): string {
     .trim();
 }
 
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+/** Runs the CLI; `input`, when given, is written to its stdin (which is then closed). */
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  input?: string,
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [CLI_ENTRY, ...args],
       {
@@ -34,6 +39,7 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Pr
         resolve({ code, stdout, stderr, message: unwrap(stderr) });
       },
     );
+    if (input !== undefined) child.stdin?.end(input);
   });
 }
 

@@ -16,6 +16,8 @@ export const LOOPBACK_FLAGS = [
   '127.0.0.1:0',
   '--rpc.laddr',
   'tcp://127.0.0.1:0',
+  '--rest.address',
+  '127.0.0.1:0',
 ];
 
 export interface TestDaemon {

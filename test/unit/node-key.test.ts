@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SigningKey, Wallet } from 'ethers';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
-import { loadOrCreateNodeKey } from '../../src/daemon/datadir/node-key.js';
+import { loadOrCreateNodeKey, openNodeKey } from '../../src/daemon/datadir/node-key.js';
 import { ServerError } from '../../src/daemon/errors.js';
 
 let dir: string;
@@ -56,5 +56,40 @@ describe('node key', () => {
   it('refuses a path it cannot read', () => {
     mkdirSync(path);
     expect(() => loadOrCreateNodeKey(path)).toThrow(`cannot read the node key ${path}`);
+  });
+});
+
+describe('node key under a passphrase (--node-key.password-file)', () => {
+  const protection = () => {
+    const passwordFile = join(dir, 'password.txt');
+    writeFileSync(passwordFile, 'correct horse\n');
+    return { passwordFile, kdf: 'light' as const };
+  };
+
+  it('writes a new key as a v3 keystore (0600) that ethers decrypts, and opens it again', async () => {
+    const made = await openNodeKey(path, protection());
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const text = readFileSync(path, 'utf8');
+    expect(text).not.toContain(Buffer.from(made.privateKey).toString('hex'));
+    const wallet = await Wallet.fromEncryptedJson(text, 'correct horse');
+    expect(wallet.address.toLowerCase()).toBe(made.address);
+    expect((await openNodeKey(path, protection())).address).toBe(made.address);
+  });
+
+  it('encrypts a plain key in place, keeping the key', async () => {
+    const plain = loadOrCreateNodeKey(path);
+    expect((await openNodeKey(path, protection())).address).toBe(plain.address);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toHaveProperty('crypto');
+  });
+
+  it('names the flag for a wrong passphrase and for an encrypted key without one', async () => {
+    await openNodeKey(path, protection());
+    writeFileSync(join(dir, 'password.txt'), 'wrong\n');
+    await expect(
+      openNodeKey(path, { passwordFile: join(dir, 'password.txt'), kdf: 'light' }),
+    ).rejects.toThrow(`cannot decrypt the node key ${path} with --node-key.password-file`);
+    await expect(openNodeKey(path, { passwordFile: undefined, kdf: 'light' })).rejects.toThrow(
+      `the node key ${path} is encrypted: give its passphrase with --node-key.password-file`,
+    );
   });
 });

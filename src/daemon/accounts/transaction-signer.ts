@@ -93,6 +93,14 @@ export class TransactionSigner {
   }
 
   /**
+   * Fills, signs with `key` and submits; for a key the node holds outside the keystore (its
+   * identity key), through the same queue so its nonces stay consecutive too.
+   */
+  async sendWithKey(fields: TransactionFields, key: Uint8Array): Promise<string> {
+    return acknowledged(await this.serial.run(() => this.fillSignAndAdmit(fields, key)));
+  }
+
+  /**
    * Fills the nonce, signs and pools, in turn with the other sends (so nonces do not collide);
    * the wait for the journal comes after the turn, so sends share journal commits.
    */

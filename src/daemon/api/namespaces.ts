@@ -22,11 +22,13 @@ import type { NodeServices } from './services.js';
 import { txpoolNamespace } from './txpool.js';
 import { web3Namespace } from './web3.js';
 
-export function namespaceModules(
-  services: NodeServices,
-  accounts: AccountManager,
-): NamespaceModule[] {
-  const chainId = services.chain.chainId;
+/** The fee oracle and the signer of the node's accounts, shared by JSON-RPC and REST. */
+export interface AccountSigning {
+  fees: FeeOracle;
+  signer: TransactionSigner;
+}
+
+export function accountSigning(services: NodeServices, accounts: AccountManager): AccountSigning {
   const fees = new FeeOracle(services.chain, services.bus);
   const signer = new TransactionSigner(
     {
@@ -37,6 +39,15 @@ export function namespaceModules(
     },
     accounts,
   );
+  return { fees, signer };
+}
+
+export function namespaceModules(
+  services: NodeServices,
+  accounts: AccountManager,
+  { fees, signer }: AccountSigning = accountSigning(services, accounts),
+): NamespaceModule[] {
+  const chainId = services.chain.chainId;
   return [
     web3Namespace(PACKAGE_VERSION),
     netNamespace({ networkId: () => chainId.toString(), peerCount: () => 0 }),

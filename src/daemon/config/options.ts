@@ -3,6 +3,7 @@
  * variable, default, parser and help text. The `daemon start` flags, the environment and the
  * config file are all read through this table, so they cannot drift apart.
  */
+import { resolve } from 'node:path';
 import {
   parseBoolean,
   parseByteSize,
@@ -72,6 +73,10 @@ export interface NodeConfig {
   'txpool.pricebump': number;
   'txpool.lifetime': number;
   'txpool.journal-interval': number;
+  'node-key.password-file': string | undefined;
+  'rest.enable': boolean;
+  'rest.address': HostPort;
+  'rest.max-body-size': number;
 }
 
 export type OptionKey = keyof NodeConfig;
@@ -497,6 +502,32 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     description:
       'Group-commit window of the pool journal: how long the first accepted transaction of a batch waits for others before the batch is written; each is answered once on disk. 0 writes at the end of the event-loop turn.',
     parse: parseJournalInterval,
+  }),
+  option({
+    key: 'node-key.password-file',
+    defaultText: undefined,
+    description:
+      'File whose first line is the passphrase of the node key (<datadir>/node_key.json, the validator and identity key): the key is kept as a v3 keystore under it (a plain key is encrypted at start). Default: the key is kept plain with mode 0600.',
+    parse: optional((raw) => resolve(raw)),
+  }),
+  option({
+    key: 'rest.enable',
+    boolean: true,
+    defaultText: 'true',
+    description: 'Serve the REST interface (/v1/api) and its /v1/api/ws/node WebSocket.',
+    parse: parseBoolean,
+  }),
+  option({
+    key: 'rest.address',
+    defaultText: '127.0.0.1:1317',
+    description: 'host:port of the REST server (port 0 picks a free port).',
+    parse: parseHostPort,
+  }),
+  option({
+    key: 'rest.max-body-size',
+    defaultText: '5MiB',
+    description: 'Largest accepted REST request body; a larger one is refused with 413.',
+    parse: parseByteSize,
   }),
   option({
     key: 'log-level',

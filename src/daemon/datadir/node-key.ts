@@ -1,7 +1,8 @@
 /**
  * The node's own secp256k1 key: made on first start, kept in `<datadir>/node_key.json`
  * (mode 0600) as `{"privateKey": "<64 hex digits>"}` (like CometBFT's `node_key.json`, only the
- * private key), and used as the validator key the consensus interface shows. A key file that
+ * private key) or, with `--node-key.password-file`, as a v3 keystore, and used as the validator key the consensus interface shows and as the node's
+ * identity key, with which the REST interface signs and decrypts (`docs/rest.md`). A key file that
  * exists but cannot be read is an error, never silently replaced: the node's identity must
  * not change behind the operator's back.
  */
@@ -12,6 +13,7 @@ import {
   generatePrivateKey,
   publicKeyOfPrivateKey,
 } from '../accounts/private-key.js';
+import { decryptKey, encryptKey, type KdfStrength } from '../accounts/keystore.js';
 import { ServerError } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 
@@ -47,28 +49,95 @@ export class NodeKey {
   }
 }
 
-export function loadOrCreateNodeKey(path: string): NodeKey {
-  let text: string | undefined;
+/** The `--node-key.password-file` flag, named in the errors about an encrypted key. */
+const PASSWORD_FLAG = '--node-key.password-file';
+
+function readKeyFile(path: string): string | undefined {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw new ServerError(`cannot read the node key ${path}: ${(error as Error).message}`);
     }
+    return undefined;
   }
-  if (text === undefined) {
-    const key = new NodeKey(generatePrivateKey());
-    const record = { privateKey: Buffer.from(key.privateKey).toString('hex') };
-    writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`, 0o600);
-    return key;
-  }
+}
+
+function parseKeyFile(path: string, text: string): { plain?: NodeKey; keystore?: unknown } {
   try {
-    const record = JSON.parse(text) as { privateKey?: unknown };
+    const record = JSON.parse(text) as { privateKey?: unknown; crypto?: unknown };
+    if (record.crypto !== undefined) return { keystore: record };
     if (typeof record.privateKey !== 'string' || !/^[0-9a-f]{64}$/i.test(record.privateKey)) {
       throw new Error('privateKey must be 64 hex digits');
     }
-    return new NodeKey(Uint8Array.from(Buffer.from(record.privateKey, 'hex')));
+    return { plain: new NodeKey(Uint8Array.from(Buffer.from(record.privateKey, 'hex'))) };
   } catch (error) {
     throw new ServerError(`the node key ${path} is damaged: ${(error as Error).message}`);
   }
+}
+
+function writePlainKey(path: string, key: NodeKey): void {
+  const record = { privateKey: Buffer.from(key.privateKey).toString('hex') };
+  writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`, 0o600);
+}
+
+/** The plain node key of `path`, made on first use. */
+export function loadOrCreateNodeKey(path: string): NodeKey {
+  const text = readKeyFile(path);
+  if (text === undefined) {
+    const key = new NodeKey(generatePrivateKey());
+    writePlainKey(path, key);
+    return key;
+  }
+  const { plain } = parseKeyFile(path, text);
+  if (!plain) {
+    throw new ServerError(
+      `the node key ${path} is encrypted: give its passphrase with ${PASSWORD_FLAG}`,
+    );
+  }
+  return plain;
+}
+
+/** How the node key is kept: plain, or in a v3 keystore under a passphrase. */
+export interface NodeKeyProtection {
+  /** File whose first line is the passphrase (`--node-key.password-file`); absent: plain. */
+  passwordFile: string | undefined;
+  kdf: KdfStrength;
+}
+
+function readPassphrase(passwordFile: string): string {
+  try {
+    return readFileSync(passwordFile, 'utf8').split(/\r?\n/)[0];
+  } catch (error) {
+    throw new ServerError(
+      `cannot read ${PASSWORD_FLAG} ${passwordFile}: ${(error as Error).message}`,
+    );
+  }
+}
+
+/**
+ * The node key of `path`, made on first use. With a password file the key is kept as a v3
+ * keystore (scrypt, AES-128-CTR; what geth and ethers read) under the file's first line: a
+ * new key is written encrypted, a plain one is encrypted in place, an encrypted one is
+ * decrypted. Without one the key is kept plain with mode 0600 (dev mode), and an encrypted key
+ * stops the start with a message naming the flag. Requires `initCrypto()` to have resolved.
+ */
+export async function openNodeKey(path: string, protection: NodeKeyProtection): Promise<NodeKey> {
+  if (protection.passwordFile === undefined) return loadOrCreateNodeKey(path);
+  const passphrase = readPassphrase(protection.passwordFile);
+  const text = readKeyFile(path);
+  const parsed = text === undefined ? {} : parseKeyFile(path, text);
+  if (parsed.keystore !== undefined) {
+    try {
+      return new NodeKey(await decryptKey(parsed.keystore, passphrase));
+    } catch (error) {
+      throw new ServerError(
+        `cannot decrypt the node key ${path} with ${PASSWORD_FLAG}: ${(error as Error).message}`,
+      );
+    }
+  }
+  const key = parsed.plain ?? new NodeKey(generatePrivateKey());
+  const keystore = await encryptKey(key.privateKey, passphrase, { kdf: protection.kdf });
+  writeFileAtomic(path, `${JSON.stringify(keystore, null, 2)}\n`, 0o600);
+  return key;
 }

@@ -3,21 +3,28 @@ import type { HostPort } from '../config/option-parsers.js';
 import { ConflictError, ServerError } from '../errors.js';
 
 /**
- * Starts listening and resolves to the bound port, or rejects with an error that names the
- * address, the option that set it and the cause (for example "address already in use").
+ * The error of a failed listen: names the address, the option that set it and the cause (for
+ * example "address already in use").
  */
+export function listenError(
+  error: NodeJS.ErrnoException,
+  address: HostPort,
+  optionName: string,
+): ConflictError | ServerError {
+  const where = `${address.host}:${address.port} (--${optionName})`;
+  if (error.code === 'EADDRINUSE') {
+    return new ConflictError(`cannot listen on ${where}: address already in use`);
+  }
+  if (error.code === 'EACCES')
+    return new ServerError(`cannot listen on ${where}: permission denied`);
+  return new ServerError(`cannot listen on ${where}: ${error.message}`);
+}
+
+/** Starts listening and resolves to the bound port, or rejects with a {@link listenError}. */
 export function listen(server: Server, address: HostPort, optionName: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      const where = `${address.host}:${address.port} (--${optionName})`;
-      if (error.code === 'EADDRINUSE') {
-        reject(new ConflictError(`cannot listen on ${where}: address already in use`));
-      } else if (error.code === 'EACCES') {
-        reject(new ServerError(`cannot listen on ${where}: permission denied`));
-      } else {
-        reject(new ServerError(`cannot listen on ${where}: ${error.message}`));
-      }
-    };
+    const onError = (error: NodeJS.ErrnoException) =>
+      reject(listenError(error, address, optionName));
     server.once('error', onError);
     server.listen(address.port, address.host, () => {
       server.off('error', onError);

@@ -1,0 +1,29 @@
+import { BaseCommand } from '../../cli/base-command.js';
+import { connectRest } from '../../client/daemon-connection.js';
+import type { ContractSummary } from '../../shared/rest-api.js';
+
+export default class ContractList extends BaseCommand {
+  static override summary = 'List the named contracts of the node.';
+  static override description =
+    'The built-in identity registry, the contracts registered with "contract add", and the ABI ' +
+    'files in <datadir>/contracts/. Listing deploys the identity registry if this chain has none yet.';
+  static override examples = [
+    '<%= config.bin %> contract list',
+    '<%= config.bin %> contract list --json',
+  ];
+
+  async run(): Promise<ContractSummary[]> {
+    const { flags } = await this.parse(ContractList);
+    const rest = connectRest(this.dataDir(flags));
+    try {
+      const contracts = await rest.contracts();
+      const width = Math.max(4, ...contracts.map((c) => c.name.length));
+      for (const { name, address, source } of contracts) {
+        this.log(`${name.padEnd(width)}  ${(address ?? '(no address)').padEnd(42)}  ${source}`);
+      }
+      return contracts;
+    } finally {
+      await rest.close();
+    }
+  }
+}

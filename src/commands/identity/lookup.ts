@@ -1,0 +1,30 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { connectRest } from '../../client/daemon-connection.js';
+
+export default class IdentityLookup extends BaseCommand {
+  static override summary = 'Print the handle of an owner address.';
+  static override description = 'Exits 1 when the address has no handle.';
+  static override examples = [
+    '<%= config.bin %> identity lookup 0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    '<%= config.bin %> identity lookup 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --json',
+  ];
+  static override args = {
+    owner: Args.string({ description: 'The owner address.', required: true }),
+  };
+
+  async run(): Promise<{ owner: string; identity: string }> {
+    const { args, flags } = await this.parse(IdentityLookup);
+    if (!/^0x[0-9a-fA-F]{40}$/.test(args.owner)) {
+      this.usageError(`invalid owner ${args.owner}: an address is 0x and 40 hex digits`);
+    }
+    const rest = connectRest(this.dataDir(flags));
+    try {
+      const identity = await rest.ownerIdentity(args.owner);
+      this.log(identity);
+      return { owner: args.owner, identity };
+    } finally {
+      await rest.close();
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Content encrypted to the node's identity key: ECIES over secp256k1 in the format of the
+ * `eciesjs` package (ephemeral uncompressed public key ‖ 16-byte nonce ‖ GCM tag ‖ ciphertext;
+ * key = HKDF-SHA256 of ephemeral key ‖ shared point, AES-256-GCM), so anyone with the node's
+ * public key and eciesjs (or a compatible library: eciespy, ecies-rs) can encrypt for it.
+ * The plaintext is the RFC 8785 canonical JSON of the value.
+ */
+import { decrypt, encrypt } from 'eciesjs';
+import { Config } from 'eciesjs/config';
+import type { SealedContent } from '../../shared/rest-api.js';
+import { InvalidInputError } from '../errors.js';
+import { canonicalBytes } from './signed-content.js';
+
+/** The `algorithm` of every encrypted record. */
+export const ENCRYPTION_ALGORITHM = 'ecies-secp256k1-hkdf-sha256-aes-256-gcm';
+
+/**
+ * A configuration of our own rather than eciesjs's global `ECIES_CONFIG`, which any other
+ * importer could change. A fresh `Config` holds the defaults: secp256k1, uncompressed ephemeral
+ * key and HKDF input, AES-256-GCM with a 16-byte nonce.
+ */
+const ECIES = new Config();
+
+export function sealContent(data: unknown, publicKey: Uint8Array): SealedContent {
+  const ciphertext = encrypt(publicKey, canonicalBytes(data), ECIES);
+  return {
+    ciphertext: `0x${Buffer.from(ciphertext).toString('hex')}`,
+    publicKey: `0x${Buffer.from(publicKey).toString('hex')}`,
+    algorithm: ENCRYPTION_ALGORITHM,
+  };
+}
+
+/**
+ * The JSON value sealed in `ciphertext` (0x-hex).
+ *
+ * @throws InvalidInputError when it was not made for this key, was altered, or holds no JSON.
+ */
+export function openContent(ciphertext: string, privateKey: Uint8Array): unknown {
+  let plaintext: Uint8Array;
+  try {
+    plaintext = decrypt(privateKey, Buffer.from(ciphertext.slice(2), 'hex'), ECIES);
+  } catch (cause) {
+    throw new InvalidInputError(
+      'data.ciphertext cannot be decrypted: not encrypted to this node key, or altered',
+      { cause },
+    );
+  }
+  try {
+    return JSON.parse(Buffer.from(plaintext).toString('utf8'));
+  } catch (cause) {
+    throw new InvalidInputError('data.ciphertext decrypts to something that is not JSON', {
+      cause,
+    });
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The one place where failures become REST answers: each error class of `errors.ts` has its
+ * HTTP status, and the framework's own failures (schema validation, body limit, malformed
+ * JSON) are first told as those classes. Bodies are `{error: {code, message}}` with `code` the
+ * HTTP status; a 500 never shows the internal message.
+ */
+import type { RestErrorBody } from '../../shared/rest-api.js';
+import {
+  ConflictError,
+  ExecutionRevertedError,
+  InvalidInputError,
+  LimitExceededError,
+  NodeError,
+  NotFoundError,
+  TransactionRejectedError,
+  UnauthorizedError,
+  UnsupportedError,
+} from '../errors.js';
+
+export interface RestErrorAnswer {
+  status: number;
+  body: RestErrorBody;
+}
+
+/** The subset of fastify's errors this module reads. */
+interface FrameworkError {
+  code?: string;
+  statusCode?: number;
+  message: string;
+  validation?: unknown;
+}
+
+export const INTERNAL_ERROR_MESSAGE = 'internal error';
+
+function statusOf(error: NodeError): number {
+  if (error instanceof InvalidInputError) return 400;
+  if (error instanceof ExecutionRevertedError) return 400;
+  if (error instanceof UnauthorizedError) return 401;
+  if (error instanceof NotFoundError) return 404;
+  if (error instanceof ConflictError) return 409;
+  if (error instanceof TransactionRejectedError) return 409;
+  if (error instanceof LimitExceededError) return 413;
+  if (error instanceof UnsupportedError) return 501;
+  return 500;
+}
+
+/** Tells a failure of fastify (not of a handler) as one of the node's error classes. */
+function fromFramework(error: FrameworkError, maxBodySize: number): NodeError | undefined {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new LimitExceededError(
+      `request body larger than ${maxBodySize} bytes (set by --rest.max-body-size)`,
+    );
+  }
+  if (error.validation !== undefined) return new InvalidInputError(error.message);
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new InvalidInputError('request body must be application/json');
+  }
+  const status = error.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    return new InvalidInputError(error.message);
+  }
+  return undefined;
+}
+
+/**
+ * The status and body of the answer to `error`.
+ *
+ * @param maxBodySize the `--rest.max-body-size` in force, named in the 413 message.
+ */
+export function restErrorOf(error: unknown, maxBodySize: number): RestErrorAnswer {
+  const nodeError =
+    error instanceof NodeError
+      ? error
+      : error instanceof Error
+        ? fromFramework(error as FrameworkError, maxBodySize)
+        : undefined;
+  const status = nodeError ? statusOf(nodeError) : 500;
+  const message = nodeError && status !== 500 ? nodeError.message : INTERNAL_ERROR_MESSAGE;
+  return { status, body: { error: { code: status, message } } };
+}
+
+/** The schema of every error body, for the OpenAPI document. */
+export const ERROR_BODY_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'integer', description: 'The HTTP status.' },
+        message: { type: 'string', description: 'What was wrong; names the field for 400.' },
+      },
+    },
+  },
+} as const;

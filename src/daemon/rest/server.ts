@@ -1,0 +1,264 @@
+/**
+ * The REST server (`--rest.address`, prefix `/v1/api`) on fastify: ajv validates every body,
+ * path and query parameter against the route's schema, @fastify/swagger turns the same schemas
+ * into `GET /v1/api/openapi.json`, and @fastify/websocket (on `ws`) serves the WebSocket
+ * routes. Every request first passes the Host/Origin guard shared with the other listeners,
+ * then the token check of decisions §3 (Bearer header; also `?token=` on WebSocket upgrades),
+ * except routes marked public. Failures are answered by `error-mapping.ts` alone.
+ */
+import { STATUS_CODES } from 'node:http';
+import fastifySwagger from '@fastify/swagger';
+import fastifyWebsocket from '@fastify/websocket';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { HostPort } from '../config/option-parsers.js';
+import type { AuthToken } from '../datadir/auth-token.js';
+import { InvalidInputError, UnauthorizedError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { isAuthenticated } from '../transport/auth.js';
+import { ListenerGuard, type BrowserPolicy } from '../transport/browser-guard.js';
+import { endpointUrl, listenError } from '../transport/listen.js';
+import type { RestErrorBody } from '../../shared/rest-api.js';
+import { ERROR_BODY_SCHEMA, restErrorOf } from './error-mapping.js';
+import type { JsonSchema, RestResource, RestRoute, RestSocketRoute } from './resource.js';
+import type { RouteTable } from './route-table.js';
+
+/** Every REST path starts with this (spec: "Versioning"). */
+export const REST_PREFIX = '/v1/api';
+/** Version of the REST interface, as the spec gives it. */
+export const REST_API_VERSION = '1.0.0';
+/** Largest message a client may send on a REST WebSocket: they only listen. */
+const WS_MAX_CLIENT_MESSAGE_BYTES = 4096;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Served without the token. */
+    public?: boolean;
+    /** The resource the route belongs to (its group in the meta route lists). */
+    resource?: string;
+  }
+}
+
+export interface RestServerOptions {
+  address: HostPort;
+  maxBodySize: number;
+  browserPolicy: BrowserPolicy;
+  token: AuthToken;
+  resources: readonly RestResource[];
+  /** Filled with the routes as fastify registers them. */
+  routeTable: RouteTable;
+  logger: Logger;
+}
+
+export interface RestServer {
+  /** Base URL of the interface, prefix included: `http://127.0.0.1:1317/v1/api`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+function errorBody(code: number, message: string): RestErrorBody {
+  return { error: { code, message } };
+}
+
+function isUpgrade(request: FastifyRequest): boolean {
+  return request.headers.upgrade?.toLowerCase() === 'websocket';
+}
+
+/** The statuses a route can answer besides 200, each with the error body schema. */
+function errorResponses(route: { public?: boolean; errors?: readonly number[] }, body: boolean) {
+  const statuses = new Set<number>([400, 403, 500, ...(route.errors ?? [])]);
+  if (!route.public) statuses.add(401);
+  if (body) statuses.add(413);
+  const responses: Record<number, JsonSchema> = {};
+  for (const status of [...statuses].sort()) {
+    responses[status] = { ...ERROR_BODY_SCHEMA, description: STATUS_CODES[status] };
+  }
+  return responses;
+}
+
+/** The input schemas a route declares; absent ones are left out, not set to undefined. */
+function inputSchemas(route: RestRoute): Record<string, JsonSchema> {
+  const schemas: Record<string, JsonSchema> = {};
+  if (route.body) schemas.body = route.body;
+  if (route.params) schemas.params = route.params;
+  if (route.querystring) schemas.querystring = route.querystring;
+  return schemas;
+}
+
+function addRoute(scope: FastifyInstance, resource: RestResource, route: RestRoute): void {
+  scope.route({
+    method: route.method,
+    url: route.path,
+    config: { public: route.public, resource: resource.name },
+    schema: {
+      operationId: route.operationId,
+      summary: route.summary,
+      description: route.description,
+      tags: [resource.name],
+      security: route.public ? [] : [{ bearerAuth: [] }],
+      ...inputSchemas(route),
+      response: {
+        200: { description: 'Success', ...route.response },
+        ...errorResponses(route, route.body !== undefined),
+      },
+    },
+    handler: async (request) =>
+      route.handle({ body: request.body, params: request.params, query: request.query }),
+  });
+}
+
+function addSocketRoute(
+  scope: FastifyInstance,
+  resource: RestResource,
+  socketRoute: RestSocketRoute,
+): void {
+  scope.route({
+    method: 'GET',
+    url: socketRoute.path,
+    config: { resource: resource.name },
+    schema: {
+      operationId: socketRoute.operationId,
+      summary: socketRoute.summary,
+      description: socketRoute.description,
+      tags: [resource.name],
+      security: [{ bearerAuth: [] }],
+      querystring: {
+        type: 'object',
+        properties: {
+          token: { type: 'string', description: 'The token, for clients that cannot set headers.' },
+        },
+      },
+      response: {
+        101: { description: 'Switching Protocols: the event stream follows.', type: 'null' },
+        ...errorResponses({}, false),
+      },
+    },
+    // Set as wsHandler, not with `websocket: true`, which would hide the route from OpenAPI.
+    handler: () => {
+      throw new InvalidInputError(
+        `${REST_PREFIX}${socketRoute.path} is a WebSocket: send an upgrade request`,
+      );
+    },
+    wsHandler: (socket, request) => socketRoute.open(socket, request.raw),
+  });
+}
+
+async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
+  const { token, logger, maxBodySize, routeTable } = options;
+  const app = Fastify({ bodyLimit: maxBodySize, exposeHeadRoutes: false, logger: false });
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'node-cli REST interface',
+        version: REST_API_VERSION,
+        description: 'Node metadata, signing and encryption with the node key, node events.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The token of <datadir>/auth.token.',
+          },
+        },
+      },
+      tags: options.resources.map(({ name, description }) => ({ name, description })),
+    },
+  });
+  await app.register(fastifyWebsocket, { options: { maxPayload: WS_MAX_CLIENT_MESSAGE_BYTES } });
+
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith(REST_PREFIX)) return;
+    routeTable.add({
+      method: String(route.method),
+      url: route.url,
+      handler: String(route.schema?.operationId ?? 'anonymous'),
+      resource: route.config?.resource ?? 'other',
+      websocket: route.wsHandler !== undefined,
+    });
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const upgrade = isUpgrade(request);
+    const refused = upgrade
+      ? guard.checkUpgrade(request.headers)
+      : guard.checkRequest(request.headers);
+    if (refused) return reply.code(refused.status).send(errorBody(refused.status, refused.message));
+    if (request.method === 'OPTIONS') {
+      return reply.code(204).headers(guard.preflightHeaders(request.headers)).send();
+    }
+    const cors = guard.corsHeaders(request.headers);
+    if (cors) reply.headers(cors);
+    if (request.routeOptions.config.public) return;
+    if (!isAuthenticated({ headers: request.headers, url: request.url }, token, upgrade)) {
+      throw new UnauthorizedError(
+        `unauthorized: ${request.method} ${request.url.split('?')[0]} requires authentication`,
+      );
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const { status, body } = restErrorOf(error, maxBodySize);
+    if (status === 500) {
+      logger.error('REST operation failed', {
+        route: `${request.method} ${request.url.split('?')[0]}`,
+        error: String((error as Error)?.stack ?? error),
+      });
+    }
+    return reply.code(status).send(body);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody(404, `no route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  await app.register(
+    async (scope) => {
+      for (const resource of options.resources) {
+        for (const route of resource.routes) addRoute(scope, resource, route);
+        for (const socketRoute of resource.sockets ?? [])
+          addSocketRoute(scope, resource, socketRoute);
+      }
+      scope.get(
+        '/openapi.json',
+        {
+          config: { resource: 'openapi' },
+          schema: {
+            operationId: 'openapi',
+            summary: 'This OpenAPI 3 document.',
+            tags: ['openapi'],
+            security: [{ bearerAuth: [] }],
+            response: {
+              200: { type: 'object', additionalProperties: true },
+              ...errorResponses({}, false),
+            },
+          },
+        },
+        async () => app.swagger(),
+      );
+    },
+    { prefix: REST_PREFIX },
+  );
+  return app;
+}
+
+export async function startRestServer(options: RestServerOptions): Promise<RestServer> {
+  const { address } = options;
+  const guard = new ListenerGuard(
+    options.browserPolicy,
+    address.host,
+    'GET, POST, DELETE, OPTIONS',
+  );
+  const app = await buildApp(options, guard);
+  try {
+    await app.listen({ host: address.host, port: address.port });
+  } catch (error) {
+    await app.close();
+    throw listenError(error as NodeJS.ErrnoException, address, 'rest.address');
+  }
+  const bound = app.server.address();
+  const port = typeof bound === 'object' && bound ? bound.port : address.port;
+  return {
+    url: endpointUrl('http', address.host, port, REST_PREFIX),
+    close: () => app.close(),
+  };
+}
