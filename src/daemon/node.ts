@@ -369,6 +369,7 @@ export async function startNode(
       const rest = await startRestServer({
         address: config['rest.address'],
         maxBodySize: config['rest.max-body-size'],
+        expensiveRate: config['rest.expensive-rate'],
         browserPolicy,
         token,
         resources: restResources({
