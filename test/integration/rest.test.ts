@@ -73,6 +73,16 @@ function nextMessages(socket: WebSocket, count: number): Promise<NodeBlockEvent[
   });
 }
 
+/** Posts a body as written (JSON that JSON.stringify could not produce). */
+async function rawPost(path: string, text: string) {
+  const response = await fetch(`${daemon.endpoints.rest}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${daemon.token}` },
+    body: text,
+  });
+  return { status: response.status, body: (await response.json()) as unknown };
+}
+
 const post = (client: RestClient, path: string, body: unknown) =>
   client.request('POST', path, body);
 
@@ -177,6 +187,8 @@ describe('crypto/sign and crypto/verify', () => {
       /^body\/data must be object/,
     );
     expectError(await post(rest, '/crypto/sign', {}), 400, /required property 'data'/);
+    const infinite = await rawPost('/crypto/sign', '{"data":{"amount":1e400}}');
+    expectError(infinite, 400, /^data has no canonical JSON form/);
     expectError(
       await post(rest, '/crypto/verify/0x1234', { data: { signed } }),
       400,

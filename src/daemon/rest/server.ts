@@ -76,7 +76,7 @@ function errorResponses(
   if (route.expensive) statuses.add(429);
   if (body) statuses.add(413);
   const responses: Record<number, JsonSchema> = {};
-  for (const status of [...statuses].sort()) {
+  for (const status of [...statuses].sort((a, b) => a - b)) {
     responses[status] = { ...ERROR_BODY_SCHEMA, description: STATUS_CODES[status] };
   }
   return responses;
@@ -243,7 +243,11 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
             tags: ['openapi'],
             security: [{ bearerAuth: [] }],
             response: {
-              200: { type: 'object', additionalProperties: true },
+              200: {
+                description: 'The OpenAPI 3.0 document of this interface.',
+                type: 'object',
+                additionalProperties: true,
+              },
               ...errorResponses({}, false),
             },
           },
