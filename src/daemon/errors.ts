@@ -39,6 +39,9 @@ export class ExecutionRevertedError extends NodeError {
 /** A configured limit was hit; the message names the limit and the flag that sets it. */
 export class LimitExceededError extends NodeError {}
 
+/** A request body over its configured size (HTTP 413 on REST; the message names the flag). */
+export class PayloadTooLargeError extends LimitExceededError {}
+
 /** The caller must authenticate (token) or call from loopback. */
 export class UnauthorizedError extends NodeError {}
 

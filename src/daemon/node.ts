@@ -4,7 +4,6 @@
  * together, so the order of start-up and shutdown is visible in one place.
  */
 import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
-import { createAddressFromString } from '@ethereumjs/util';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import type { DaemonEndpoints, DaemonInfo } from '../shared/daemon-info.js';
@@ -391,6 +390,7 @@ export async function startNode(
       const rest = await startRestServer({
         address: config['rest.address'],
         maxBodySize: config['rest.max-body-size'],
+        expensiveRate: config['rest.expensive-rate'],
         browserPolicy,
         token,
         resources: restResources({
@@ -401,7 +401,7 @@ export async function startNode(
           identityKey: nodeKey,
           identityFunding: new IdentityFunding({
             enabled: config.dev && !existsSync(layout.genesisFile),
-            identity: createAddressFromString(nodeKey.address),
+            identity: nodeKey,
             funder: DEV_ADDRESSES[DEV_ADDRESSES.length - 1],
             balanceAtHead: (address) => services.chain.getBalance(address),
             send: (fields) => signing.signer.sendWithUnlockedKey(fields),

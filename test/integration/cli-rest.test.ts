@@ -118,7 +118,9 @@ describe('daemon start', () => {
   it('names --rest.address when its port is taken', async () => {
     const port = new URL(daemon.endpoints.rest as string).port;
     const dataDir = makeDataDir();
-    const flags = [...LOOPBACK_FLAGS.slice(0, -2), '--rest.address', `127.0.0.1:${port}`];
+    const flags = LOOPBACK_FLAGS.map((flag, index) =>
+      LOOPBACK_FLAGS[index - 1] === '--rest.address' ? `127.0.0.1:${port}` : flag,
+    );
     const result = await runCli(['daemon', 'start', '--datadir', dataDir, ...flags]);
     rmSync(dataDir, { recursive: true, force: true });
     expect(result.code).toBe(1);

@@ -19,6 +19,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const MAX_BODY = 64 * 1024;
 const APP_ORIGIN = 'https://app.example';
+const EXPENSIVE_RATE = 8;
 const OTHER_OWNER = DEV_ADDRESSES[1].toLowerCase();
 
 let daemon: TestDaemon;
@@ -35,6 +36,8 @@ beforeAll(async () => {
     '200ms',
     '--json-rpc.cors',
     APP_ORIGIN,
+    '--rest.expensive-rate',
+    String(EXPENSIVE_RATE),
   ]);
   rest = new RestClient(daemon.endpoints.rest as string, { token: daemon.token });
   anonymous = new RestClient(daemon.endpoints.rest as string);
@@ -68,6 +71,16 @@ function nextMessages(socket: WebSocket, count: number): Promise<NodeBlockEvent[
     socket.once('error', reject);
     socket.once('close', (code, reason) => reject(new Error(`closed ${code} ${String(reason)}`)));
   });
+}
+
+/** Posts a body as written (JSON that JSON.stringify could not produce). */
+async function rawPost(path: string, text: string) {
+  const response = await fetch(`${daemon.endpoints.rest}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${daemon.token}` },
+    body: text,
+  });
+  return { status: response.status, body: (await response.json()) as unknown };
 }
 
 const post = (client: RestClient, path: string, body: unknown) =>
@@ -174,6 +187,8 @@ describe('crypto/sign and crypto/verify', () => {
       /^body\/data must be object/,
     );
     expectError(await post(rest, '/crypto/sign', {}), 400, /required property 'data'/);
+    const infinite = await rawPost('/crypto/sign', '{"data":{"amount":1e400}}');
+    expectError(infinite, 400, /^data has no canonical JSON form/);
     expectError(
       await post(rest, '/crypto/verify/0x1234', { data: { signed } }),
       400,
@@ -299,6 +314,7 @@ describe('openapi.json', () => {
       '413',
       '500',
     ]);
+    expect(document.paths['/v1/api/crypto/decrypt'].post.responses).toHaveProperty('429');
   });
 
   it('needs the token', async () => {
@@ -399,5 +415,17 @@ describe('the listener', () => {
       403,
       /--json-rpc\.cors/,
     );
+  });
+
+  it('answers 429 naming --rest.expensive-rate past the rate of expensive operations', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 4 * EXPENSIVE_RATE }, () =>
+        post(rest, '/crypto/encrypt', { data: { n: 1 } }),
+      ),
+    );
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expectError(refused[0], 429, /more than 8 per second \(set by --rest\.expensive-rate\)$/);
+    expect(answers.filter((answer) => answer.status === 200).length).toBeGreaterThan(0);
   });
 });

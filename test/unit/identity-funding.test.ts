@@ -14,6 +14,7 @@ import {
 } from '../../src/daemon/identity/identity-funding.js';
 
 const IDENTITY = createAddressFromString('0x27db3c931d58b18146ebf2ebd36170b2d792ee8b');
+const IDENTITY_KEY = { address: IDENTITY.toString() };
 const FUNDER = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 const HASH = `0x${'ab'.repeat(32)}`;
 
@@ -30,7 +31,7 @@ function setup(enabled: boolean, startBalance: bigint) {
   const sent: Array<{ from: string; to: string; value: bigint }> = [];
   const funding = new IdentityFunding({
     enabled,
-    identity: IDENTITY,
+    identity: IDENTITY_KEY,
     funder: FUNDER,
     balanceAtHead: async () => balance,
     send: async (fields) => {

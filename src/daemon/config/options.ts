@@ -77,6 +77,7 @@ export interface NodeConfig {
   'rest.enable': boolean;
   'rest.address': HostPort;
   'rest.max-body-size': number;
+  'rest.expensive-rate': number;
 }
 
 export type OptionKey = keyof NodeConfig;
@@ -528,6 +529,13 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '5MiB',
     description: 'Largest accepted REST request body; a larger one is refused with 413.',
     parse: parseByteSize,
+  }),
+  option({
+    key: 'rest.expensive-rate',
+    defaultText: '20',
+    description:
+      "Most expensive REST operations (crypto/encrypt and crypto/decrypt, about 20 ms of the main thread each) per second, bursts up to one second's worth; past it they answer 429. 0 for no limit.",
+    parse: parseNonNegativeInteger,
   }),
   option({
     key: 'log-level',

@@ -9,7 +9,7 @@
  * dev account (unlocked in dev mode) if it holds less than {@link IDENTITY_MIN_BALANCE}, and
  * waits until the transfer is mined. On other chains the operator funds the identity address.
  */
-import type { Address } from '@ethereumjs/util';
+import { createAddressFromString, type Address } from '@ethereumjs/util';
 import type { EventBus } from '../events/event-bus.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 
@@ -24,7 +24,8 @@ const TRANSFER_GAS = 21_000n;
 export interface IdentityFundingDeps {
   /** Only on the embedded dev chain in dev mode, where the dev accounts are funded and unlocked. */
   enabled: boolean;
-  identity: Address;
+  /** The identity key; its address is read on first use (deriving it costs the first start). */
+  identity: { readonly address: string };
   /** The dev account that pays (0x-hex). */
   funder: string;
   balanceAtHead(address: Address): Promise<bigint>;
@@ -42,7 +43,7 @@ export class IdentityFunding {
   ensureFunded(): Promise<void> {
     if (!this.deps.enabled) return Promise.resolve();
     return this.serial.run(async () => {
-      const { identity } = this.deps;
+      const identity = createAddressFromString(this.deps.identity.address);
       if ((await this.deps.balanceAtHead(identity)) >= IDENTITY_MIN_BALANCE) return;
       const mined = this.nextInclusion();
       try {

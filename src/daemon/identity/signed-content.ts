@@ -15,7 +15,13 @@ export const SIGNATURE_ALGORITHM = 'eip191-secp256k1-rfc8785';
 
 /** The RFC 8785 canonical JSON of `data`, as UTF-8 bytes. */
 export function canonicalBytes(data: unknown, field = 'data'): Uint8Array {
-  const text = canonicalize(data);
+  let text: string | undefined;
+  try {
+    text = canonicalize(data);
+  } catch (error) {
+    // RFC 8785 has no form for numbers JSON cannot hold (1e400 parses as Infinity).
+    throw new InvalidInputError(`${field} has no canonical JSON form: ${(error as Error).message}`);
+  }
   if (text === undefined) throw new InvalidInputError(`${field} is not a JSON value`);
   return Buffer.from(text, 'utf8');
 }

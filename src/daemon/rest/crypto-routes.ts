@@ -127,6 +127,7 @@ export function cryptoResource({ identityKey, resolveOwner }: CryptoDeps): RestR
         method: 'POST',
         path: '/crypto/encrypt',
         operationId: 'encrypt',
+        expensive: true,
         summary: "Encrypt data to the node's key (ECIES, eciesjs format).",
         body: DATA_BODY_SCHEMA,
         response: dataEnvelope({
@@ -142,6 +143,7 @@ export function cryptoResource({ identityKey, resolveOwner }: CryptoDeps): RestR
         method: 'POST',
         path: '/crypto/decrypt',
         operationId: 'decrypt',
+        expensive: true,
         summary: 'Decrypt data.ciphertext made for the node key; answers the JSON value.',
         body: {
           type: 'object',

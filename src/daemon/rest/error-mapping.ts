@@ -1,7 +1,8 @@
 /**
  * The one place where failures become REST answers: each error class of `errors.ts` has its
  * HTTP status, and the framework's own failures (schema validation, body limit, malformed
- * JSON) are first told as those classes. Bodies are `{error: {code, message}}` with `code` the
+ * JSON) are first told as those classes (a body over the size is a `PayloadTooLargeError`, 413;
+ * any other limit is 429). Bodies are `{error: {code, message}}` with `code` the
  * HTTP status; a 500 never shows the internal message.
  */
 import type { RestErrorBody } from '../../shared/rest-api.js';
@@ -12,6 +13,7 @@ import {
   LimitExceededError,
   NodeError,
   NotFoundError,
+  PayloadTooLargeError,
   TransactionRejectedError,
   UnauthorizedError,
   UnsupportedError,
@@ -32,22 +34,27 @@ interface FrameworkError {
 
 export const INTERNAL_ERROR_MESSAGE = 'internal error';
 
+const STATUS_BY_CLASS: ReadonlyArray<[abstract new (...args: never[]) => NodeError, number]> = [
+  [InvalidInputError, 400],
+  [ExecutionRevertedError, 400],
+  [UnauthorizedError, 401],
+  [NotFoundError, 404],
+  [ConflictError, 409],
+  [TransactionRejectedError, 409],
+  // Before its parent class: a body over the size is 413, any other limit 429.
+  [PayloadTooLargeError, 413],
+  [LimitExceededError, 429],
+  [UnsupportedError, 501],
+];
+
 function statusOf(error: NodeError): number {
-  if (error instanceof InvalidInputError) return 400;
-  if (error instanceof ExecutionRevertedError) return 400;
-  if (error instanceof UnauthorizedError) return 401;
-  if (error instanceof NotFoundError) return 404;
-  if (error instanceof ConflictError) return 409;
-  if (error instanceof TransactionRejectedError) return 409;
-  if (error instanceof LimitExceededError) return 413;
-  if (error instanceof UnsupportedError) return 501;
-  return 500;
+  return STATUS_BY_CLASS.find(([errorClass]) => error instanceof errorClass)?.[1] ?? 500;
 }
 
 /** Tells a failure of fastify (not of a handler) as one of the node's error classes. */
 function fromFramework(error: FrameworkError, maxBodySize: number): NodeError | undefined {
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new LimitExceededError(
+    return new PayloadTooLargeError(
       `request body larger than ${maxBodySize} bytes (set by --rest.max-body-size)`,
     );
   }

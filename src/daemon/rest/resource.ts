@@ -34,6 +34,11 @@ export interface RestRoute<B = unknown, P = unknown, Q = unknown> {
   querystring?: JsonSchema;
   /** Schema of the 200 body. */
   response: JsonSchema;
+  /**
+   * Counts against `--rest.expensive-rate` (answers 429 past it): operations that hold the
+   * main thread for milliseconds (ECIES) or run the EVM.
+   */
+  expensive?: boolean;
   /** Error statuses beyond the ones every route can answer (400, 401, 403, 413, 500). */
   errors?: readonly number[];
   handle(input: RestInput<B, P, Q>): Promise<unknown> | unknown;

@@ -20,6 +20,7 @@ import { endpointUrl, listenError } from '../transport/listen.js';
 import type { RestErrorBody } from '../../shared/rest-api.js';
 import { ERROR_BODY_SCHEMA, restErrorOf } from './error-mapping.js';
 import type { JsonSchema, RestResource, RestRoute, RestSocketRoute } from './resource.js';
+import { ExpensiveOperationLimit } from './rate-limit.js';
 import type { RouteTable } from './route-table.js';
 
 /** Every REST path starts with this (spec: "Versioning"). */
@@ -41,6 +42,8 @@ declare module 'fastify' {
 export interface RestServerOptions {
   address: HostPort;
   maxBodySize: number;
+  /** `--rest.expensive-rate`: expensive operations per second, 0 for no limit. */
+  expensiveRate: number;
   browserPolicy: BrowserPolicy;
   token: AuthToken;
   resources: readonly RestResource[];
@@ -64,12 +67,16 @@ function isUpgrade(request: FastifyRequest): boolean {
 }
 
 /** The statuses a route can answer besides 200, each with the error body schema. */
-function errorResponses(route: { public?: boolean; errors?: readonly number[] }, body: boolean) {
+function errorResponses(
+  route: { public?: boolean; expensive?: boolean; errors?: readonly number[] },
+  body: boolean,
+) {
   const statuses = new Set<number>([400, 403, 500, ...(route.errors ?? [])]);
   if (!route.public) statuses.add(401);
+  if (route.expensive) statuses.add(429);
   if (body) statuses.add(413);
   const responses: Record<number, JsonSchema> = {};
-  for (const status of [...statuses].sort()) {
+  for (const status of [...statuses].sort((a, b) => a - b)) {
     responses[status] = { ...ERROR_BODY_SCHEMA, description: STATUS_CODES[status] };
   }
   return responses;
@@ -84,7 +91,12 @@ function inputSchemas(route: RestRoute): Record<string, JsonSchema> {
   return schemas;
 }
 
-function addRoute(scope: FastifyInstance, resource: RestResource, route: RestRoute): void {
+function addRoute(
+  scope: FastifyInstance,
+  resource: RestResource,
+  route: RestRoute,
+  limit: ExpensiveOperationLimit,
+): void {
   scope.route({
     method: route.method,
     url: route.path,
@@ -101,6 +113,8 @@ function addRoute(scope: FastifyInstance, resource: RestResource, route: RestRou
         ...errorResponses(route, route.body !== undefined),
       },
     },
+    // After authentication and validation, so refused requests do not spend the budget.
+    ...(route.expensive ? { preHandler: async () => limit.take() } : {}),
     handler: async (request) =>
       route.handle({ body: request.body, params: request.params, query: request.query }),
   });
@@ -211,10 +225,11 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     reply.code(404).send(errorBody(404, `no route ${request.method} ${request.url.split('?')[0]}`)),
   );
 
+  const limit = new ExpensiveOperationLimit(options.expensiveRate);
   await app.register(
     async (scope) => {
       for (const resource of options.resources) {
-        for (const route of resource.routes) addRoute(scope, resource, route);
+        for (const route of resource.routes) addRoute(scope, resource, route, limit);
         for (const socketRoute of resource.sockets ?? [])
           addSocketRoute(scope, resource, socketRoute);
       }
@@ -228,7 +243,11 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
             tags: ['openapi'],
             security: [{ bearerAuth: [] }],
             response: {
-              200: { type: 'object', additionalProperties: true },
+              200: {
+                description: 'The OpenAPI 3.0 document of this interface.',
+                type: 'object',
+                additionalProperties: true,
+              },
               ...errorResponses({}, false),
             },
           },
