@@ -56,3 +56,12 @@ export async function runCliJson<T>(
   }
   return JSON.parse(result.stdout) as T;
 }
+
+/** Runs a command with `--json` and parses its output whatever its exit code (e.g. `daemon status`). */
+export async function runCliJsonWithCode<T>(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; value: T }> {
+  const result = await runCli([...args, '--json'], env);
+  return { code: result.code, value: JSON.parse(result.stdout) as T };
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { HttpRpcClient } from '../../src/client/http-rpc-client.js';
 import { isDataDirLocked } from '../../src/shared/datadir-lock.js';
 import { spawn } from 'node:child_process';
-import { CLI_ENTRY, runCli, runCliJson } from '../helpers/cli.js';
+import { CLI_ENTRY, runCli, runCliJson, runCliJsonWithCode } from '../helpers/cli.js';
 import { isAlive, processesMentioning, waitFor } from '../helpers/processes.js';
 import {
   LOOPBACK_FLAGS,
@@ -29,8 +29,14 @@ describe('daemon lifecycle', () => {
   });
   afterAll(() => daemon?.stop());
 
-  it('reports pid, uptime, endpoints and version in status --json', async () => {
-    const status = await runCliJson<StatusJson>(['daemon', 'status', '--datadir', daemon.dataDir]);
+  it('reports pid, uptime, endpoints and version in status --json, exit 0 when healthy', async () => {
+    const { code, value: status } = await runCliJsonWithCode<StatusJson>([
+      'daemon',
+      'status',
+      '--datadir',
+      daemon.dataDir,
+    ]);
+    expect(code).toBe(0);
     expect(status).toMatchObject({ running: true, pid: daemon.pid, version: '0.1.0' });
     expect(status.uptimeSeconds).toBeGreaterThanOrEqual(0);
     expect(status.endpoints).toEqual(daemon.endpoints);
@@ -211,8 +217,14 @@ describe('daemon stop', () => {
     expect(stop).toMatchObject({ stopped: true, how: 'graceful' });
     expect(isAlive(daemon.pid)).toBe(false);
     expect(processesMentioning(daemon.dataDir)).toEqual([]);
-    const status = await runCliJson<StatusJson>(['daemon', 'status', '--datadir', daemon.dataDir]);
-    expect(status.running).toBe(false);
+    const status = await runCliJsonWithCode<StatusJson>([
+      'daemon',
+      'status',
+      '--datadir',
+      daemon.dataDir,
+    ]);
+    // systemctl's code for a unit that is not running.
+    expect(status).toMatchObject({ code: 3, value: { running: false } });
     expect(isDataDirLocked(join(daemon.dataDir, 'daemon.lock'))).toBe(false);
     const again = await runCliJson<{ stopped: boolean }>([
       'daemon',

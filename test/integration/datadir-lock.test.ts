@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { processStartTime } from '../../src/shared/process-identity.js';
-import { runCli, runCliJson } from '../helpers/cli.js';
+import { runCli, runCliJson, runCliJsonWithCode } from '../helpers/cli.js';
 import { isAlive, waitFor } from '../helpers/processes.js';
 import { LOOPBACK_FLAGS, makeDataDir } from '../helpers/test-daemon.js';
 
@@ -49,13 +49,13 @@ describe('daemon.json identity', () => {
     const dataDir = makeDataDir();
     try {
       plantRecord(dataDir, pid);
-      const status = await runCliJson<{ running: boolean; stalePid?: number }>([
+      const status = await runCliJsonWithCode<{ running: boolean; stalePid?: number }>([
         'daemon',
         'status',
         '--datadir',
         dataDir,
       ]);
-      expect(status).toMatchObject({ running: false, stalePid: pid });
+      expect(status).toMatchObject({ code: 3, value: { running: false, stalePid: pid } });
       expect(isAlive(pid)).toBe(true);
 
       plantRecord(dataDir, pid);

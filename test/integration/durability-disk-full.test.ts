@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { HttpRpcClient } from '../../src/client/http-rpc-client.js';
-import { runCli, runCliJson } from '../helpers/cli.js';
+import { runCli, runCliJsonWithCode } from '../helpers/cli.js';
 import { devWallet, signDynamicFeeTx, waitForReceipt } from '../helpers/dev-chain.js';
 import { isAlive, waitFor } from '../helpers/processes.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
@@ -98,12 +98,12 @@ describe('disk full', () => {
     expect(halted.reason).toMatch(
       /failed to write block \d+ to the chain store: .*(no space left|input\/output error)/i,
     );
-    const status = await runCliJson<{ pid: number; blockProduction: BlockProduction }>([
-      'daemon',
-      'status',
-      '--datadir',
-      dataDir,
-    ]);
+    const { code, value: status } = await runCliJsonWithCode<{
+      pid: number;
+      blockProduction: BlockProduction;
+    }>(['daemon', 'status', '--datadir', dataDir]);
+    // Running but unhealthy.
+    expect(code).toBe(1);
     expect(status.pid).toBe(daemon.pid);
     expect(status.blockProduction).toMatchObject({ producing: false, reason: halted.reason });
 

@@ -1,12 +1,18 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { daemonStatus, type DaemonStatus } from '../../client/daemon-process.js';
 
+/** `systemctl status`'s codes: 3 for a unit that is not running. */
+const EXIT_NOT_RUNNING = 3;
+const EXIT_UNHEALTHY = 1;
+
 export default class DaemonStatusCommand extends BaseCommand {
   static override summary = 'Show whether the node daemon is running.';
   static override description =
     'Prints pid, uptime, version and endpoints of the running daemon, and whether it produces blocks ' +
     '(it stops when the chain store cannot be written, e.g. a full disk, and resumes by itself), ' +
-    'or that it is stopped.';
+    'or that it is stopped. Exit status, as systemctl status gives it: 0 running and producing blocks, ' +
+    '1 running but unhealthy (block production stopped, or its consensus RPC does not answer), ' +
+    '3 stopped or still starting.';
   static override examples = [
     '<%= config.bin %> daemon status',
     '<%= config.bin %> daemon status --json',
@@ -25,6 +31,7 @@ export default class DaemonStatusCommand extends BaseCommand {
       if (status.stalePid !== undefined) {
         this.log(`  removed the stale record of pid ${status.stalePid} (not running this daemon)`);
       }
+      process.exitCode = EXIT_NOT_RUNNING;
       return status;
     }
     this.log(
@@ -41,6 +48,7 @@ export default class DaemonStatusCommand extends BaseCommand {
     }
     for (const [name, url] of Object.entries(status.endpoints))
       this.log(`  ${name.padEnd(12)} ${url}`);
+    if (production?.producing !== true) process.exitCode = EXIT_UNHEALTHY;
     return status;
   }
 }
