@@ -1,5 +1,6 @@
 /** Reads what a running daemon leaves in its data directory: `daemon.json` and the token. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isDaemonInfo, type DaemonInfo } from '../shared/daemon-info.js';
 import { dataDirLayout } from '../shared/datadir-layout.js';
 import { isSameLiveProcess } from '../shared/process-identity.js';
@@ -33,6 +34,21 @@ export function readLiveDaemonInfo(dataDir: string): DaemonInfo | undefined {
 export function readAuthToken(dataDir: string): string | undefined {
   try {
     return readFileSync(dataDirLayout(dataDir).authTokenFile, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The key file of `address` in the data directory's keystore (geth's name
+ * `UTC--<time>--<address>`), or undefined when it is not there.
+ */
+export function findKeyFile(dataDir: string, address: string): string | undefined {
+  const { keystoreDir } = dataDirLayout(dataDir);
+  const suffix = `--${address.replace(/^0x/i, '').toLowerCase()}`;
+  try {
+    const name = readdirSync(keystoreDir).find((entry) => entry.toLowerCase().endsWith(suffix));
+    return name === undefined ? undefined : join(keystoreDir, name);
   } catch {
     return undefined;
   }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Interface, Wallet, encryptKeystoreJson } from 'ethers';
@@ -123,14 +123,32 @@ describe('account and tx commands', () => {
     expect(result.message).toContain('--password-file');
   });
 
-  it('account new --password-file creates an account that account list shows', async () => {
+  it('account new refuses an empty passphrase unless --allow-empty-passphrase', async () => {
+    const empty = join(files, 'empty.txt');
+    writeFileSync(empty, '');
+    const refused = await cli('account', 'new', '--password-file', empty);
+    expect(refused.code).toBe(2);
+    expect(refused.message).toContain('the passphrase is empty');
     const { address } = await cliJson<{ address: string }>(
+      'account',
+      'new',
+      '--password-file',
+      empty,
+      '--allow-empty-passphrase',
+    );
+    expect(await daemon.authedRpc.call('personal_unlockAccount', [address, '', 5])).toBe(true);
+  });
+
+  it('account new --password-file creates an account that account list shows', async () => {
+    const { address, keyFile } = await cliJson<{ address: string; keyFile: string }>(
       'account',
       'new',
       '--password-file',
       passwordFile,
     );
     expect(address).toMatch(/^0x[0-9a-f]{40}$/);
+    expect(keyFile).toMatch(new RegExp(`/keystore/UTC--.*--${address.slice(2)}$`));
+    expect(JSON.parse(readFileSync(keyFile, 'utf8'))).toMatchObject({ address: address.slice(2) });
     const { accounts } = await cliJson<{ accounts: string[] }>('account', 'list');
     expect(accounts.slice(0, 10)).toEqual(DEV_ADDRESSES.map((a) => a.toLowerCase()));
     expect(accounts).toContain(address);

@@ -1,12 +1,16 @@
+import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { passwordFileFlag, readPassphrase } from '../../cli/passphrase-input.js';
 import { AccountsClient } from '../../client/accounts-client.js';
 import { connectDaemon } from '../../client/daemon-connection.js';
+import { findKeyFile } from '../../client/daemon-files.js';
 import type { Hex } from '../../client/eth-client.js';
 
 export interface AccountNewResult {
   /** The new account (lowercase, as the node returns it). */
   address: Hex;
+  /** Its key file in the data directory's keystore. */
+  keyFile?: string;
 }
 
 export default class AccountNew extends BaseCommand {
@@ -14,12 +18,21 @@ export default class AccountNew extends BaseCommand {
   static override description =
     'The node generates a key and stores it encrypted with the passphrase (a v3 key file in ' +
     '<datadir>/keystore, readable by geth and ethers). On a terminal the passphrase is asked ' +
-    'for twice, masked; scripts pass --password-file.';
+    'for twice, masked; scripts pass --password-file. An empty passphrase (an empty answer or an ' +
+    'empty file) would leave the key unprotected and is refused unless --allow-empty-passphrase ' +
+    'is given. Prints the address and the key file.';
   static override examples = [
     '<%= config.bin %> account new',
     '<%= config.bin %> account new --password-file ./passphrase.txt --json',
   ];
-  static override flags = { 'password-file': passwordFileFlag };
+  static override flags = {
+    'password-file': passwordFileFlag,
+    'allow-empty-passphrase': Flags.boolean({
+      description:
+        'Accept an empty passphrase (the key file is then readable by anyone who has it).',
+      default: false,
+    }),
+  };
 
   async run(): Promise<AccountNewResult> {
     const { flags } = await this.parse(AccountNew);
@@ -28,11 +41,19 @@ export default class AccountNew extends BaseCommand {
       message: 'Passphrase for the new account',
       confirm: true,
     });
-    const connection = connectDaemon(this.dataDir(flags));
+    if (passphrase === '' && !flags['allow-empty-passphrase']) {
+      this.usageError(
+        'the passphrase is empty, which would leave the key unprotected: give one, or pass --allow-empty-passphrase',
+      );
+    }
+    const dataDir = this.dataDir(flags);
+    const connection = connectDaemon(dataDir);
     try {
       const address = await new AccountsClient(connection.rpc).newAccount(passphrase);
+      const keyFile = findKeyFile(dataDir, address);
       this.log(address);
-      return { address };
+      if (keyFile !== undefined) this.log(`key file ${keyFile}`);
+      return { address, keyFile };
     } finally {
       await connection.close();
     }
