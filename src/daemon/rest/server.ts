@@ -22,6 +22,7 @@ import { ERROR_BODY_SCHEMA, restErrorOf } from './error-mapping.js';
 import type { JsonSchema, RestResource, RestRoute, RestSocketRoute } from './resource.js';
 import { ExpensiveOperationLimit } from './rate-limit.js';
 import type { RouteTable } from './route-table.js';
+import { lazySerializerFactory, lazyValidatorFactory } from './lazy-schema-compilers.js';
 
 /** Every REST path starts with this (spec: "Versioning"). */
 export const REST_PREFIX = '/v1/api';
@@ -158,7 +159,17 @@ function addSocketRoute(
 
 async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
   const { token, logger, maxBodySize, routeTable } = options;
-  const app = Fastify({ bodyLimit: maxBodySize, exposeHeadRoutes: false, logger: false });
+  const app = Fastify({
+    bodyLimit: maxBodySize,
+    exposeHeadRoutes: false,
+    logger: false,
+    schemaController: {
+      compilersFactory: {
+        buildValidator: lazyValidatorFactory(),
+        buildSerializer: lazySerializerFactory(),
+      },
+    },
+  });
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.0.3',
