@@ -7,11 +7,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { JsonRpcProvider, WebSocketProvider } from 'ethers';
 import { createPublicClient, http as viemHttp } from 'viem';
 import WebSocket from 'ws';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+
+/** Foundry's cast, from the npm package `@foundry-rs/cast-linux-amd64`. */
+const CAST = fileURLToPath(new URL('../../node_modules/.bin/cast', import.meta.url));
 
 interface RawAnswer {
   status: number;
@@ -226,6 +231,19 @@ describe('Host and Origin checks', () => {
         provider.destroy();
         await wsProvider.destroy();
       }
+    });
+    it("keeps serving Foundry's cast, which sends no Origin either", async () => {
+      const run = (...args: string[]) =>
+        new Promise<string>((resolve, reject) =>
+          execFile(CAST, [...args, '--rpc-url', plain.endpoints.http], (error, stdout, stderr) =>
+            error ? reject(new Error(`cast ${args.join(' ')}: ${stderr}`)) : resolve(stdout.trim()),
+          ),
+        );
+      expect(await run('chain-id')).toBe('9000');
+      expect(Number(await run('block-number'))).toBeGreaterThanOrEqual(0);
+      expect(BigInt(await run('balance', SEND.from))).toBeGreaterThan(0n);
+      const hash = JSON.parse(await run('rpc', 'eth_sendTransaction', JSON.stringify(SEND)));
+      expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
     });
   });
 
