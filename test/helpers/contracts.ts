@@ -1,6 +1,8 @@
 /** The compiled Solidity fixtures of test/fixtures/contracts (see scripts/compile-contracts.js). */
 import { readFileSync } from 'node:fs';
-import type { InterfaceAbi } from 'ethers';
+import { ContractFactory } from 'ethers';
+import type { BaseContract, Contract, InterfaceAbi, Wallet } from 'ethers';
+import { waitFor } from './processes.js';
 
 /** A compiled contract as scripts/compile-contracts.js writes it. */
 export interface ContractArtifact {
@@ -18,4 +20,22 @@ export type FixtureContractName = 'Token' | 'Fixture';
 export function loadContract(name: FixtureContractName): ContractArtifact {
   const url = new URL(`../fixtures/contracts/${name}.json`, import.meta.url);
   return JSON.parse(readFileSync(url, 'utf8')) as ContractArtifact;
+}
+
+/**
+ * Deploys fixture `name` from `deployer` (a wallet connected to the node) with ethers, and waits
+ * until its creation is mined.
+ */
+export async function deployFixture(
+  name: FixtureContractName,
+  deployer: Wallet,
+  ...args: unknown[]
+): Promise<Contract> {
+  const artifact = loadContract(name);
+  const factory = new ContractFactory(artifact.abi, artifact.bytecode, deployer);
+  const contract: BaseContract = await factory.deploy(...args);
+  const hash = contract.deploymentTransaction()!.hash;
+  const provider = deployer.provider!;
+  await waitFor(async () => (await provider.getTransactionReceipt(hash)) !== null, 20_000, hash);
+  return contract as Contract;
 }

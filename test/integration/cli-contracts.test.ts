@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Contract } from 'ethers';
-import { ContractFactory, Interface, JsonRpcProvider, type BaseContract } from 'ethers';
+import { Interface, JsonRpcProvider } from 'ethers';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
 import type {
   ContractInstance,
@@ -20,7 +20,7 @@ import type {
 } from '../../src/shared/rest-api.js';
 import registryArtifact from '../../src/daemon/identity/identity-registry.json' with { type: 'json' };
 import { runCli, runCliJson } from '../helpers/cli.js';
-import { loadContract } from '../helpers/contracts.js';
+import { deployFixture, loadContract, type FixtureContractName } from '../helpers/contracts.js';
 import { devWallet } from '../helpers/dev-chain.js';
 import { waitFor } from '../helpers/processes.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
@@ -32,17 +32,8 @@ let token: Contract;
 let tokenAddress: string;
 let fixtureAddress: string;
 
-async function deploy(name: 'Token' | 'Fixture', ...args: unknown[]): Promise<Contract> {
-  const artifact = loadContract(name);
-  const factory = new ContractFactory(
-    artifact.abi,
-    artifact.bytecode,
-    devWallet(0).connect(provider),
-  );
-  const contract: BaseContract = await factory.deploy(...args);
-  const hash = contract.deploymentTransaction()!.hash;
-  await waitFor(async () => (await provider.getTransactionReceipt(hash)) !== null, 20_000, hash);
-  return contract as Contract;
+function deploy(name: FixtureContractName, ...args: unknown[]): Promise<Contract> {
+  return deployFixture(name, devWallet(0).connect(provider), ...args);
 }
 
 beforeAll(async () => {

@@ -9,20 +9,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  Contract,
-  ContractFactory,
-  Interface,
-  JsonRpcProvider,
-  computeAddress,
-  type BaseContract,
-  type Wallet,
-} from 'ethers';
+import { Contract, Interface, JsonRpcProvider, computeAddress, type Wallet } from 'ethers';
 import { RestClient } from '../../src/client/rest-client.js';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
 import registryArtifact from '../../src/daemon/identity/identity-registry.json' with { type: 'json' };
 import { runCli } from '../helpers/cli.js';
-import { loadContract } from '../helpers/contracts.js';
+import { deployFixture, loadContract, type FixtureContractName } from '../helpers/contracts.js';
 import { devWallet } from '../helpers/dev-chain.js';
 import { waitFor } from '../helpers/processes.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
@@ -43,13 +35,8 @@ let nodeAddress: string;
 /** Whether the data directory had the identity registry before any route needed it. */
 let registryBeforeFirstUse: boolean;
 
-async function deploy(name: 'Token' | 'Fixture', ...args: unknown[]): Promise<Contract> {
-  const artifact = loadContract(name);
-  const factory = new ContractFactory(artifact.abi, artifact.bytecode, deployer);
-  const contract: BaseContract = await factory.deploy(...args);
-  const hash = contract.deploymentTransaction()!.hash;
-  await waitFor(async () => (await provider.getTransactionReceipt(hash)) !== null, 20_000, hash);
-  return contract as Contract;
+function deploy(name: FixtureContractName, ...args: unknown[]): Promise<Contract> {
+  return deployFixture(name, deployer, ...args);
 }
 
 beforeAll(async () => {
