@@ -22,6 +22,23 @@ export function loopbackFlags(port) {
   ];
 }
 
+/**
+ * Arguments of `node-cli daemon start` (background, JSON output) for `dataDir`, JSON-RPC HTTP on
+ * `port`, blocks every `blockTime` (e.g. '1s', '0').
+ */
+export function daemonStartArgs(dataDir, port, blockTime) {
+  return [
+    'daemon',
+    'start',
+    '--datadir',
+    dataDir,
+    ...loopbackFlags(port),
+    '--block-time',
+    blockTime,
+    '--json',
+  ];
+}
+
 /** A fresh temporary data directory for one daemon. */
 export function freshDataDir() {
   return mkdtempSync(join(tmpdir(), 'node-cli-bench-'));
@@ -73,18 +90,7 @@ async function heapMiB(url, dataDir) {
 export async function startNodeCli(blockTime) {
   const dataDir = freshDataDir();
   const port = await freePort();
-  const started = JSON.parse(
-    await runCli([
-      'daemon',
-      'start',
-      '--datadir',
-      dataDir,
-      ...loopbackFlags(port),
-      '--block-time',
-      blockTime,
-      '--json',
-    ]),
-  );
+  const started = JSON.parse(await runCli(daemonStartArgs(dataDir, port, blockTime)));
   return {
     name: 'node-cli',
     url: started.endpoints.http,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { spawn } from 'node:child_process';
 import { freePort } from '../processes/free-port.js';
-import { CLI_ENTRY, freshDataDir, loopbackFlags, runCli } from '../processes/node-cli.js';
+import { CLI_ENTRY, daemonStartArgs, freshDataDir, runCli } from '../processes/node-cli.js';
 import { waitForBlockNumber } from '../processes/wait-for-rpc.js';
 import { connectRpc } from '../rpc.js';
 
@@ -23,15 +23,7 @@ async function historyDataDir(cacheDir, progress) {
   const building = freshDataDir();
   const port = await freePort();
   progress(`making a data directory with ${HISTORY_BLOCKS} blocks (kept in ${dataDir})`);
-  await runCli([
-    'daemon',
-    'start',
-    '--datadir',
-    building,
-    ...loopbackFlags(port),
-    '--block-time',
-    FILL_BLOCK_TIME,
-  ]);
+  await runCli(daemonStartArgs(building, port, FILL_BLOCK_TIME));
   const rpc = connectRpc(`http://127.0.0.1:${port}`);
   try {
     const deadline = Date.now() + FILL_TIMEOUT_MS;
@@ -70,16 +62,7 @@ async function logLineAt(logFile, offset, needle) {
 async function oneRestart(dataDir) {
   const port = await freePort();
   const started = performance.now();
-  const starting = runCli([
-    'daemon',
-    'start',
-    '--datadir',
-    dataDir,
-    ...loopbackFlags(port),
-    '--block-time',
-    '1s',
-    '--json',
-  ]);
+  const starting = runCli(daemonStartArgs(dataDir, port, '1s'));
   const answered = await waitForBlockNumber(`http://127.0.0.1:${port}`, 60_000);
   const { pid } = JSON.parse(await starting);
   const commandDone = performance.now();
