@@ -79,10 +79,11 @@ async function startChain(
   senderRecovery: SenderRecovery,
   production: ProductionHealth,
 ): Promise<NodeServices> {
-  const { genesis, custom } = loadGenesis(layout, config['chain-id']);
+  const { genesis, custom, earlier } = loadGenesis(layout, config['chain-id']);
   const chain = await Chain.open({
     dataDir: layout.root,
     genesis,
+    earlierGeneses: earlier,
     callGasCap: BigInt(config['json-rpc.gas-cap']),
     minGasPrice: config['minimum-gas-prices'],
   });

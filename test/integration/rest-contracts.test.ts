@@ -2,22 +2,24 @@
  * The contract and identity routes of the REST interface against a real daemon through real
  * HTTP: an ERC-20 and a payable contract deployed in the test with ethers, called and sent to
  * by name and by address with results equal to what ethers reads; `exists` for the right ABI,
- * a wrong one and an address without code; the identity registry deployed on first use (every
- * data directory of the previous release, whose genesis is this one, starts without it),
- * handles registered, resolved, released and taken by another owner, and verify by handle.
+ * a wrong one and an address without code; the identity registry in the genesis at its fixed
+ * address, and deployed by the node on a data directory of an earlier release whose genesis has
+ * none; handles registered, resolved, released and taken by another owner, and verify by handle.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Contract, Interface, JsonRpcProvider, computeAddress, type Wallet } from 'ethers';
 import { RestClient } from '../../src/client/rest-client.js';
-import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
+import { Chain } from '../../src/daemon/chain/chain.js';
+import { DEV_ADDRESSES, devGenesis } from '../../src/daemon/chain/genesis.js';
 import registryArtifact from '../../src/daemon/identity/identity-registry.json' with { type: 'json' };
+import { IDENTITY_REGISTRY_ADDRESS } from '../../src/daemon/identity/registry-predeploy.js';
 import { runCli } from '../helpers/cli.js';
 import { deployFixture, loadContract, type FixtureContractName } from '../helpers/contracts.js';
 import { devWallet } from '../helpers/dev-chain.js';
 import { waitFor } from '../helpers/processes.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { makeDataDir, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const SUPPLY = 1_000_000n * 10n ** 18n;
 const ZERO_CODE_ADDRESS = '0x00000000000000000000000000000000000000aa';
@@ -32,8 +34,6 @@ let fixture: Contract;
 let tokenAddress: string;
 let fixtureAddress: string;
 let nodeAddress: string;
-/** Whether the data directory had the identity registry before any route needed it. */
-let registryBeforeFirstUse: boolean;
 
 function deploy(name: FixtureContractName, ...args: unknown[]): Promise<Contract> {
   return deployFixture(name, deployer, ...args);
@@ -56,7 +56,6 @@ beforeAll(async () => {
     privateKey: string;
   };
   nodeAddress = computeAddress(`0x${record.privateKey}`);
-  registryBeforeFirstUse = existsSync(join(daemon.dataDir, 'identity-registry.json'));
 });
 
 afterAll(async () => {
@@ -335,13 +334,15 @@ describe('identity', () => {
       amountInWei: '0',
     });
 
-  it('the registry is deployed on first use: its code is the committed artifact', async () => {
-    expect(registryBeforeFirstUse).toBe(false);
+  it('the registry is in the genesis at its fixed address: its code is the committed artifact', async () => {
     const answer = await rest.request('GET', '/contracts/IdentityRegistry');
-    const { address } = (answer.body as { data: { address: string } }).data;
-    expect(await provider.getCode(address)).toBe(registryArtifact.deployedBytecode);
-    const record = JSON.parse(readFileSync(join(daemon.dataDir, 'identity-registry.json'), 'utf8'));
-    expect(record).toMatchObject({ address });
+    expect((answer.body as { data: { address: string } }).data.address).toBe(
+      IDENTITY_REGISTRY_ADDRESS,
+    );
+    expect(await provider.getCode(IDENTITY_REGISTRY_ADDRESS, 0)).toBe(
+      registryArtifact.deployedBytecode,
+    );
+    expect(existsSync(join(daemon.dataDir, 'identity-registry.json'))).toBe(false);
   });
 
   it('register, resolve, look up, verify by handle, release, then another owner takes it', async () => {
@@ -403,22 +404,43 @@ describe('identity', () => {
       /unauthorized/,
     );
   });
+});
 
-  it('a data directory of the previous release (no registry) starts and gets it; a restart keeps it', async () => {
-    const address = (
-      JSON.parse(readFileSync(join(daemon.dataDir, 'identity-registry.json'), 'utf8')) as {
-        address: string;
-      }
-    ).address;
-    await runCli(['daemon', 'stop', '--datadir', daemon.dataDir]);
-    daemon = await startTestDaemon(
-      ['--json-rpc.ethereum-compat', '--block-time', '0'],
-      daemon.dataDir,
+describe('a data directory of an earlier release, whose dev genesis has no registry', () => {
+  let old: TestDaemon;
+  let oldRest: RestClient;
+
+  beforeAll(async () => {
+    const dataDir = makeDataDir();
+    const chain = await Chain.open({ dataDir, genesis: devGenesis({ identityRegistry: false }) });
+    await chain.close();
+    old = await startTestDaemon(['--json-rpc.ethereum-compat', '--block-time', '0'], dataDir);
+    oldRest = new RestClient(old.endpoints.rest as string, { token: old.token });
+  });
+
+  afterAll(async () => {
+    await oldRest?.close();
+    await old?.stop();
+  });
+
+  it('starts on its genesis, gets the registry deployed by the node, and keeps it across a restart', async () => {
+    expect(await old.rpc.call('eth_getCode', [IDENTITY_REGISTRY_ADDRESS, 'latest'])).toBe('0x');
+    const answer = await oldRest.request('GET', '/contracts/IdentityRegistry');
+    const { address } = (answer.body as { data: { address: string } }).data;
+    expect(address).not.toBe(IDENTITY_REGISTRY_ADDRESS);
+    expect(await old.rpc.call('eth_getCode', [address, 'latest'])).toBe(
+      registryArtifact.deployedBytecode,
     );
-    await rest.close();
-    rest = new RestClient(daemon.endpoints.rest as string, { token: daemon.token });
-    const answer = await rest.request('GET', '/contracts/IdentityRegistry');
-    expect((answer.body as { data: { address: string } }).data.address).toBe(address);
-    expect(existsSync(join(daemon.dataDir, 'identity-registry.json'))).toBe(true);
+    const record = JSON.parse(readFileSync(join(old.dataDir, 'identity-registry.json'), 'utf8'));
+    expect(record).toMatchObject({ address });
+
+    const check = await runCli(['daemon', 'check', '--datadir', old.dataDir]);
+    expect(check.stdout).toContain('no problems found');
+    await Promise.all([oldRest.close(), old.rpc.close(), old.authedRpc.close()]);
+    expect((await runCli(['daemon', 'stop', '--datadir', old.dataDir])).code).toBe(0);
+    old = await startTestDaemon(['--json-rpc.ethereum-compat', '--block-time', '0'], old.dataDir);
+    oldRest = new RestClient(old.endpoints.rest as string, { token: old.token });
+    const again = await oldRest.request('GET', '/contracts/IdentityRegistry');
+    expect((again.body as { data: { address: string } }).data.address).toBe(address);
   });
 });

@@ -13,6 +13,8 @@ import {
   parseGenesisFile,
 } from '../../src/daemon/chain/genesis.js';
 import { ConflictError, InvalidInputError } from '../../src/daemon/errors.js';
+import registryArtifact from '../../src/daemon/identity/identity-registry.json' with { type: 'json' };
+import { IDENTITY_REGISTRY_ADDRESS } from '../../src/daemon/identity/registry-predeploy.js';
 import {
   deployCode,
   devAddress,
@@ -82,6 +84,17 @@ describe('chain persistence', () => {
         await trie.put(addr.bytes, createAccount({ balance: 10_000n * ETHER }).serialize());
         expect(await chain.getBalance(addr, 0n)).toBe(10_000n * ETHER);
       }
+      const registry = new Address(hexToBytes(IDENTITY_REGISTRY_ADDRESS));
+      const registryCode = registryArtifact.deployedBytecode as PrefixedHexString;
+      await trie.put(
+        registry.bytes,
+        createAccount({
+          nonce: 1n,
+          balance: 0n,
+          codeHash: hexToBytes(keccak256(registryCode) as PrefixedHexString),
+        }).serialize(),
+      );
+      expect(bytesToHex(await chain.getCode(registry, 0n))).toBe(registryCode);
       const genesis = chain.getBlockByNumber(0n)!;
       expect(bytesToHex(genesis.block.header.stateRoot)).toBe(bytesToHex(trie.root()));
       expect(genesis.hashHex).toBe(keccak256(RLP.encode(genesis.block.header.raw())));
@@ -192,5 +205,27 @@ describe('chain persistence', () => {
     await expect(
       Chain.open({ dataDir: dir, genesis: devGenesis({ timestamp: 5n }) }),
     ).rejects.toThrow('another chain');
+  });
+
+  it("opens a store of an earlier release's genesis only when it is named as accepted", async () => {
+    const earlier = devGenesis({ identityRegistry: false });
+    const made = await Chain.open({ dataDir: dir, genesis: earlier });
+    const earlierHash = made.getBlockByNumber(0n)!.hashHex;
+    await made.close();
+    await expect(Chain.open({ dataDir: dir, genesis: devGenesis() })).rejects.toThrow(
+      'another chain',
+    );
+    const chain = await Chain.open({
+      dataDir: dir,
+      genesis: devGenesis(),
+      earlierGeneses: [earlier],
+    });
+    try {
+      expect(chain.getBlockByNumber(0n)!.hashHex).toBe(earlierHash);
+      const registry = new Address(hexToBytes(IDENTITY_REGISTRY_ADDRESS));
+      expect((await chain.getCode(registry, 0n)).length).toBe(0);
+    } finally {
+      await chain.close();
+    }
   });
 });

@@ -18,7 +18,6 @@
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { MerkleStateManager } from '@ethereumjs/statemanager';
 import {
   KECCAK256_NULL,
   KECCAK256_RLP,
@@ -32,16 +31,14 @@ import { dataDirLayout } from '../../shared/datadir-layout.js';
 import { initCrypto, keccak256 } from '../crypto/wasm-crypto.js';
 import { checkLogIndex } from '../events/log-index.js';
 import { decodeBlockRecord } from './block-record.js';
-import { openTrie } from './chain-reader.js';
 import { createChainCommon } from './common.js';
-import { buildGenesisBlock } from './genesis-block.js';
+import { genesisBlockHash } from './genesis-block.js';
 import { loadGenesis } from './genesis-source.js';
 import { lmdbFileProblem } from './lmdb-file.js';
 import { OrderedTrieRoot } from './ordered-trie-root.js';
 import { decodeReceipts, receiptsOfBlock } from './receipt-codec.js';
 import { ChainStore } from './store.js';
 import { chainDataFile } from './store-integrity.js';
-import { TrieNodeOverlay } from './trie-node-overlay.js';
 import type { ChainReceipt, StoredBlock } from './types.js';
 
 /** One disagreement found; `block` when it belongs to a block. */
@@ -150,12 +147,13 @@ class TrieWalker {
   }
 }
 
-/** The configured genesis block's hash, built as the daemon builds it. */
-async function configuredGenesisHash(dataDir: string, common: Common, chainId: bigint) {
-  const { genesis } = loadGenesis(dataDirLayout(dataDir), Number(chainId));
-  const overlay = new TrieNodeOverlay(() => undefined);
-  const state = new MerkleStateManager({ trie: openTrie(common, overlay), common });
-  return (await buildGenesisBlock(common, genesis, state)).hash();
+/**
+ * Hashes of the genesis blocks the daemon accepts for this data directory: the configured one
+ * first, then those of earlier releases.
+ */
+async function acceptedGenesisHashes(dataDir: string, common: Common, chainId: bigint) {
+  const { genesis, earlier } = loadGenesis(dataDirLayout(dataDir), Number(chainId));
+  return Promise.all([genesis, ...earlier].map((config) => genesisBlockHash(common, config)));
 }
 
 class BlockChecker {
@@ -290,10 +288,10 @@ async function walkStore(
   }
   report.head = head.number;
   const common = createChainCommon(identity.chainId);
-  const configured = await configuredGenesisHash(dataDir, common, identity.chainId);
-  if (!equalsBytes(configured, identity.genesisHash)) {
+  const accepted = await acceptedGenesisHashes(dataDir, common, identity.chainId);
+  if (!accepted.some((hash) => equalsBytes(hash, identity.genesisHash))) {
     report.problems.push({
-      problem: `the store's genesis ${bytesToHex(identity.genesisHash)} is not the configured ${bytesToHex(configured)}`,
+      problem: `the store's genesis ${bytesToHex(identity.genesisHash)} is not the configured ${bytesToHex(accepted[0]!)}`,
     });
   }
   const blocks: Array<StoredBlock | undefined> = [];

@@ -25,7 +25,7 @@ import { createChainCommon } from './common.js';
 import { BlockExecutor } from './executor.js';
 import type { ExecutedTx } from './executor.js';
 import type { GenesisConfig } from './genesis.js';
-import { buildGenesisBlock } from './genesis-block.js';
+import { buildGenesisBlock, genesisBlockHash } from './genesis-block.js';
 import { encodeReceipts, receiptsOfBlock } from './receipt-codec.js';
 import { SharedHead } from './shared-head.js';
 import { ChainStore } from './store.js';
@@ -41,6 +41,11 @@ import type { BeforeVisible, CommittedBlock, StoredBlock, TxResult } from './typ
 export interface ChainOptions {
   dataDir: string;
   genesis: GenesisConfig;
+  /**
+   * Geneses earlier releases made for the same configuration: a store holding one of them is
+   * opened on it rather than refused.
+   */
+  earlierGeneses?: readonly GenesisConfig[];
   /** Receives priority fees; defaults to the genesis coinbase or the zero address. */
   coinbase?: Address;
   /** Most gas `call` and `estimateGas` may use. Default 25 000 000. */
@@ -134,7 +139,12 @@ export class Chain extends ChainReader implements PoolStateView {
       throw damagedStoreError(dataDir, `cannot be opened (${(error as Error).message})`);
     }
     try {
-      await Chain.ensureGenesis(common, store, genesis, dataDir);
+      const storedGenesis = await Chain.ensureGenesis(
+        common,
+        store,
+        [genesis, ...(options.earlierGeneses ?? [])],
+        dataDir,
+      );
       checkOpenedStore(store, dataDir, common, store.identity()!);
       const head = store.head()!;
       const headBlock = decodeBlockRecord(store.blockRecord(head.number)!, common);
@@ -154,7 +164,7 @@ export class Chain extends ChainReader implements PoolStateView {
       const chain = new Chain(
         common,
         store,
-        genesis,
+        storedGenesis,
         writeBack,
         executionState,
         executor,
@@ -172,12 +182,17 @@ export class Chain extends ChainReader implements PoolStateView {
     }
   }
 
+  /**
+   * Writes the first of `accepted` into a fresh store, or finds which of them the store holds
+   * (the configured genesis first, then earlier releases' ones); returns that genesis.
+   */
   private static async ensureGenesis(
     common: Common,
     store: ChainStore,
-    genesis: GenesisConfig,
+    accepted: readonly [GenesisConfig, ...GenesisConfig[]],
     dataDir: string,
-  ): Promise<void> {
+  ): Promise<GenesisConfig> {
+    const [genesis] = accepted;
     const overlay = new TrieNodeOverlay(store.readTrieNode);
     const stateManager = new MerkleStateManager({ trie: openTrie(common, overlay), common });
     const block = await buildGenesisBlock(common, genesis, stateManager);
@@ -198,14 +213,20 @@ export class Chain extends ChainReader implements PoolStateView {
         },
         { genesisHash: hash, chainId: genesis.chainId },
       );
-      return;
+      return genesis;
     }
-    if (!equalsBytes(identity.genesisHash, hash) || identity.chainId !== genesis.chainId) {
-      throw new ConflictError(
-        `the data directory holds another chain (genesis ${bytesToHex(identity.genesisHash)}, chain id ` +
-          `${identity.chainId}); this configuration gives genesis ${bytesToHex(hash)}, chain id ${genesis.chainId}`,
-      );
+    if (identity.chainId === genesis.chainId) {
+      if (equalsBytes(identity.genesisHash, hash)) return genesis;
+      for (const earlier of accepted.slice(1)) {
+        if (equalsBytes(identity.genesisHash, await genesisBlockHash(common, earlier))) {
+          return earlier;
+        }
+      }
     }
+    throw new ConflictError(
+      `the data directory holds another chain (genesis ${bytesToHex(identity.genesisHash)}, chain id ` +
+        `${identity.chainId}); this configuration gives genesis ${bytesToHex(hash)}, chain id ${genesis.chainId}`,
+    );
   }
 
   /** Address that receives priority fees of the blocks produced from now on. */

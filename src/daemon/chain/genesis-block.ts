@@ -2,7 +2,7 @@
 import { createBlock, genRequestsRoot } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import { MerkleStateManager } from '@ethereumjs/statemanager';
 import {
   Address,
   KECCAK256_RLP,
@@ -12,7 +12,9 @@ import {
   setLengthLeft,
 } from '@ethereumjs/util';
 import type { PrefixedHexString } from '@ethereumjs/util';
+import { openTrie } from './chain-reader.js';
 import type { GenesisConfig } from './genesis.js';
+import { TrieNodeOverlay } from './trie-node-overlay.js';
 
 /**
  * Writes the genesis allocation into `stateManager` (whose trie database collects the nodes)
@@ -65,4 +67,14 @@ export async function buildGenesisBlock(
     },
     { common },
   );
+}
+
+/** The hash of the genesis block `genesis` gives, built in memory. */
+export async function genesisBlockHash(
+  common: Common,
+  genesis: GenesisConfig,
+): Promise<Uint8Array> {
+  const overlay = new TrieNodeOverlay(() => undefined);
+  const state = new MerkleStateManager({ trie: openTrie(common, overlay), common });
+  return (await buildGenesisBlock(common, genesis, state)).hash();
 }

@@ -1,6 +1,7 @@
 /**
  * Which genesis a data directory runs: the custom one `daemon init --genesis` stored there, or
- * the embedded dev chain (with `--chain-id` applied).
+ * the embedded dev chain (with `--chain-id` applied). For the dev chain, `earlier` holds the
+ * geneses earlier releases made for the same options, which a data directory may still hold.
  */
 import { readFileSync } from 'node:fs';
 import type { DataDirLayout } from '../../shared/datadir-layout.js';
@@ -27,16 +28,23 @@ export function readGenesisFile(path: string): GenesisConfig {
   return parseGenesisFile(json);
 }
 
-export function loadGenesis(
-  layout: DataDirLayout,
-  chainId: number | undefined,
-): { genesis: GenesisConfig; custom: boolean } {
+export interface GenesisSource {
+  genesis: GenesisConfig;
+  /** The data directory holds a genesis of its own (`daemon init --genesis`). */
+  custom: boolean;
+  /** Geneses of earlier releases a store made with the same options holds instead. */
+  earlier: GenesisConfig[];
+}
+
+export function loadGenesis(layout: DataDirLayout, chainId: number | undefined): GenesisSource {
   try {
     readFileSync(layout.genesisFile);
   } catch {
+    const id = chainId === undefined ? DEFAULT_CHAIN_ID : BigInt(chainId);
     return {
-      genesis: devGenesis({ chainId: chainId === undefined ? DEFAULT_CHAIN_ID : BigInt(chainId) }),
+      genesis: devGenesis({ chainId: id }),
       custom: false,
+      earlier: [devGenesis({ chainId: id, identityRegistry: false })],
     };
   }
   const genesis = readGenesisFile(layout.genesisFile);
@@ -45,5 +53,5 @@ export function loadGenesis(
       `--chain-id ${chainId} contradicts the chain id ${genesis.chainId} of ${layout.genesisFile}; leave --chain-id out`,
     );
   }
-  return { genesis, custom: true };
+  return { genesis, custom: true, earlier: [] };
 }

@@ -4,6 +4,10 @@
 import { Address, hexToBytes, isHexString } from '@ethereumjs/util';
 import type { PrefixedHexString } from '@ethereumjs/util';
 import { InvalidInputError } from '../errors.js';
+import {
+  IDENTITY_REGISTRY_ADDRESS,
+  identityRegistryGenesisAccount,
+} from '../identity/registry-predeploy.js';
 
 /** One pre-funded or pre-deployed account. */
 export interface GenesisAccount {
@@ -70,16 +74,25 @@ export interface DevGenesisOptions {
   chainId?: bigint;
   minGasPrice?: bigint;
   timestamp?: bigint;
+  /**
+   * Whether block 0 holds the identity registry (default true). Earlier builds made dev chains
+   * without it; their data directories are still opened (`loadGenesis` names that genesis).
+   */
+  identityRegistry?: boolean;
 }
 
 /**
  * The embedded dev chain: chain id 9000, block gas limit 30 000 000, a 1 gwei minimum gas price,
- * and the ten {@link DEV_MNEMONIC} accounts with 10 000 ETH each.
+ * the ten {@link DEV_MNEMONIC} accounts with 10 000 ETH each, and the identity registry at
+ * {@link IDENTITY_REGISTRY_ADDRESS}.
  */
 export function devGenesis(options: DevGenesisOptions = {}): GenesisConfig {
   const alloc = new Map<string, GenesisAccount>();
   for (const address of DEV_ADDRESSES)
     alloc.set(address.toLowerCase(), { balance: 10_000n * ETHER });
+  if (options.identityRegistry ?? true) {
+    alloc.set(IDENTITY_REGISTRY_ADDRESS.toLowerCase(), identityRegistryGenesisAccount());
+  }
   return {
     chainId: options.chainId ?? 9000n,
     gasLimit: 30_000_000n,

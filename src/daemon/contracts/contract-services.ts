@@ -1,6 +1,6 @@
 /**
  * Builds what the contract and identity routes use from the node's parts: the identity's
- * transactions, the identity registry (deployed on first use), the registry of named
+ * transactions, the identity registry (in the genesis, or deployed on first use), the registry of named
  * contracts and the calls into them.
  */
 import { join } from 'node:path';

@@ -1,13 +1,11 @@
 /**
- * The identity registry (contracts/IdentityRegistry.sol): handles for addresses. It is not in
- * the genesis: the dev genesis, and with it the genesis hash every existing data directory is
- * checked against, stays as it was. The node deploys the registry itself, from its identity
- * key, the first time anything needs it (an identity route, `GET /contracts/IdentityRegistry`,
- * verify with a handle), and records where in `<datadir>/identity-registry.json`
- * (`{address, transactionHash, blockNumber}`). So a data directory made before the registry
- * existed gets it the same way as a new one, and its address is fixed for that chain: the
- * creation address of the identity key and its nonce at that time (nonce 0 on a fresh dev
- * chain). A recorded address without code (the chain was reset) is deployed again.
+ * The identity registry (contracts/IdentityRegistry.sol): handles for addresses. The embedded
+ * dev genesis holds it at IDENTITY_REGISTRY_ADDRESS (`registry-predeploy.ts`). A chain without
+ * code there (a dev data directory of a release before the registry was in its genesis, or a
+ * custom genesis that does not allocate it) gets it from the node: deployed from the identity
+ * key, on the dev chain at start and elsewhere the first time anything needs it, and recorded
+ * in `<datadir>/identity-registry.json` (`{address, transactionHash, blockNumber}`). A recorded
+ * address without code (the chain was reset) is deployed again.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
@@ -19,6 +17,7 @@ import type { AbiEntry } from '../contracts/contract-abi.js';
 import type { BuiltInContract } from '../contracts/contract-registry.js';
 import type { IdentityTransactions } from './identity-transactions.js';
 import artifact from './identity-registry.json' with { type: 'json' };
+import { IDENTITY_REGISTRY_ADDRESS } from './registry-predeploy.js';
 
 export const IDENTITY_REGISTRY_NAME = 'IdentityRegistry';
 export const IDENTITY_REGISTRY_ABI = artifact.abi as AbiEntry[];
@@ -47,6 +46,9 @@ export class IdentityRegistryDeployment implements BuiltInContract {
   /** The registry's address (checksummed), deploying it first when this chain has none. */
   address(): Promise<string> {
     return this.serial.run(async () => {
+      if ((await this.deps.codeAtHead(toAddress(IDENTITY_REGISTRY_ADDRESS))).length > 0) {
+        return IDENTITY_REGISTRY_ADDRESS;
+      }
       const recorded = this.recorded();
       if (recorded && (await this.deps.codeAtHead(toAddress(recorded.address))).length > 0) {
         return recorded.address;
