@@ -1,7 +1,7 @@
 /**
  * Builds what the contract and identity routes use from the node's parts: the identity's
- * transactions, the identity registry (in the genesis, or deployed on first use), the registry of named
- * contracts and the calls into them.
+ * transactions, the identity registry (in the genesis, or deployed on first use), the registry
+ * of named contracts and the calls into them.
  */
 import { join } from 'node:path';
 import type { Address } from '@ethereumjs/util';
