@@ -101,7 +101,7 @@ async function startChain(
     minGasPrice: chain.minGasPrice,
     limits: {
       ...DEFAULT_POOL_LIMITS,
-      perSenderQueued: config['txpool.accountqueue'],
+      perSenderQueued: perSenderQueueLimit(config),
       globalSlots: config['txpool.globalslots'],
       priceBumpPercent: config['txpool.pricebump'],
       queuedLifetimeMs: config['txpool.lifetime'],
@@ -220,6 +220,18 @@ async function startCallThreads(
     chain.runCallsOn(undefined);
     await pool.close();
   });
+}
+
+/**
+ * The per-sender queue bound: as configured, else geth's 64, or none on a dev chain, where
+ * deployment scripts and nonce managers send a sender's transactions in bursts whose batches
+ * may arrive out of order (anvil has no such bound either).
+ */
+function perSenderQueueLimit(config: NodeConfig): number {
+  return (
+    config['txpool.accountqueue'] ??
+    (config.dev ? Number.POSITIVE_INFINITY : DEFAULT_POOL_LIMITS.perSenderQueued)
+  );
 }
 
 /** How often the pool is swept for expired queued transactions at most (geth: every minute). */

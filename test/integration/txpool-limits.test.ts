@@ -4,7 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
-import { devWallet, MIN_GAS_PRICE, signDynamicFeeTx } from '../helpers/dev-chain.js';
+import {
+  devWallet,
+  MIN_GAS_PRICE,
+  signDynamicFeeTx,
+  waitForReceipt,
+} from '../helpers/dev-chain.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const recipient = DEV_ADDRESSES[3];
@@ -60,5 +65,44 @@ describe('txpool options', () => {
     }
     // Pending transactions stay however long they wait for a block.
     expect(await daemon.rpc.call('txpool_status')).toEqual({ pending: '0x1', queued: '0x0' });
+  });
+});
+
+describe('the per-sender queue on the dev chain', () => {
+  let daemon: TestDaemon;
+
+  beforeAll(async () => {
+    daemon = await startTestDaemon(['--block-time', '200ms']);
+  });
+  afterAll(() => daemon?.stop());
+
+  /** Sends `raws` as one JSON-RPC batch; returns each answer's error message or hash. */
+  async function sendBatch(raws: string[], firstId: number): Promise<string[]> {
+    const body = raws.map((raw, i) => ({
+      jsonrpc: '2.0',
+      id: firstId + i,
+      method: 'eth_sendRawTransaction',
+      params: [raw],
+    }));
+    const answer = await daemon.rpc.post(JSON.stringify(body));
+    return (answer.body as Array<{ result?: string; error?: { message: string } }>).map(
+      (reply) => reply.result ?? reply.error!.message,
+    );
+  }
+
+  it('has no bound by default: 200 transactions of one sender whose later half arrives first are all mined', async () => {
+    const wallet = devWallet(7);
+    const raws = await Promise.all(
+      Array.from({ length: 200 }, (_, nonce) =>
+        signDynamicFeeTx(wallet, { nonce, to: recipient, value: 1n }),
+      ),
+    );
+    const later = await sendBatch(raws.slice(100), 100);
+    const earlier = await sendBatch(raws.slice(0, 100), 0);
+    for (const answer of [...later, ...earlier]) expect(answer).toMatch(/^0x[0-9a-f]{64}$/);
+    await waitForReceipt(daemon.rpc, later[later.length - 1]!, 30_000);
+    expect(
+      BigInt(await daemon.rpc.call<string>('eth_getTransactionCount', [wallet.address, 'latest'])),
+    ).toBe(200n);
   });
 });

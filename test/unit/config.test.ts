@@ -108,7 +108,7 @@ describe('resolveConfig', () => {
       defaults['txpool.globalslots'],
       defaults['txpool.pricebump'],
       defaults['txpool.lifetime'],
-    ]).toEqual([64, 6144, 10, 3 * 3600 * 1000]);
+    ]).toEqual([undefined, 6144, 10, 3 * 3600 * 1000]);
     const set = resolveConfig({
       flags: { 'txpool.lifetime': '90s', 'txpool.accountqueue': '0' },
       env: { NODE_CLI_TXPOOL_PRICEBUMP: '25' },

@@ -68,7 +68,8 @@ export interface NodeConfig {
   'rpc.batch-response-max-size': number;
   'log-level': LogLevel;
   'keystore.light-kdf': boolean;
-  'txpool.accountqueue': number;
+  /** Undefined for `auto`: 64, or no per-sender bound on the dev chain. */
+  'txpool.accountqueue': number | undefined;
   'txpool.globalslots': number;
   'txpool.pricebump': number;
   'txpool.lifetime': number;
@@ -474,9 +475,10 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   }),
   option({
     key: 'txpool.accountqueue',
-    defaultText: '64',
-    description: 'Most queued (nonce-gap) transactions of one sender in the pool.',
-    parse: parseNonNegativeInteger,
+    defaultText: 'auto',
+    description:
+      'Most queued (nonce-gap) transactions of one sender in the pool; auto: 64 (geth), or no per-sender bound with --dev (as anvil), where --txpool.globalslots still bounds the pool.',
+    parse: (raw) => (raw.trim() === 'auto' ? undefined : parseNonNegativeInteger(raw)),
   }),
   option({
     key: 'txpool.globalslots',
