@@ -19,6 +19,8 @@ export function loopbackFlags(port) {
     '127.0.0.1:0',
     '--rpc.laddr',
     'tcp://127.0.0.1:0',
+    '--rest.address',
+    '127.0.0.1:0',
   ];
 }
 
