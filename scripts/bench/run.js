@@ -21,6 +21,7 @@ import { readSettings } from './settings.js';
 import { measureAnvilStart, measureNodeCliStart } from './workloads/cold-start.js';
 import { measureLogs } from './workloads/logs-latency.js';
 import { measureRestarts } from './workloads/restart.js';
+import { measureStallProbes } from './workloads/stall-probes.js';
 import { measureReadsAlternating, readWorkloads } from './workloads/read-throughput.js';
 
 const COMMIT_TIMEOUT_MS = 600_000;
@@ -210,6 +211,9 @@ for (const [name, ready] of Object.entries(prepared)) {
 if (settings.nodes.includes('node-cli')) {
   results['node-cli'].transfersBlockTime0 = await step('node-cli: block time 0 suite', () =>
     commitSuite(starters['node-cli'], '0', signed, plan.token),
+  );
+  results['node-cli'].stallProbes = await step('node-cli: stall probes', () =>
+    measureStallProbes(progress),
   );
 }
 

@@ -122,6 +122,23 @@ function loadTable(results) {
   );
 }
 
+/** eth_blockNumber latency and block gaps while each stall probe ran. */
+function stallTable(results) {
+  const probes = results['node-cli']?.stallProbes?.probes ?? [];
+  return table(
+    ['stall probe', 'probe ms', 'samples', 'p50 ms', 'p99 ms', 'max ms', 'max block gap s'],
+    probes.map((probe) => [
+      probe.probe,
+      show(probe.probeMs),
+      show(probe.samples),
+      show(probe.p50Ms),
+      show(probe.p99Ms),
+      show(probe.maxMs),
+      show(probe.maxBlockGapS),
+    ]),
+  );
+}
+
 /** @param {import('./targets.js').TargetOutcome[]} outcomes */
 function targetsTable(outcomes) {
   return table(
@@ -153,6 +170,7 @@ export function renderReport(results, outcomes) {
   return [
     figuresTable(results),
     loadTable(results),
+    stallTable(results),
     targetsTable(outcomes),
     ...(errors.length > 0 ? [`measurements that failed:\n${errors.join('\n')}`] : []),
   ].join('\n\n');

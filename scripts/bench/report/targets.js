@@ -88,6 +88,13 @@ const TARGETS = [
     'ms',
   ),
   below('resident memory after the run', (suite) => suite?.memory?.afterRun?.total, 300, 'MiB'),
+  below(
+    'slowest eth_blockNumber under the stall probes',
+    (suite) =>
+      suite?.stallProbes?.probes && Math.max(...suite.stallProbes.probes.map((p) => p.maxMs)),
+    100,
+    'ms',
+  ),
 ];
 
 /** Evaluates every target. @param {Record<string, object>} results per node @returns {TargetOutcome[]} */

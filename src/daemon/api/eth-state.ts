@@ -4,6 +4,7 @@ import { ServerError } from '../errors.js';
 import { callerOf, defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { callObjectSchema, toCallRequest, type CallObject } from './call-request.js';
+import { JsonText } from '../rpc/dispatcher.js';
 import { hex, quantity } from './formatters.js';
 import { addressSchema, blockSelectorSchema, toAddress } from './hex-schemas.js';
 import type { ChainView } from './services.js';
@@ -108,7 +109,8 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
           callerOf(context),
         );
         if (result.error) throw new ServerError(result.error);
-        return hex(result.returnData);
+        // Hex needs no escaping: sent as is, a megabyte of return data is not scanned again.
+        return new JsonText(`"${hex(result.returnData)}"`);
       },
     }),
     defineMethod<[CallObject, BlockSelector?]>({

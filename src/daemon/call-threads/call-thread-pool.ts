@@ -39,6 +39,7 @@ import type { CallOutcome, CallRequest } from '../chain/call.js';
 import type { CallExecution } from '../chain/chain-reader.js';
 import { LimitExceededError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { AnswerPacer } from './answer-pacer.js';
 import { FairQueue } from './fair-queue.js';
 import {
   errorOf,
@@ -113,6 +114,9 @@ interface Job {
   reject(error: Error): void;
 }
 
+/** Main-thread time per event-loop turn that answers of the threads may take at once. */
+const ANSWER_SLICE_MS = 5;
+
 /** Jobs a thread holds at once: the one it runs (see the header for why not the next too). */
 const JOBS_PER_THREAD = 1;
 
@@ -122,6 +126,8 @@ interface PoolSide {
   pump(): void;
   /** Puts jobs back at the front of the queue, in their order. */
   requeue(jobs: readonly Job[]): void;
+  /** Settles a job's answer, paced so a burst of answers does not hold the main thread. */
+  settle(answer: () => void): void;
 }
 
 type ThreadState = 'starting' | 'ready' | 'down' | 'closed';
@@ -237,10 +243,10 @@ class CallThread {
     clearTimeout(job.timer);
     const [next] = this.pending.keys();
     if (next !== undefined) this.startClock(next);
-    if (message.type === 'called') job.resolve(message.outcome);
-    else if (message.type === 'estimated') job.resolve(message.gas);
-    else job.reject(errorOf(message.failure));
     this.pool.pump();
+    if (message.type === 'called') this.pool.settle(() => job.resolve(message.outcome));
+    else if (message.type === 'estimated') this.pool.settle(() => job.resolve(message.gas));
+    else this.pool.settle(() => job.reject(errorOf(message.failure)));
   }
 
   /**
@@ -310,6 +316,7 @@ export class CallThreadPool implements CallExecution {
   /** Jobs of each caller that are queued or in a thread's hands; no entry for none. */
   private readonly inFlight = new Map<string, number>();
   private readonly limits: CallQueueLimits;
+  private readonly pacer = new AnswerPacer(ANSWER_SLICE_MS);
 
   private constructor(
     options: CallThreadPoolOptions,
@@ -322,6 +329,7 @@ export class CallThreadPool implements CallExecution {
         for (const job of [...jobs].reverse()) this.queue.pushFront(job.caller, job);
         this.pump();
       },
+      settle: (answer) => this.pacer.settle(answer),
     };
     this.threads = Array.from(
       { length: options.count },
