@@ -93,7 +93,7 @@ describe('toolchain methods against the daemon (--json-rpc.ethereum-compat, --bl
       }),
     );
     probeAddress = String(receipt.contractAddress).toLowerCase();
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     provider?.destroy();
     await daemon?.stop();
