@@ -65,7 +65,9 @@ export function parseTypedData(input: unknown): TypedData {
   );
   const { primaryType, domain, message } = value;
   if (typeof primaryType !== 'string') throw invalid('"primaryType" must be a string');
-  if (!(primaryType in types)) throw invalid(`primaryType "${primaryType}" is not in "types"`);
+  if (!Object.hasOwn(types, primaryType)) {
+    throw invalid(`primaryType "${primaryType}" is not in "types"`);
+  }
   if (!isObject(domain)) throw invalid('"domain" must be an object');
   if (!isObject(message)) throw invalid('"message" must be an object');
   return { types, primaryType, domain, message };
@@ -75,8 +77,8 @@ export function parseTypedData(input: unknown): TypedData {
 function reachableTypes(data: TypedData): Record<string, TypedDataField[]> {
   const reached = new Map<string, TypedDataField[]>();
   const visit = (name: string) => {
+    if (!Object.hasOwn(data.types, name) || reached.has(name)) return;
     const fields = data.types[name];
-    if (fields === undefined || reached.has(name)) return;
     reached.set(name, fields);
     for (const field of fields) visit(field.type.replace(/(\[\d*\])+$/, ''));
   };
@@ -96,7 +98,7 @@ function refuseArrays(types: Record<string, TypedDataField[]>): void {
 }
 
 function domainSeparator(data: TypedData): string {
-  const domainFields = data.types[DOMAIN_TYPE];
+  const domainFields = Object.hasOwn(data.types, DOMAIN_TYPE) ? data.types[DOMAIN_TYPE] : undefined;
   return domainFields === undefined
     ? TypedDataEncoder.hashDomain(data.domain)
     : TypedDataEncoder.hashStruct(DOMAIN_TYPE, { [DOMAIN_TYPE]: domainFields }, data.domain);
