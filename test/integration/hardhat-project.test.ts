@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -46,6 +48,10 @@ describe('a Hardhat 2 project against the daemon', () => {
   let daemon: TestDaemon;
 
   beforeAll(async () => {
+    // Left by an earlier run, they would spare Hardhat the (offline) compilation this checks.
+    for (const output of ['artifacts', 'cache']) {
+      rmSync(join(PROJECT, output), { recursive: true, force: true });
+    }
     daemon = await startTestDaemon(['--block-time', '0']);
   }, 120_000);
   afterAll(() => daemon?.stop());
