@@ -41,12 +41,12 @@ const balanceSlot = (holder: string) =>
   keccak256(coder.encode(['address', 'uint256'], [holder, 1n]));
 
 /**
- * Init code of a probe whose runtime reads its own slot 5, the code size of `target`, the
- * balance of `sender` and of precompile 0x01, then stops: what geth's tracer lists and leaves out.
+ * Runtime of a probe that reads its own slot 5, the code size of `target`, the balance of
+ * `sender` and of precompile 0x01, then stops: what geth's tracer lists and leaves out.
  */
-function probeInitCode(target: string, sender: string): string {
+function probeRuntime(target: string, sender: string): string {
   const push20 = (address: string) => `73${address.slice(2).toLowerCase()}`;
-  const runtime = [
+  return [
     ['6005', '54', '50'], // SLOAD(5)
     [push20(target), '3b', '50'], // EXTCODESIZE(target)
     [push20(sender), '31', '50'], // BALANCE(sender)
@@ -55,6 +55,27 @@ function probeInitCode(target: string, sender: string): string {
   ]
     .flat()
     .join('');
+}
+
+/** Gas limit and threshold of the gas-dependent probe (see {@link GAS_DEPENDENT_RUNTIME}). */
+const GAS_PROBE_LIMIT = 100_000n;
+/**
+ * Runtime that reads slot 2 while `gasleft()` is at least 76 000, and slot 1 below. With
+ * {@link GAS_PROBE_LIMIT} gas it has 78 998 left without an access list, and 4 300 less once
+ * slot 2 is listed (an address and a key of intrinsic gas): the list of the first run sends the
+ * second run down the other path, so only a search that runs again finds both slots.
+ */
+const GAS_DEPENDENT_RUNTIME = [
+  ['5a', '620128e0', '90', '10'], // GAS < 76000
+  ['600f', '57'], // JUMPI to 0x0f
+  ['6002', '54', '50', '00'], // SLOAD(2) STOP
+  ['5b', '6001', '54', '50', '00'], // 0x0f: JUMPDEST SLOAD(1) STOP
+]
+  .flat()
+  .join('');
+
+/** Creation code that deploys `runtime` (hex without 0x, shorter than 256 bytes) as it is. */
+function initCodeOf(runtime: string): string {
   const length = (runtime.length / 2).toString(16).padStart(2, '0');
   return `0x60${length}80600b6000396000f3${runtime}`;
 }
@@ -65,6 +86,7 @@ describe('toolchain methods against the daemon (--json-rpc.ethereum-compat, --bl
   let deployer: Wallet;
   let tokenAddress: string;
   let probeAddress: string;
+  let gasProbeAddress: string;
   let beforeToken: bigint;
   const holder = devWallet(0).address;
   const other = devWallet(1).address;
@@ -79,25 +101,30 @@ describe('toolchain methods against the daemon (--json-rpc.ethereum-compat, --bl
     beforeToken = BigInt(await daemon.rpc.call<string>('eth_blockNumber'));
     const deployed: Contract = await deployFixture('Token', deployer, SUPPLY);
     tokenAddress = (await deployed.getAddress()).toLowerCase();
-    const nonce = await provider.getTransactionCount(holder);
-    const receipt = await sendAndWait(
-      daemon.rpc,
-      await devWallet(0).signTransaction({
-        type: 2,
-        chainId: DEV_CHAIN_ID,
-        nonce,
-        gasLimit: 200_000n,
-        maxFeePerGas: 20n * MIN_GAS_PRICE,
-        maxPriorityFeePerGas: MIN_GAS_PRICE,
-        data: probeInitCode(tokenAddress, holder),
-      }),
-    );
-    probeAddress = String(receipt.contractAddress).toLowerCase();
+    probeAddress = await deployRuntime(probeRuntime(tokenAddress, holder));
+    gasProbeAddress = await deployRuntime(GAS_DEPENDENT_RUNTIME);
   }, 120_000);
   afterAll(async () => {
     provider?.destroy();
     await daemon?.stop();
   });
+
+  /** Deploys `runtime` from dev account 0 and answers its address. */
+  async function deployRuntime(runtime: string): Promise<string> {
+    const receipt = await sendAndWait(
+      daemon.rpc,
+      await devWallet(0).signTransaction({
+        type: 2,
+        chainId: DEV_CHAIN_ID,
+        nonce: await provider.getTransactionCount(holder),
+        gasLimit: 200_000n,
+        maxFeePerGas: 20n * MIN_GAS_PRICE,
+        maxPriorityFeePerGas: MIN_GAS_PRICE,
+        data: initCodeOf(runtime),
+      }),
+    );
+    return String(receipt.contractAddress).toLowerCase();
+  }
 
   const createAccessList = (request: Record<string, unknown>, block?: string) =>
     daemon.rpc.call<AccessListAnswer>(
@@ -142,6 +169,18 @@ describe('toolchain methods against the daemon (--json-rpc.ethereum-compat, --bl
       expect(answer.accessList).toEqual([
         { address: probeAddress, storageKeys: [`0x${'5'.padStart(64, '0')}`] },
         { address: tokenAddress, storageKeys: [] },
+      ]);
+    });
+
+    it('runs again until the list is stable when the list changes the path taken', async () => {
+      const slot = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+      const answer = await createAccessList({
+        from: holder,
+        to: gasProbeAddress,
+        gas: `0x${GAS_PROBE_LIMIT.toString(16)}`,
+      });
+      expect(answer.accessList).toEqual([
+        { address: gasProbeAddress, storageKeys: [slot(2), slot(1)] },
       ]);
     });
 
