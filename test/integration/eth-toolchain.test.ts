@@ -22,7 +22,7 @@ import {
 import { createPublicClient, http as viemHttp } from 'viem';
 import { resultViolations } from '../helpers/conformance.js';
 import { deployFixture, loadContract } from '../helpers/contracts.js';
-import { DEV_CHAIN_ID, MIN_GAS_PRICE, devWallet, sendAndWait } from '../helpers/dev-chain.js';
+import { DEV_CHAIN_ID, devWallet, sendAndWait, signDynamicFeeTx } from '../helpers/dev-chain.js';
 import { runCast } from '../helpers/foundry.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { rpcError } from '../helpers/rpc-errors.js';
@@ -113,13 +113,9 @@ describe('toolchain methods against the daemon (--json-rpc.ethereum-compat, --bl
   async function deployRuntime(runtime: string): Promise<string> {
     const receipt = await sendAndWait(
       daemon.rpc,
-      await devWallet(0).signTransaction({
-        type: 2,
-        chainId: DEV_CHAIN_ID,
+      await signDynamicFeeTx(devWallet(0), {
         nonce: await provider.getTransactionCount(holder),
         gasLimit: 200_000n,
-        maxFeePerGas: 20n * MIN_GAS_PRICE,
-        maxPriorityFeePerGas: MIN_GAS_PRICE,
         data: initCodeOf(runtime),
       }),
     );
@@ -148,15 +144,11 @@ describe('toolchain methods against the daemon (--json-rpc.ethereum-compat, --bl
 
       const receipt = await sendAndWait(
         daemon.rpc,
-        await devWallet(0).signTransaction({
-          type: 2,
-          chainId: DEV_CHAIN_ID,
+        await signDynamicFeeTx(devWallet(0), {
           nonce: await provider.getTransactionCount(holder),
           to: tokenAddress,
           data: request.data,
           gasLimit: BigInt(answer.gasUsed),
-          maxFeePerGas: 20n * MIN_GAS_PRICE,
-          maxPriorityFeePerGas: MIN_GAS_PRICE,
           accessList: answer.accessList,
         }),
       );
