@@ -1,6 +1,7 @@
 /**
- * The call/transaction object of eth_call and eth_estimateGas: its schema and its conversion
- * to the chain's `CallRequest`. Unknown fields are ignored (clients add `type`, `chainId`, ...).
+ * The call/transaction object of eth_call, eth_estimateGas and eth_createAccessList: its schema
+ * and its conversion to the chain's `CallRequest`. Unknown fields are ignored (clients add
+ * `type`, `chainId`, ...).
  */
 import type { AccessList } from '@ethereumjs/tx';
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
