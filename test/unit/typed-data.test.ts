@@ -77,6 +77,19 @@ describe('EIP-712 typed data', () => {
     expect(refusal({ ...base, primaryType: 'Note', message: { n: 256 } })).toMatch(
       /^invalid typed data: value out-of-bounds/,
     );
+    const payload = TypedDataEncoder.getPayload(domain, types, order);
+    expect(refusal({ ...payload, message: { ...order, items: [order.items[0]] } })).toBe(
+      'invalid typed data: message.items must be an array of 2 (Item[2])',
+    );
+    expect(refusal({ ...payload, message: { ...order, items: [null, order.items[1]] } })).toBe(
+      'invalid typed data: message.items[0] (Item) is missing',
+    );
+    expect(
+      refusal({ ...payload, message: { ...order, items: [{ id: 1, tags: 'x' }, order.items[1]] } }),
+    ).toBe('invalid typed data: message.items[0].tags must be an array (bytes32[])');
+    expect(refusal({ ...payload, domain: { name: 'Unit', version: '2' } })).toBe(
+      'invalid typed data: domain.chainId (uint256) is missing',
+    );
     expect(refusal([{ type: 'string', name: 'v1', value: 'legacy' }])).toBe(
       'invalid typed data: expected an object {types, primaryType, domain, message}',
     );

@@ -97,11 +97,45 @@ function refuseArrays(types: Record<string, TypedDataField[]>): void {
   }
 }
 
+const ARRAY_SUFFIX = /\[(\d*)\]$/;
+
+/**
+ * Checks that `value` has the shape `type` asks for (an object for a struct, an array of the
+ * right length for an array, something for every field), naming the path of what does not: the
+ * encoder would otherwise fail on it with a bare TypeError. Values of atomic types are left to
+ * the encoder, whose errors say what is wrong with them.
+ */
+function checkShape(
+  types: Record<string, TypedDataField[]>,
+  type: string,
+  value: unknown,
+  path: string,
+): void {
+  if (value === undefined || value === null) throw invalid(`${path} (${type}) is missing`);
+  const array = ARRAY_SUFFIX.exec(type);
+  if (array !== null) {
+    const length = array[1] === '' ? undefined : Number(array[1]);
+    if (!Array.isArray(value) || (length !== undefined && value.length !== length)) {
+      throw invalid(
+        `${path} must be an array${length === undefined ? '' : ` of ${length}`} (${type})`,
+      );
+    }
+    const element = type.slice(0, array.index);
+    value.forEach((item, index) => checkShape(types, element, item, `${path}[${index}]`));
+    return;
+  }
+  if (!Object.hasOwn(types, type)) return;
+  if (!isObject(value)) throw invalid(`${path} must be an object (${type})`);
+  for (const field of types[type]) {
+    checkShape(types, field.type, value[field.name], `${path}.${field.name}`);
+  }
+}
+
 function domainSeparator(data: TypedData): string {
-  const domainFields = Object.hasOwn(data.types, DOMAIN_TYPE) ? data.types[DOMAIN_TYPE] : undefined;
-  return domainFields === undefined
-    ? TypedDataEncoder.hashDomain(data.domain)
-    : TypedDataEncoder.hashStruct(DOMAIN_TYPE, { [DOMAIN_TYPE]: domainFields }, data.domain);
+  if (!Object.hasOwn(data.types, DOMAIN_TYPE)) return TypedDataEncoder.hashDomain(data.domain);
+  const domainType = { [DOMAIN_TYPE]: data.types[DOMAIN_TYPE] };
+  checkShape(domainType, DOMAIN_TYPE, data.domain, 'domain');
+  return TypedDataEncoder.hashStruct(DOMAIN_TYPE, domainType, data.domain);
 }
 
 /**
@@ -117,6 +151,7 @@ export function typedDataDigest(data: TypedData, version: TypedDataVersion): Uin
     const parts = ['0x1901', domainSeparator(data)];
     if (data.primaryType !== DOMAIN_TYPE) {
       delete types[DOMAIN_TYPE];
+      checkShape(types, data.primaryType, data.message, 'message');
       parts.push(new TypedDataEncoder(types).hashStruct(data.primaryType, data.message));
     }
     return keccak256(getBytes(`0x${parts.map((part) => part.slice(2)).join('')}`));
