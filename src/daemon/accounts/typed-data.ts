@@ -2,11 +2,11 @@
  * EIP-712 typed structured data: checking what a caller sent, and the digest that
  * `eth_signTypedData`, `_v3` and `_v4` sign, `keccak256(0x1901 ‖ domainSeparator ‖
  * hashStruct(message))`. The struct encoding is ethers' `TypedDataEncoder`, so signatures
- * verify with ethers' `verifyTypedData` and eth-sig-util's `recoverTypedSignature`.
+ * verify with ethers' `verifyTypedData`.
  *
- * The domain separator follows the `EIP712Domain` type the caller listed, in the caller's
- * field order, as wallets do; without one it is derived from the domain's fields the way ethers
- * derives it. Only the types reachable from `primaryType` are encoded, so unrelated extra types
+ * The domain separator is the struct hash of the domain under the `EIP712Domain` type the
+ * caller listed, in the caller's field order, as EIP-712 defines it; without that type it is
+ * derived from the domain's fields the way ethers derives it. Only the types reachable from `primaryType` are encoded, so unrelated extra types
  * (which wallets accept) do not make the primary type ambiguous to ethers.
  */
 import { TypedDataEncoder, getBytes, type TypedDataField } from 'ethers';
