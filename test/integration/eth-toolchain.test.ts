@@ -12,6 +12,7 @@ import {
   TypedDataEncoder,
   Wallet,
   concat,
+  getCreateAddress,
   keccak256,
   recoverAddress,
   verifyTypedData,
@@ -162,6 +163,19 @@ describe('toolchain methods against the daemon (--json-rpc.ethereum-compat, --bl
         { address: probeAddress, storageKeys: [`0x${'5'.padStart(64, '0')}`] },
         { address: tokenAddress, storageKeys: [] },
       ]);
+    });
+
+    it('lists the storage a creation writes under the address the creation will have', async () => {
+      // The execution-apis example: init code that stores at slot 0x81 of the new contract.
+      const answer = await createAccessList({ from: holder, data: '0x608060806080608155' });
+      const created = getCreateAddress({
+        from: holder,
+        nonce: await provider.getTransactionCount(holder),
+      }).toLowerCase();
+      expect(answer).toEqual({
+        accessList: [{ address: created, storageKeys: [`0x${'81'.padStart(64, '0')}`] }],
+        gasUsed: expect.stringMatching(/^0x[1-9a-f][0-9a-f]*$/),
+      });
     });
 
     it('runs again until the list is stable when the list changes the path taken', async () => {
