@@ -3,7 +3,16 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'man/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'man/',
+      'test/fixtures/hardhat-project/artifacts/',
+      'test/fixtures/hardhat-project/cache/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
@@ -47,5 +56,21 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The Hardhat fixture is a user's project: a CommonJS config and mocha test files.
+    files: ['test/fixtures/hardhat-project/**/*.{js,cjs}'],
+    languageOptions: {
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        describe: 'readonly',
+        it: 'readonly',
+        before: 'readonly',
+        beforeEach: 'readonly',
+        afterEach: 'readonly',
+      },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

@@ -209,6 +209,7 @@ async function startCallThreads(
     local: {
       call: (request, blockNumber) => chain.runCallHere(request, blockNumber),
       estimateGas: (request, blockNumber) => chain.estimateGasHere(request, blockNumber),
+      createAccessList: (request, blockNumber) => chain.createAccessListHere(request, blockNumber),
     },
     recovery: parts.senderRecovery,
     timeoutMs: parts.timeoutMs,

@@ -10,10 +10,14 @@
  * eth_getFilterChanges answer is both "no hashes" and "no logs"), which `oneOf` would refuse.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 
-const conformanceDir = new URL('../../../shared/conformance/', import.meta.url);
+/** Where the reference data is: beside the repository, or where NODE_CLI_CONFORMANCE_DIR says. */
+const conformanceDir =
+  process.env.NODE_CLI_CONFORMANCE_DIR === undefined
+    ? new URL('../../../shared/conformance/', import.meta.url)
+    : pathToFileURL(`${process.env.NODE_CLI_CONFORMANCE_DIR.replace(/\/$/, '')}/`);
 
 type JsonSchema = { [keyword: string]: unknown };
 

@@ -8,6 +8,7 @@ import { runCli } from '../helpers/cli.js';
 import { waitForReceipt } from '../helpers/dev-chain.js';
 import { waitFor } from '../helpers/processes.js';
 import { makeDataDir, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { rpcError } from '../helpers/rpc-errors.js';
 
 /** Key files written by these daemons use geth's light scrypt, so each test runs in ms. */
 const LIGHT_KDF = ['--keystore.light-kdf'];
@@ -16,16 +17,6 @@ const DEV = DEV_ADDRESSES[0].toLowerCase();
 const RECIPIENT = DEV_ADDRESSES[9].toLowerCase();
 const ONE_ETHER = '0xde0b6b3a7640000';
 const hexOf = (text: string) => `0x${Buffer.from(text, 'utf8').toString('hex')}`;
-
-async function rpcError(promise: Promise<unknown>): Promise<RpcResponseError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RpcResponseError) return error;
-    throw error;
-  }
-  throw new Error('the call succeeded; an error was expected');
-}
 
 /** Funds `address` with one ether from dev account 0 and waits until it is mined. */
 async function fund(daemon: TestDaemon, address: string): Promise<void> {

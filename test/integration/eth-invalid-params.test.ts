@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Wallet, keccak256, parseEther } from 'ethers';
-import { RpcResponseError } from '../../src/client/errors.js';
 import {
   DEV_CHAIN_ID,
   MIN_GAS_PRICE,
@@ -15,6 +14,7 @@ import {
   signDynamicFeeTx,
 } from '../helpers/dev-chain.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { rpcError } from '../helpers/rpc-errors.js';
 
 const ADDRESS = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const HASH = `0x${'ab'.repeat(32)}`;
@@ -113,17 +113,6 @@ const BAD_CALLS: BadCall[] = [
   bad('eth_accounts', 'an argument too many', null, ['x']),
   bad('eth_coinbase', 'an argument too many', null, ['x']),
 ];
-
-async function rpcError(promise: Promise<unknown>): Promise<RpcResponseError> {
-  const outcome = await promise.then(
-    (result) => ({ result }),
-    (error: unknown) => ({ error }),
-  );
-  if (!('error' in outcome))
-    throw new Error(`expected an error, got the result ${JSON.stringify(outcome.result)}`);
-  if (!(outcome.error instanceof RpcResponseError)) throw outcome.error;
-  return outcome.error;
-}
 
 describe('invalid parameters and invalid transactions', () => {
   let daemon: TestDaemon;

@@ -63,6 +63,7 @@ describe('parameter bounds and clean errors (security #20)', () => {
       daemon.authedRpc.call('personal_sendTransaction', [tx, '']),
     eth_call: () => (tx) => daemon.rpc.call('eth_call', [tx, 'latest']),
     eth_estimateGas: () => (tx) => daemon.rpc.call('eth_estimateGas', [tx, 'latest']),
+    eth_createAccessList: () => (tx) => daemon.rpc.call('eth_createAccessList', [tx, 'latest']),
   };
 
   const fields: Array<[field: string, max: string, over: string, bits: number]> = [

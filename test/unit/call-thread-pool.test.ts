@@ -18,6 +18,7 @@ function recordingLogger(lines: string[]): Logger {
 const local: CallExecution = {
   call: async () => ({ result: { returnData: new Uint8Array([0x11]), gasUsed: 1n } }),
   estimateGas: async () => 99n,
+  createAccessList: async () => ({ accessList: [], gasUsed: 0n }),
 };
 
 const to = new Address(new Uint8Array(20).fill(0xaa));

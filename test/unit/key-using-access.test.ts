@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { verifyMessage } from 'ethers';
+import { verifyMessage, verifyTypedData } from 'ethers';
 import { AccountManager } from '../../src/daemon/accounts/account-manager.js';
 import { KeyDerivationSlots } from '../../src/daemon/accounts/key-derivation-slots.js';
 import { TransactionSigner } from '../../src/daemon/accounts/transaction-signer.js';
@@ -22,6 +22,12 @@ import { isLoopback } from '../../src/daemon/transport/listen.js';
 import type { TxPoolApi } from '../../src/daemon/txpool/types.js';
 
 const DEV = DEV_ADDRESSES[0].toLowerCase();
+const TYPED_NOTE = {
+  types: { Note: [{ name: 'text', type: 'string' }] },
+  primaryType: 'Note',
+  domain: { name: 'access test', chainId: 9000 },
+  message: { text: 'hello' },
+};
 const remote: CallContext = {
   transport: 'http',
   authenticated: false,
@@ -74,6 +80,9 @@ describe('key-using methods', () => {
     ['eth_sendTransaction', [{ from: DEV, to: DEV, value: '0x1' }]],
     ['eth_signTransaction', [{ from: DEV, to: DEV }]],
     ['eth_sign', [DEV, '0x68656c6c6f']],
+    ...['eth_signTypedData', 'eth_signTypedData_v3', 'eth_signTypedData_v4'].map(
+      (method): [string, unknown[]] => [method, [DEV, TYPED_NOTE]],
+    ),
   ])('refuses %s to an unauthenticated remote caller', async (method, params) => {
     expect((await ask(method, params, remote)).error).toEqual({
       code: -32001,
@@ -88,6 +97,17 @@ describe('key-using methods', () => {
     ]) {
       const { result } = await ask('eth_sign', [DEV, '0x68656c6c6f'], context);
       expect(verifyMessage('hello', result).toLowerCase()).toBe(DEV);
+    }
+  });
+
+  it('serves eth_signTypedData_v4 to loopback callers and to authenticated remote callers', async () => {
+    for (const context of [
+      { ...remote, loopback: true },
+      { ...remote, authenticated: true },
+    ]) {
+      const { result } = await ask('eth_signTypedData_v4', [DEV, TYPED_NOTE], context);
+      const { domain, types, message } = TYPED_NOTE;
+      expect(verifyTypedData(domain, types, message, result).toLowerCase()).toBe(DEV);
     }
   });
 

@@ -29,7 +29,15 @@ export function personalMessageDigest(message: Uint8Array): Uint8Array {
  * @example signPersonalMessage(Buffer.from('hello'), key) // 65 bytes, last one 27 or 28
  */
 export function signPersonalMessage(message: Uint8Array, privateKey: Uint8Array): Uint8Array {
-  const signature = secp256k1SignDigest(personalMessageDigest(message), privateKey);
+  return signDigestV27(personalMessageDigest(message), privateKey);
+}
+
+/**
+ * Signs a 32-byte digest as geth's signing methods answer: `r ‖ s ‖ v`, v being 27 or 28
+ * (personal messages here, EIP-712 typed data in `typed-data.ts`).
+ */
+export function signDigestV27(digest: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  const signature = secp256k1SignDigest(digest, privateKey);
   const result = new Uint8Array(signature);
   result[64] = signature[64] + V_OFFSET;
   return result;

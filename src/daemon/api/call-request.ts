@@ -1,7 +1,9 @@
 /**
- * The call/transaction object of eth_call and eth_estimateGas: its schema and its conversion
- * to the chain's `CallRequest`. Unknown fields are ignored (clients add `type`, `chainId`, ...).
+ * The call/transaction object of eth_call, eth_estimateGas and eth_createAccessList: its schema
+ * and its conversion to the chain's `CallRequest`. Unknown fields are ignored (clients add
+ * `type`, `chainId`, ...).
  */
+import type { AccessList } from '@ethereumjs/tx';
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { CallRequest } from '../chain/call.js';
 import { InvalidInputError } from '../errors.js';
@@ -9,6 +11,7 @@ import type { JsonSchema } from '../rpc/params.js';
 import {
   addressSchema,
   dataSchema,
+  hash32Schema,
   toAddress,
   uint256Schema,
   uint64Schema,
@@ -42,6 +45,32 @@ export const callObjectSchema: JsonSchema = {
     nonce: uint64Schema,
   },
   description: 'a call object {from, to, gas, gasPrice, value, data, ...}',
+};
+
+/** The call object of `eth_createAccessList`: a call object with an optional starting list. */
+export interface AccessListCallObject extends CallObject {
+  accessList?: Array<{ address: string; storageKeys: string[] }>;
+}
+
+export const accessListCallObjectSchema: JsonSchema = {
+  ...callObjectSchema,
+  properties: {
+    ...(callObjectSchema.properties as Record<string, JsonSchema>),
+    accessList: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          address: addressSchema,
+          storageKeys: { type: 'array', items: hash32Schema },
+        },
+        required: ['address', 'storageKeys'],
+        description: 'an access list entry {address, storageKeys}',
+      },
+      description: 'an EIP-2930 access list [{address, storageKeys: [32-byte keys]}]',
+    },
+  },
+  description: 'a transaction object {from, to, gas, gasPrice, value, input, accessList, ...}',
 };
 
 const toBigInt = (value: string | undefined) => (value === undefined ? undefined : BigInt(value));
@@ -92,4 +121,13 @@ export function toCallRequest(call: CallObject): CallRequest {
     data: callInput(call),
     nonce: toBigInt(call.nonce),
   };
+}
+
+/** The request of `eth_createAccessList`: the call, with the starting list in lowercase hex. */
+export function toAccessListRequest(call: AccessListCallObject): CallRequest {
+  const accessList: AccessList | undefined = call.accessList?.map((entry) => ({
+    address: entry.address.toLowerCase() as PrefixedHexString,
+    storageKeys: entry.storageKeys.map((key) => key.toLowerCase() as PrefixedHexString),
+  }));
+  return { ...toCallRequest(call), accessList };
 }

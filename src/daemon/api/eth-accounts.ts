@@ -1,16 +1,18 @@
 /**
  * The eth_* methods that use the node's accounts: eth_accounts (public), and eth_sign,
- * eth_sendTransaction and eth_signTransaction, which sign with an unlocked key and are
+ * eth_signTypedData (plain, _v3, _v4), eth_sendTransaction and eth_signTransaction, which sign
+ * with an unlocked key and are
  * therefore served only to loopback clients and callers with the auth token (decisions §3),
  * so an unlocked account is never spendable from the network.
  */
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { AccountManager } from '../accounts/account-manager.js';
-import { signPersonalMessage } from '../accounts/personal-message.js';
+import { signDigestV27, signPersonalMessage } from '../accounts/personal-message.js';
+import { parseTypedData, typedDataDigest, type TypedDataVersion } from '../accounts/typed-data.js';
 import type { TransactionFields, TransactionSigner } from '../accounts/transaction-signer.js';
 import { InvalidInputError } from '../errors.js';
 import type { JsonSchema } from '../rpc/params.js';
-import { defineMethod, type NamespaceModule } from '../rpc/registry.js';
+import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rpc/registry.js';
 import { formatTransaction, hex } from './formatters.js';
 import { callInput, callObjectSchema, type CallObject } from './call-request.js';
 import { addressSchema, dataSchema, uint64Schema } from './hex-schemas.js';
@@ -66,6 +68,37 @@ export function toTransactionFields(request: TransactionObject): TransactionFiel
 }
 
 /**
+ * `eth_signTypedData_v4`, `_v3` and the unversioned name geth's signer uses, all called as
+ * (address, typedData); the typed data may be an object or its JSON text. The unversioned
+ * method signs as v4 (MetaMask's legacy v1 array form, with the arguments the other way round,
+ * is refused by the address check).
+ */
+function signTypedDataMethod(
+  name: string,
+  version: TypedDataVersion,
+  accounts: AccountManager,
+): MethodDefinition {
+  return defineMethod<[string, unknown]>({
+    name,
+    access: 'loopback-or-token',
+    params: [
+      { name: 'address', schema: addressSchema },
+      {
+        name: 'typedData',
+        schema: {
+          type: ['object', 'string'],
+          description: 'EIP-712 typed data {types, primaryType, domain, message}, or its JSON text',
+        },
+      },
+    ],
+    handler: async ([address, typedData]) => {
+      const digest = typedDataDigest(parseTypedData(typedData), version);
+      return hex(signDigestV27(digest, await accounts.unlockedKey(address)));
+    },
+  });
+}
+
+/**
  * The account methods of the eth namespace, registered beside the core eth module.
  *
  * @example registry.register(ethAccountsNamespace(accounts, signer));
@@ -91,6 +124,9 @@ export function ethAccountsNamespace(
           return hex(signPersonalMessage(hexToBytes(message as PrefixedHexString), key));
         },
       }),
+      signTypedDataMethod('eth_signTypedData', 'v4', accounts),
+      signTypedDataMethod('eth_signTypedData_v3', 'v3', accounts),
+      signTypedDataMethod('eth_signTypedData_v4', 'v4', accounts),
       defineMethod<[TransactionObject]>({
         name: 'eth_sendTransaction',
         access: 'loopback-or-token',

@@ -3,8 +3,15 @@ import { hexToBytes } from '@ethereumjs/util';
 import { ServerError } from '../errors.js';
 import { callerOf, defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
-import { callObjectSchema, toCallRequest, type CallObject } from './call-request.js';
 import { JsonText } from '../rpc/dispatcher.js';
+import {
+  accessListCallObjectSchema,
+  callObjectSchema,
+  toAccessListRequest,
+  toCallRequest,
+  type AccessListCallObject,
+  type CallObject,
+} from './call-request.js';
 import { hex, quantity } from './formatters.js';
 import { addressSchema, blockSelectorSchema, toAddress } from './hex-schemas.js';
 import type { ChainView } from './services.js';
@@ -55,6 +62,23 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
         return cached !== undefined
           ? quantity(cached)
           : chain.getBalance(toAddress(who), blockNumber).then(quantity);
+      },
+    }),
+    defineMethod<[string, BlockSelector?]>({
+      name: 'eth_getAccountInfo',
+      params: [address, block],
+      handler: async ([who, selector]) => {
+        const blockNumber = requireBlockNumber(chain, selector);
+        const account = toAddress(who);
+        const [state, code] = await Promise.all([
+          chain.getAccount(account, blockNumber),
+          chain.getCode(account, blockNumber),
+        ]);
+        return {
+          balance: quantity(state?.balance ?? 0n),
+          nonce: quantity(state?.nonce ?? 0n),
+          code: hex(code),
+        };
       },
     }),
     defineMethod<[string, BlockSelector?]>({
@@ -111,6 +135,22 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
         if (result.error) throw new ServerError(result.error);
         // Hex needs no escaping: sent as is, a megabyte of return data is not scanned again.
         return new JsonText(`"${hex(result.returnData)}"`);
+      },
+    }),
+    defineMethod<[AccessListCallObject, BlockSelector?]>({
+      name: 'eth_createAccessList',
+      params: [{ name: 'transaction', schema: accessListCallObjectSchema }, block],
+      handler: async ([call, selector], context) => {
+        const result = await chain.createAccessList(
+          toAccessListRequest(call),
+          requireBlockNumber(chain, selector),
+          callerOf(context),
+        );
+        return {
+          accessList: result.accessList,
+          gasUsed: quantity(result.gasUsed),
+          ...(result.error === undefined ? {} : { error: result.error }),
+        };
       },
     }),
     defineMethod<[CallObject, BlockSelector?]>({

@@ -1,5 +1,6 @@
 /**
- * The call threads: worker threads that run the EVM for `eth_call` and `eth_estimateGas`.
+ * The call threads: worker threads that run the EVM for `eth_call`, `eth_estimateGas` and
+ * `eth_createAccessList`.
  *
  * Why: a call is CPU work of a fraction of a millisecond to seconds, and JavaScript runs one
  * thing at a time per thread. On the main thread a long call held up every other request, and
@@ -35,6 +36,7 @@
  * limit holds on call threads only: a call run on the main thread cannot be stopped.
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { AccessListResult } from '../chain/access-list.js';
 import type { CallOutcome, CallRequest } from '../chain/call.js';
 import type { CallExecution } from '../chain/chain-reader.js';
 import { LimitExceededError } from '../errors.js';
@@ -104,13 +106,15 @@ const MAX_RESTART_DELAY_MS = 30_000;
 /** A thread that ran this long before dying is restarted after the first delay again. */
 const STABLE_RUN_MS = 60_000;
 
+type JobResult = CallOutcome | bigint | AccessListResult;
+
 /** A job: what it is, and how it is answered. */
 interface Job {
   kind: JobKind;
   caller: string;
   request: CallRequest;
   blockNumber: bigint;
-  resolve(value: CallOutcome | bigint): void;
+  resolve(value: JobResult): void;
   reject(error: Error): void;
 }
 
@@ -246,6 +250,7 @@ class CallThread {
     this.pool.pump();
     if (message.type === 'called') this.pool.settle(() => job.resolve(message.outcome));
     else if (message.type === 'estimated') this.pool.settle(() => job.resolve(message.gas));
+    else if (message.type === 'accessListed') this.pool.settle(() => job.resolve(message.result));
     else this.pool.settle(() => job.reject(errorOf(message.failure)));
   }
 
@@ -352,6 +357,14 @@ export class CallThreadPool implements CallExecution {
     return this.enqueue('estimateGas', request, blockNumber, caller) as Promise<bigint>;
   }
 
+  createAccessList(
+    request: CallRequest,
+    blockNumber: bigint,
+    caller?: string,
+  ): Promise<AccessListResult> {
+    return this.enqueue('accessList', request, blockNumber, caller) as Promise<AccessListResult>;
+  }
+
   /** Closes every thread after the jobs it has in hand; queued jobs run on the main thread. */
   async close(): Promise<void> {
     await Promise.all(this.threads.map((thread) => thread.close()));
@@ -363,7 +376,7 @@ export class CallThreadPool implements CallExecution {
     request: CallRequest,
     blockNumber: bigint,
     caller = UNNAMED_CALLER,
-  ): Promise<CallOutcome | bigint> {
+  ): Promise<JobResult> {
     const { maxQueued, maxPerCaller } = this.limits;
     const held = this.inFlight.get(caller) ?? 0;
     if (held >= maxPerCaller) {
@@ -429,10 +442,12 @@ export class CallThreadPool implements CallExecution {
   }
 
   private runHere(job: Job): void {
-    const running =
+    const running: Promise<JobResult> =
       job.kind === 'call'
         ? this.local.call(job.request, job.blockNumber)
-        : this.local.estimateGas(job.request, job.blockNumber);
+        : job.kind === 'accessList'
+          ? this.local.createAccessList(job.request, job.blockNumber)
+          : this.local.estimateGas(job.request, job.blockNumber);
     running.then(job.resolve, job.reject);
   }
 }

@@ -41,6 +41,12 @@ async function run(job: Extract<MainMessage, { type: 'job' }>): Promise<void> {
         id: job.id,
         outcome: await reader.runCallHere(request, job.blockNumber),
       });
+    } else if (job.kind === 'accessList') {
+      post({
+        type: 'accessListed',
+        id: job.id,
+        result: await reader.createAccessListHere(request, job.blockNumber),
+      });
     } else {
       post({
         type: 'estimated',

@@ -1,9 +1,10 @@
 /**
- * What crosses between the main thread and the call threads: the jobs (a call or a gas estimate
- * at a committed block), their results, and their failures as the node's own errors.
+ * What crosses between the main thread and the call threads: the jobs (a call, a gas estimate
+ * or an access list at a committed block), their results, and their failures as the node's own errors.
  */
 import type { MessagePort } from 'node:worker_threads';
 import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import type { AccessListResult } from '../chain/access-list.js';
 import type { CallOutcome, CallRequest } from '../chain/call.js';
 import { decodeRevertReason } from '../chain/call.js';
 import type { ChainParameters } from '../chain/chain-reader.js';
@@ -27,7 +28,7 @@ export type CallRequestData = Omit<CallRequest, 'from' | 'to'> & {
   to?: Uint8Array;
 };
 
-export type JobKind = 'call' | 'estimateGas';
+export type JobKind = 'call' | 'estimateGas' | 'accessList';
 
 /** Why a job failed. */
 export type JobFailure =
@@ -49,6 +50,7 @@ export type ThreadMessage =
   | { type: 'ready' }
   | { type: 'called'; id: number; outcome: CallOutcome }
   | { type: 'estimated'; id: number; gas: bigint }
+  | { type: 'accessListed'; id: number; result: AccessListResult }
   | { type: 'failed'; id: number; failure: JobFailure }
   | { type: 'closed' };
 

@@ -10,10 +10,10 @@ import { createBlock } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
-import type { EVMMockBlockchainInterface, ExecResult } from '@ethereumjs/evm';
+import type { EVMMockBlockchainInterface, ExecResult, InterpreterStep } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
-import type { TypedTransaction } from '@ethereumjs/tx';
+import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+import type { AccessList, TypedTransaction } from '@ethereumjs/tx';
 import { ValueEncoding, bytesToHex, createZeroAddress } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
@@ -38,6 +38,8 @@ export interface CallRequest {
   value?: bigint;
   data?: Uint8Array;
   nonce?: bigint;
+  /** EIP-2930 access list; only `eth_createAccessList` sets it (it then runs as a typed tx). */
+  accessList?: AccessList;
 }
 
 /**
@@ -92,17 +94,23 @@ function buildTx(env: CallEnvironment, request: CallRequest, gasLimit: bigint): 
     nonce: 0n,
   };
   const opts = { common: env.common, freeze: false };
-  const tx =
-    request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined
-      ? createFeeMarket1559Tx(
-          {
-            ...base,
-            maxFeePerGas: request.maxFeePerGas ?? request.maxPriorityFeePerGas,
-            maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n,
-          },
-          opts,
-        )
-      : createLegacyTx({ ...base, gasPrice: request.gasPrice ?? 0n }, opts);
+  const { accessList } = request;
+  let tx: TypedTransaction;
+  if (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined) {
+    tx = createFeeMarket1559Tx(
+      {
+        ...base,
+        maxFeePerGas: request.maxFeePerGas ?? request.maxPriorityFeePerGas,
+        maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n,
+        accessList,
+      },
+      opts,
+    );
+  } else if (accessList !== undefined) {
+    tx = createAccessList2930Tx({ ...base, gasPrice: request.gasPrice ?? 0n, accessList }, opts);
+  } else {
+    tx = createLegacyTx({ ...base, gasPrice: request.gasPrice ?? 0n }, opts);
+  }
   const from = request.from ?? createZeroAddress();
   tx.getSenderAddress = () => from;
   return tx;
@@ -220,16 +228,19 @@ export class CallVmCache {
 }
 
 /**
- * Runs the request once with `gasLimit` on the state after `env.block`, discarding its writes.
+ * Runs the request once with `gasLimit` on the state after `env.block`, discarding its writes;
+ * `onStep`, when given, sees every opcode before it runs.
  * Throws `TransactionRejectedError` when the transaction is invalid (e.g. intrinsic gas too low).
  */
-async function runOnce(
+export async function runOnce(
   env: CallEnvironment,
   request: CallRequest,
   gasLimit: bigint,
+  onStep?: (step: InterpreterStep) => void,
 ): Promise<RunTxResult> {
   const block = env.vms.blockFor(env, hasFee(request), gasLimit);
   return env.vms.run(env, async (vm) => {
+    if (onStep !== undefined) vm.evm.events!.on('step', onStep);
     try {
       return await runTx(vm, {
         tx: buildTx(env, request, gasLimit),
@@ -241,11 +252,13 @@ async function runOnce(
       });
     } catch (error) {
       throw new TransactionRejectedError(rejectionReason(error), { cause: error });
+    } finally {
+      if (onStep !== undefined) vm.evm.events!.off('step', onStep);
     }
   });
 }
 
-function callGasLimit(env: CallEnvironment, request: CallRequest): bigint {
+export function callGasLimit(env: CallEnvironment, request: CallRequest): bigint {
   return request.gas !== undefined && request.gas < env.gasCap ? request.gas : env.gasCap;
 }
 
@@ -337,7 +350,7 @@ function feeCap(request: CallRequest): bigint {
  * transfer"), and with fees `gas × fee cap + value` too. Without them a call could move value
  * the sender does not have, which a transaction never can.
  */
-async function refuseUnaffordable(
+export async function refuseUnaffordable(
   env: CallEnvironment,
   request: CallRequest,
   gasLimit: bigint,

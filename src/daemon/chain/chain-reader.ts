@@ -27,6 +27,7 @@ import { NotFoundError, ServerError } from '../errors.js';
 import { nextBaseFee } from './base-fee.js';
 import { blockFees, headerFees, type BlockFees } from './block-fees.js';
 import { decodeBlockRecord, recordHashes, recordHeaderFees } from './block-record.js';
+import { createAccessList, type AccessListResult } from './access-list.js';
 import { CallVmCache, estimateGas, executeCall, runCall } from './call.js';
 import type { CallEnvironment, CallOutcome, CallRequest, CallResult } from './call.js';
 import { createChainCommon } from './common.js';
@@ -64,6 +65,11 @@ export interface CallExecution {
    */
   call(request: CallRequest, blockNumber: bigint, caller?: string): Promise<CallOutcome>;
   estimateGas(request: CallRequest, blockNumber: bigint, caller?: string): Promise<bigint>;
+  createAccessList(
+    request: CallRequest,
+    blockNumber: bigint,
+    caller?: string,
+  ): Promise<AccessListResult>;
 }
 
 export interface FollowerOptions {
@@ -346,6 +352,17 @@ export class ChainReader {
       : this.callExecution.estimateGas(request, blockNumber, caller);
   }
 
+  /** The access list `request` needs at block `blockNumber` (`access-list.ts`). */
+  async createAccessList(
+    request: CallRequest,
+    blockNumber: bigint,
+    caller?: string,
+  ): Promise<AccessListResult> {
+    return this.callExecution === undefined
+      ? this.createAccessListHere(request, blockNumber)
+      : this.callExecution.createAccessList(request, blockNumber, caller);
+  }
+
   /** Has calls and gas estimates run by `execution` from now on (this thread's own if undefined). */
   runCallsOn(execution: CallExecution | undefined): void {
     this.callExecution = execution;
@@ -359,6 +376,11 @@ export class ChainReader {
   /** Estimates gas on this thread. */
   estimateGasHere(request: CallRequest, blockNumber: bigint): Promise<bigint> {
     return estimateGas(this.callEnvironment(blockNumber), request);
+  }
+
+  /** Finds an access list on this thread. */
+  createAccessListHere(request: CallRequest, blockNumber: bigint): Promise<AccessListResult> {
+    return createAccessList(this.callEnvironment(blockNumber), request);
   }
 
   async close(): Promise<void> {
