@@ -97,7 +97,7 @@ function httpPost(url, body, extraHeaders = '') {
 }
 
 /** The probes, each `({endpoints, call}) => Promise<void>`; `call(id, n)` asks for n bytes. */
-const PROBES = {
+export const PROBES = {
   'WebSocket: 64 eth_calls answering 1 MiB, replies unread for 3 s': async ({
     endpoints,
     call,
