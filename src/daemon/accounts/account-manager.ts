@@ -253,7 +253,7 @@ export class AccountManager {
     try {
       return await this.decryptKey(account, passphrase);
     } catch (error) {
-      this.logger.warn('account key not unlocked', {
+      this.logger.warn('account unlock failed', {
         address: account,
         reason: error instanceof NodeError ? error.message : 'key file unreadable',
       });
