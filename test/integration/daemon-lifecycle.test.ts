@@ -238,7 +238,8 @@ describe('daemon stop', () => {
   });
 
   it('follows the log with daemon logs -f until Ctrl-C', async () => {
-    const daemon = await startTestDaemon();
+    // No block for an hour, so the last line is the start's.
+    const daemon = await startTestDaemon(['--block-time', '1h']);
     const follower = spawn(process.execPath, [
       CLI_ENTRY,
       'daemon',
