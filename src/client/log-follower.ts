@@ -4,7 +4,7 @@
  * the follower keeps the file it was reading open, finishes it when it has been renamed, reads
  * any file rotated in between whole, and goes on with the new `daemon.log`.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync, watch } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync, watch } from 'node:fs';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 
@@ -13,25 +13,50 @@ function rotated(path: string, index: number): string {
   return index === 0 ? path : `${path}.${index}`;
 }
 
-function linesOf(path: string): string[] {
+/** Bytes read from the end of a file at a time when looking for its last lines. */
+const TAIL_CHUNK = 64 * 1024;
+
+/** The last `count` lines of a file (fewer if it has fewer), read from its end. */
+function lastLinesOf(path: string, count: number): string[] {
+  let fd: number;
   try {
-    const lines = readFileSync(path, 'utf8').split('\n');
-    if (lines[lines.length - 1] === '') lines.pop();
-    return lines;
+    fd = openSync(path, 'r');
   } catch {
     return [];
   }
+  try {
+    let start = fstatSync(fd).size;
+    let tail = Buffer.alloc(0);
+    // One line more than asked: the first one found may be cut by the chunk boundary.
+    while (start > 0 && countNewlines(tail) <= count) {
+      const length = Math.min(TAIL_CHUNK, start);
+      start -= length;
+      const chunk = Buffer.alloc(length);
+      readSync(fd, chunk, 0, length, start);
+      tail = Buffer.concat([chunk, tail]);
+    }
+    const lines = tail.toString('utf8').split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    return lines.slice(start > 0 ? 1 : 0).slice(-count);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function countNewlines(bytes: Buffer): number {
+  let newlines = 0;
+  for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) newlines++;
+  return newlines;
 }
 
 /** The last `count` lines, reaching back into the rotated files when the newest is short. */
 export function tailLines(path: string, count: number): string[] {
   let lines: string[] = [];
   for (let index = 0; lines.length < count; index++) {
-    const older = linesOf(rotated(path, index));
-    if (older.length === 0 && index > 0) break;
-    lines = [...older, ...lines];
+    if (index > 0 && !existsSync(rotated(path, index))) break;
+    lines = [...lastLinesOf(rotated(path, index), count - lines.length), ...lines];
   }
-  return lines.slice(-count);
+  return lines;
 }
 
 function inodeOf(path: string): number | undefined {

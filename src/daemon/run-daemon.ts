@@ -10,7 +10,7 @@ import { configSummary } from './config/config-summary.js';
 import { envVarName, type NodeConfig } from './config/options.js';
 import { RotatingLogFile } from './log/rotating-log-file.js';
 import { createLogger, humanReadable, stdoutWriter, type LineWriter } from './logger.js';
-import { startNode } from './node.js';
+import { startNode, type RunningNode } from './node.js';
 
 export interface RunDaemonOptions {
   dataDir: string;
@@ -60,7 +60,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
       (key) => options.flags[key] ?? options.env[envVarName(key)] ?? file[key],
     ),
   );
-  let node;
+  let node: RunningNode;
   try {
     node = await startNode(config, layout, logger);
   } catch (error) {
