@@ -7,9 +7,9 @@
  * Secrets never reach it by design: callers log addresses, never passphrases, keys or tokens,
  * and fields with a secret's name are redacted anyway.
  */
-import { fstatSync, writeSync } from 'node:fs';
 import { pino, stdTimeFunctions, type Logger as PinoLogger } from 'pino';
 import { renderLogLine } from '../shared/log-line.js';
+import { fileDescriptorWriter } from './log/process-output.js';
 import type { LogLevel } from '../shared/log-levels.js';
 
 export interface Logger {
@@ -60,24 +60,12 @@ function plainValues(fields: Record<string, unknown>): Record<string, unknown> {
 
 /**
  * Writes to stdout. When stdout is a file, a failed write (disk full) loses that line only:
- * Node's file stream would emit an unhandled 'error' and end the process, and then stay closed
- * after space returns.
+ * Node's file stream would throw or emit an unhandled 'error' and end the process, and then
+ * stay closed after space returns.
  */
 export function stdoutWriter(): LineWriter {
-  let isFile = false;
-  try {
-    isFile = fstatSync(1).isFile();
-  } catch {
-    // No usable stdout: the stream's own behaviour applies.
-  }
-  if (!isFile) return (line) => void process.stdout.write(line);
-  return (line) => {
-    try {
-      writeSync(1, line);
-    } catch {
-      // Nowhere to report it; the next line is tried again.
-    }
-  };
+  const toFile = fileDescriptorWriter(1);
+  return toFile ?? ((line) => void process.stdout.write(line));
 }
 
 /** Renders each JSON line for a terminal before `write` gets it. */

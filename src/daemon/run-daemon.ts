@@ -8,6 +8,7 @@ import { readConfigFile, resolveConfig } from './config/resolve-config.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { configSummary } from './config/config-summary.js';
 import { envVarName, type NodeConfig } from './config/options.js';
+import { containProcessOutput } from './log/process-output.js';
 import { RotatingLogFile } from './log/rotating-log-file.js';
 import { createLogger, humanReadable, stdoutWriter, type LineWriter } from './logger.js';
 import { startNode, type RunningNode } from './node.js';
@@ -51,6 +52,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   });
   const [write, closeLog] = logDestination(config, options.logToFile ? layout.logFile : undefined);
   const logger = createLogger(config['log-level'], write);
+  if (options.logToFile) containProcessOutput(logger);
   logger.info(
     'starting',
     configSummary(
