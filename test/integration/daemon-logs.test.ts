@@ -17,7 +17,12 @@ import { CLI_ENTRY, runCli } from '../helpers/cli.js';
 import { daemonLogFiles, daemonLogRecords } from '../helpers/daemon-log.js';
 import { devWallet, signDynamicFeeTx, waitForReceipt } from '../helpers/dev-chain.js';
 import { waitFor } from '../helpers/processes.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import {
+  LOOPBACK_FLAGS,
+  makeDataDir,
+  startTestDaemon,
+  type TestDaemon,
+} from '../helpers/test-daemon.js';
 
 const head = async (daemon: TestDaemon) =>
   Number(BigInt(await daemon.rpc.call<string>('eth_blockNumber')));
@@ -331,4 +336,52 @@ describe('secrets in the log', () => {
     writeFileSync(file, `${secret}\n`, { mode: 0o600 });
     return file;
   }
+});
+
+describe('daemon start --foreground', () => {
+  /** Runs a foreground daemon until its `stopped` line; returns its stdout lines. */
+  async function foregroundOutput(flags: readonly string[]): Promise<string[]> {
+    const dataDir = makeDataDir();
+    const daemon = spawn(process.execPath, [
+      CLI_ENTRY,
+      'daemon',
+      'start',
+      '--foreground',
+      '--datadir',
+      dataDir,
+      ...LOOPBACK_FLAGS,
+      '--block-time',
+      '200ms',
+      ...flags,
+    ]);
+    let output = '';
+    daemon.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => daemon.once('exit', resolve));
+    try {
+      await waitFor(() => /block committed height=2 |"height":2,/.test(output), 60_000, 'block 2');
+      daemon.kill('SIGINT');
+      expect(await exited).toBe(0);
+      return output.trim().split('\n');
+    } finally {
+      daemon.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  it('prints the log for people on stdout, or JSON lines with --log.format json', async () => {
+    const text = await foregroundOutput([]);
+    expect(text).toContainEqual(
+      expect.stringMatching(/^\S+Z INFO block committed height=1 hash=0x[0-9a-f]{12} txs=0 /),
+    );
+    expect(text).toContainEqual(
+      expect.stringMatching(/^\S+Z INFO chain opened chainId=9000 genesis="embedded dev chain" /),
+    );
+    expect(text.at(-1)).toMatch(/^\S+Z INFO stopped$/);
+
+    const json = (await foregroundOutput(['--log.format', 'json'])).map(
+      (line) => JSON.parse(line) as LogRecord,
+    );
+    expect(json).toContainEqual(expect.objectContaining({ msg: 'block committed', height: 1 }));
+    expect(json.at(-1)).toMatchObject({ level: 'info', msg: 'stopped' });
+  }, 180_000);
 });
