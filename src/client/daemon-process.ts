@@ -10,7 +10,8 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DaemonInfo } from '../shared/daemon-info.js';
 import { DAEMON_ENVIRONMENT, daemonNodeFlags } from '../shared/daemon-runtime.js';
-import { dataDirLayout } from '../shared/datadir-layout.js';
+import { dataDirLayout, type DataDirLayout } from '../shared/datadir-layout.js';
+import { renderLogLine } from '../shared/log-line.js';
 import { isDataDirLocked, readLockHolder } from '../shared/datadir-lock.js';
 import { isSameLiveProcess, type ProcessIdentity } from '../shared/process-identity.js';
 import { DaemonControlError } from './errors.js';
@@ -30,16 +31,27 @@ export interface StartOptions {
 type LaunchMessage = { type: 'ready'; info: DaemonInfo } | { type: 'failed'; message: string };
 
 /**
- * The last lines the daemon wrote to its log since `offset` (the log's size when it was
- * started): lines of an earlier run would explain nothing about this one.
+ * The last lines the daemon wrote since it was started (`offsets`: the sizes of its log and of
+ * its stderr file then), log lines rendered for people: lines of an earlier run would explain
+ * nothing about this one.
  */
-function lastLogLines(logFile: string, offset: number, count: number): string {
-  try {
-    const text = readFileSync(logFile).subarray(offset).toString('utf8').trimEnd();
-    return text === '' ? '(it wrote nothing)' : text.split('\n').slice(-count).join('\n');
-  } catch {
-    return '(it wrote nothing)';
-  }
+function lastOutputLines(
+  layout: DataDirLayout,
+  offsets: { log: number; stderr: number },
+  count: number,
+): string {
+  const since = (file: string, offset: number) => {
+    try {
+      return readFileSync(file).subarray(offset).toString('utf8').split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  };
+  const lines = [
+    ...since(layout.logFile, offsets.log).map(renderLogLine),
+    ...since(layout.stderrFile, offsets.stderr),
+  ];
+  return lines.length === 0 ? '(it wrote nothing)' : lines.slice(-count).join('\n');
 }
 
 function fileSize(path: string): number {
@@ -99,8 +111,8 @@ export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
       `cannot create data directory ${layout.root}: ${(error as Error).message}`,
     );
   }
-  const logFd = openSync(layout.logFile, 'a', 0o600);
-  const logOffset = fileSize(layout.logFile);
+  const outputFd = openSync(layout.stderrFile, 'a', 0o600);
+  const offsets = { log: fileSize(layout.logFile), stderr: fileSize(layout.stderrFile) };
   const args = [
     ...daemonNodeFlags(process.env.NODE_OPTIONS),
     DAEMON_ENTRY,
@@ -111,10 +123,10 @@ export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
   ];
   const child = spawn(process.execPath, args, {
     detached: true,
-    stdio: ['ignore', logFd, logFd, 'ipc'],
+    stdio: ['ignore', outputFd, outputFd, 'ipc'],
     env: { ...DAEMON_ENVIRONMENT, ...process.env },
   });
-  closeSync(logFd);
+  closeSync(outputFd);
 
   const timeoutMs = options.readyTimeoutMs ?? 60_000;
   const outcome = await new Promise<
@@ -153,7 +165,7 @@ export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
           : `was killed by ${outcome.signal} during start-up (a damaged file in ${layout.root}? ` +
             `node-cli daemon check --datadir ${layout.root})`;
       throw new DaemonControlError(
-        `daemon ${how}; its log lines:\n${lastLogLines(layout.logFile, logOffset, 10)}`,
+        `daemon ${how}; its last lines:\n${lastOutputLines(layout, offsets, 10)}`,
       );
     }
     case 'timeout':

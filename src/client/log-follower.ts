@@ -1,42 +1,135 @@
 /**
- * Reads the tail of a log file and follows what is appended to it, like `tail -n N -f`.
+ * Reads the tail of the daemon's log and follows what is appended to it, like `tail -n N -F`:
+ * the log is rotated by size (`daemon.log` becomes `daemon.log.1`, `.1` becomes `.2`, ...), so
+ * the follower keeps the file it was reading open, finishes it when it has been renamed, reads
+ * any file rotated in between whole, and goes on with the new `daemon.log`.
  */
-import { createReadStream, readFileSync, statSync, watch } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync, watch } from 'node:fs';
+import { dirname } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 
-export function tailLines(path: string, count: number): string[] {
-  const lines = readFileSync(path, 'utf8').split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines.slice(-count);
+/** The name of the `index`-th rotated file (0: the file being written). */
+function rotated(path: string, index: number): string {
+  return index === 0 ? path : `${path}.${index}`;
 }
 
+/** Bytes read from the end of a file at a time when looking for its last lines. */
+const TAIL_CHUNK = 64 * 1024;
+
+/** The last `count` lines of a file (fewer if it has fewer), read from its end. */
+function lastLinesOf(path: string, count: number): string[] {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return [];
+  }
+  try {
+    let start = fstatSync(fd).size;
+    let tail = Buffer.alloc(0);
+    // One line more than asked: the first one found may be cut by the chunk boundary.
+    while (start > 0 && countNewlines(tail) <= count) {
+      const length = Math.min(TAIL_CHUNK, start);
+      start -= length;
+      const chunk = Buffer.alloc(length);
+      readSync(fd, chunk, 0, length, start);
+      tail = Buffer.concat([chunk, tail]);
+    }
+    const lines = tail.toString('utf8').split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    return lines.slice(start > 0 ? 1 : 0).slice(-count);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function countNewlines(bytes: Buffer): number {
+  let newlines = 0;
+  for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) newlines++;
+  return newlines;
+}
+
+/** The last `count` lines, reaching back into the rotated files when the newest is short. */
+export function tailLines(path: string, count: number): string[] {
+  let lines: string[] = [];
+  for (let index = 0; lines.length < count; index++) {
+    if (index > 0 && !existsSync(rotated(path, index))) break;
+    lines = [...lastLinesOf(rotated(path, index), count - lines.length), ...lines];
+  }
+  return lines;
+}
+
+function inodeOf(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How far back a follower looks for the file it was reading after rotations. */
+const MAX_ROTATIONS_BEHIND = 16;
+/** A stat of the log this often besides change events, which a busy file system may drop. */
+const CHECK_INTERVAL_MS = 500;
+
 /**
- * Calls `onText` with every chunk appended after the current end of the file, until the
- * returned function is called. Truncation (log rotation) restarts from the beginning.
+ * Calls `onLine` with every whole line appended after the current end of the log, across
+ * rotations, until the returned function is called.
  */
-export function followFile(path: string, onText: (text: string) => void): () => void {
-  let offset = statSync(path).size;
-  let reading = false;
-  let again = false;
-  const readNew = () => {
-    if (reading) {
-      again = true;
+export function followLines(path: string, onLine: (line: string) => void): () => void {
+  let fd = openSync(path, 'r');
+  let inode = fstatSync(fd).ino;
+  let offset = fstatSync(fd).size;
+  let decoder = new StringDecoder('utf8');
+  let partial = '';
+  const buffer = Buffer.alloc(64 * 1024);
+
+  const emit = (text: string) => {
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) onLine(line);
+  };
+  const drain = () => {
+    for (let read; (read = readSync(fd, buffer, 0, buffer.length, offset)) > 0;) {
+      offset += read;
+      emit(decoder.write(buffer.subarray(0, read)));
+    }
+  };
+  const switchTo = (file: string) => {
+    const next = openSync(file, 'r');
+    closeSync(fd);
+    fd = next;
+    inode = fstatSync(fd).ino;
+    offset = 0;
+    decoder = new StringDecoder('utf8');
+  };
+  const check = () => {
+    drain();
+    const current = inodeOf(path);
+    if (current === undefined) return;
+    if (current === inode) {
+      if (statSync(path).size < offset) offset = 0;
+      drain();
       return;
     }
-    const size = statSync(path).size;
-    if (size < offset) offset = 0;
-    if (size === offset) return;
-    reading = true;
-    const stream = createReadStream(path, { start: offset, end: size - 1, encoding: 'utf8' });
-    stream.on('data', (chunk) => onText(String(chunk)));
-    stream.on('close', () => {
-      offset = size;
-      reading = false;
-      if (again) {
-        again = false;
-        readNew();
+    // Rotated: the files newer than the one just finished, oldest first, then the new log.
+    let behind = 1;
+    while (behind < MAX_ROTATIONS_BEHIND && inodeOf(rotated(path, behind)) !== inode) behind++;
+    if (behind === MAX_ROTATIONS_BEHIND) behind = 1;
+    for (let index = behind - 1; index >= 0; index--) {
+      try {
+        switchTo(rotated(path, index));
+        drain();
+      } catch {
+        // Rotated away again meanwhile; the next check starts from the newest file.
       }
-    });
+    }
   };
-  const watcher = watch(path, () => readNew());
-  return () => watcher.close();
+  const watcher = watch(dirname(path), () => check());
+  const timer = setInterval(check, CHECK_INTERVAL_MS);
+  return () => {
+    watcher.close();
+    clearInterval(timer);
+    closeSync(fd);
+  };
 }

@@ -27,6 +27,7 @@ try {
     dataDir: String(datadir),
     flags: Object.fromEntries(Object.entries(flags).map(([key, value]) => [key, String(value)])),
     env: process.env,
+    logToFile: true,
     onReady: (info) => void report({ type: 'ready', info }),
   });
   process.exit(0);

@@ -37,7 +37,8 @@ import { ProcessLock } from './datadir/process-lock.js';
 import { ServerError } from './errors.js';
 import { EventBus } from './events/event-bus.js';
 import { openLogReaders } from './events/log-readers.js';
-import type { Logger } from './logger.js';
+import type { DaemonLogger, Logger } from './logger.js';
+import { logAdmission, logCommittedBlocks } from './log/node-events-log.js';
 import { RpcDispatcher } from './rpc/dispatcher.js';
 import { MethodRegistry } from './rpc/registry.js';
 import { IdentityFunding } from './identity/identity-funding.js';
@@ -74,7 +75,7 @@ function prepareDataDir(layout: DataDirLayout): void {
 async function startChain(
   config: NodeConfig,
   layout: DataDirLayout,
-  logger: Logger,
+  logger: DaemonLogger,
   shutdownSteps: Array<() => Promise<void> | void>,
   senderRecovery: SenderRecovery,
   production: ProductionHealth,
@@ -87,7 +88,7 @@ async function startChain(
     callGasCap: BigInt(config['json-rpc.gas-cap']),
     minGasPrice: config['minimum-gas-prices'],
   });
-  shutdownSteps.push(() => chain.close());
+  shutdownSteps.push(closing('chain store', () => chain.close(), logger));
   const bus = new EventBus({
     onListenerError: (error, channel) =>
       logger.error('event listener failed', { channel, error: String(error) }),
@@ -110,6 +111,7 @@ async function startChain(
     journal,
     onListenerError: (error) =>
       logger.error('pending transaction listener failed', { error: String(error) }),
+    onAdmission: logAdmission(logger),
   });
   pool.onPending((pooled) => bus.publishPendingTx(pooled));
   await restoreJournal(pool, journal, chain, logger);
@@ -135,8 +137,11 @@ async function startChain(
     onRoundError: (error) =>
       logger.error('consensus round failed', { error: String((error as Error)?.stack ?? error) }),
   });
+  shutdownSteps.push(
+    logCommittedBlocks({ onStep: (l) => engine.onStep(l), onBlock: (l) => bus.onBlock(l) }, logger),
+  );
   engine.start();
-  shutdownSteps.push(() => engine.stop());
+  shutdownSteps.push(closing('block production', () => engine.stop(), logger));
   logger.info('chain opened', {
     chainId: chain.chainId,
     genesis: custom ? layout.genesisFile : 'embedded dev chain',
@@ -261,10 +266,22 @@ function expireQueuedTransactions(pool: TxPool, lifetimeMs: number, logger: Logg
   return () => clearInterval(timer);
 }
 
+/** A shutdown step that logs once it is done, so a slow or stuck shutdown shows where it is. */
+function closing(
+  what: string,
+  close: () => Promise<void> | void,
+  logger: Logger,
+): () => Promise<void> {
+  return async () => {
+    await close();
+    logger.info(`${what} closed`);
+  };
+}
+
 export async function startNode(
   config: NodeConfig,
   layout: DataDirLayout,
-  logger: Logger,
+  logger: DaemonLogger,
 ): Promise<RunningNode> {
   prepareDataDir(layout);
   const lock = ProcessLock.acquire(layout.lockFile);
@@ -318,6 +335,7 @@ export async function startNode(
         concurrency: config['keystore.kdf-concurrency'],
         queue: config['keystore.kdf-queue'],
       }),
+      logger,
     });
     shutdownSteps.push(() => accounts.close());
     const signing = accountSigning(services, accounts);
@@ -353,7 +371,7 @@ export async function startNode(
         dispatcher,
         logger,
       });
-      shutdownSteps.push(() => http.close());
+      shutdownSteps.push(closing('JSON-RPC HTTP listener', () => http.close(), logger));
       endpoints.http = http.url;
       const ws = await startWsRpcServer({
         address: config['json-rpc.ws-address'],
@@ -366,7 +384,7 @@ export async function startNode(
         dispatcher,
         logger,
       });
-      shutdownSteps.push(() => ws.close());
+      shutdownSteps.push(closing('JSON-RPC WebSocket listener', () => ws.close(), logger));
       endpoints.ws = ws.url;
     }
     const nodeKey = await openNodeKey(layout.nodeKeyFile, {
@@ -397,7 +415,7 @@ export async function startNode(
       production: () => production.state(),
       logger,
     });
-    shutdownSteps.push(() => consensusRpc.close());
+    shutdownSteps.push(closing('consensus RPC listener', () => consensusRpc.close(), logger));
     endpoints.consensusWs = consensusRpc.websocketUrl;
     if (config['rest.enable']) {
       const routeTable = new RouteTable();
@@ -427,7 +445,7 @@ export async function startNode(
         routeTable,
         logger,
       });
-      shutdownSteps.push(() => rest.close());
+      shutdownSteps.push(closing('REST listener', () => rest.close(), logger));
       endpoints.rest = rest.url;
     }
     await startCallThreads(

@@ -6,29 +6,70 @@ import { dataDirLayout } from '../shared/datadir-layout.js';
 import type { DaemonInfo } from '../shared/daemon-info.js';
 import { readConfigFile, resolveConfig } from './config/resolve-config.js';
 import { limitHeapGrowth } from './heap-growth.js';
-import { createLogger } from './logger.js';
-import { startNode } from './node.js';
+import { configSummary } from './config/config-summary.js';
+import { envVarName, type NodeConfig } from './config/options.js';
+import { containProcessOutput } from './log/process-output.js';
+import { RotatingLogFile } from './log/rotating-log-file.js';
+import { createLogger, humanReadable, stdoutWriter, type LineWriter } from './logger.js';
+import { startNode, type RunningNode } from './node.js';
 
 export interface RunDaemonOptions {
   dataDir: string;
   /** Raw option values given on the command line, by option key. */
   flags: Partial<Record<string, string>>;
   env: NodeJS.ProcessEnv;
+  /**
+   * True for the background daemon: it writes its log to `<datadir>/logs/daemon.log` (rotated),
+   * not to stdout, which `daemon start` points at `daemon.stderr` for what is not a log line.
+   */
+  logToFile?: boolean;
   onReady?(info: DaemonInfo): void;
+}
+
+/** The log file (JSON, rotated) or stdout (`--log.format`); the second value closes it. */
+function logDestination(config: NodeConfig, logFile: string | undefined): [LineWriter, () => void] {
+  if (logFile === undefined) {
+    const out = stdoutWriter();
+    return [config['log.format'] === 'json' ? out : humanReadable(out), () => {}];
+  }
+  const file = new RotatingLogFile(logFile, {
+    maxSize: config['log.max-size'],
+    maxFiles: config['log.max-files'],
+  });
+  return [(line) => file.write(line), () => file.close()];
 }
 
 /** Resolves once the daemon has stopped after a signal. Rejects if it cannot start. */
 export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   limitHeapGrowth();
   const layout = dataDirLayout(options.dataDir);
-  const { config } = resolveConfig({
+  const file = readConfigFile(layout.configFile);
+  const { config, sources } = resolveConfig({
     flags: options.flags,
     env: options.env,
-    file: readConfigFile(layout.configFile),
+    file,
     configFilePath: layout.configFile,
   });
-  const logger = createLogger(config['log-level']);
-  const node = await startNode(config, layout, logger);
+  const [write, closeLog] = logDestination(config, options.logToFile ? layout.logFile : undefined);
+  const logger = createLogger(config['log-level'], write);
+  if (options.logToFile) containProcessOutput(logger);
+  logger.info(
+    'starting',
+    configSummary(
+      layout.root,
+      config,
+      sources,
+      (key) => options.flags[key] ?? options.env[envVarName(key)] ?? file[key],
+    ),
+  );
+  let node: RunningNode;
+  try {
+    node = await startNode(config, layout, logger);
+  } catch (error) {
+    logger.error('start failed', { error: String(error) });
+    closeLog();
+    throw error;
+  }
   options.onReady?.(node.info);
 
   await new Promise<void>((resolve) => {
@@ -47,6 +88,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
         )
         .finally(() => {
           logger.info('stopped');
+          closeLog();
           process.off('SIGTERM', onSignal);
           process.off('SIGINT', onSignal);
           resolve();

@@ -15,7 +15,13 @@ export interface DataDirLayout {
   authTokenFile: string;
   /** Optional JSON object of option values (keys as the `daemon start` flag names). */
   configFile: string;
+  /** The background daemon's log (JSON lines), rotated to `daemon.log.1`, `.2`, ... by size. */
   logFile: string;
+  /**
+   * The background daemon's stdout and stderr: what is not a log line (a crash's stack trace,
+   * Node's own warnings, a failed start's reason).
+   */
+  stderrFile: string;
   /** A custom genesis written by `daemon init --genesis`; absent for the embedded dev chain. */
   genesisFile: string;
   chainDir: string;
@@ -50,6 +56,7 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     authTokenFile: join(root, 'auth.token'),
     configFile: join(root, 'config.json'),
     logFile: join(root, 'logs', 'daemon.log'),
+    stderrFile: join(root, 'logs', 'daemon.stderr'),
     genesisFile: join(root, 'genesis.json'),
     chainDir: join(root, 'chain'),
     chainMarkerFile: join(root, 'chain-identity.json'),

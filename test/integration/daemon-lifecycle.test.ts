@@ -140,13 +140,14 @@ describe('daemon lifecycle', () => {
   });
 
   it('prints its log with daemon logs', async () => {
-    const logs = await runCliJson<{ lines: string[] }>([
-      'daemon',
-      'logs',
-      '--datadir',
-      daemon.dataDir,
-    ]);
-    expect(logs.lines.some((line) => line.includes('INFO node started'))).toBe(true);
+    const text = await runCli(['daemon', 'logs', '--datadir', daemon.dataDir]);
+    expect(text.stdout).toMatch(/^\S+ INFO node started http=http:\/\/127\.0\.0\.1:\d+ /m);
+    const json = await runCli(['daemon', 'logs', '--json', '--datadir', daemon.dataDir]);
+    const records = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: string; msg: string });
+    expect(records).toContainEqual(expect.objectContaining({ level: 'info', msg: 'node started' }));
   });
 });
 
@@ -237,7 +238,8 @@ describe('daemon stop', () => {
   });
 
   it('follows the log with daemon logs -f until Ctrl-C', async () => {
-    const daemon = await startTestDaemon();
+    // No block for an hour, so the last line is the start's.
+    const daemon = await startTestDaemon(['--block-time', '1h']);
     const follower = spawn(process.execPath, [
       CLI_ENTRY,
       'daemon',

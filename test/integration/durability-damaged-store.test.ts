@@ -5,7 +5,7 @@
  * rebuilt and answers `eth_getLogs` as before. `daemon check` passes on the healthy store and
  * finds corruption planted in a block body, a receipt and the state trie.
  */
-import { cpSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -17,6 +17,7 @@ import { loadContract } from '../helpers/contracts.js';
 import { devWallet, sendAndWait, signDynamicFeeTx } from '../helpers/dev-chain.js';
 import { processesMentioning } from '../helpers/processes.js';
 import { LOOPBACK_FLAGS, makeDataDir, startTestDaemon } from '../helpers/test-daemon.js';
+import { daemonLogText } from '../helpers/daemon-log.js';
 
 const TRANSFERS = 3;
 
@@ -125,7 +126,7 @@ describe('damaged data at start', () => {
         { fromBlock: '0x0', toBlock: 'latest' },
       ]);
       expect(logs).toEqual(template.logs);
-      const log = readFileSync(join(dataDir, 'logs', 'daemon.log'), 'utf8');
+      const log = daemonLogText(dataDir);
       expect(log).toMatch(/WARN log index damaged: deleting it and rebuilding it from the chain/);
     } finally {
       await daemon.stop();

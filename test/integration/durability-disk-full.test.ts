@@ -5,7 +5,7 @@
  * deleted, and a restart finds every block that was committed.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -14,6 +14,7 @@ import { runCli, runCliJsonWithCode } from '../helpers/cli.js';
 import { devWallet, signDynamicFeeTx, waitForReceipt } from '../helpers/dev-chain.js';
 import { isAlive, waitFor } from '../helpers/processes.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { daemonLogText } from '../helpers/daemon-log.js';
 
 interface BlockProduction {
   producing: boolean;
@@ -139,7 +140,7 @@ describe('disk full', () => {
     const transfer = await rpc.call<string>('eth_sendRawTransaction', [signedTransfer]);
     expect((await waitForReceipt(rpc, transfer, 30_000)).status).toBe('0x1');
     expect(isAlive(daemon.pid)).toBe(true);
-    const log = readFileSync(join(dataDir, 'logs', 'daemon.log'), 'utf8');
+    const log = daemonLogText(dataDir);
     expect(log).toMatch(/INFO block production resumed .*reason=/);
 
     const lastHead = await head();

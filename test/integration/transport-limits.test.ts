@@ -6,12 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { waitFor } from '../helpers/processes.js';
 import { RawConnection, post } from '../helpers/raw-http.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { daemonLogText } from '../helpers/daemon-log.js';
 
 const MAX_CONNECTIONS = 16;
 const CONSENSUS_MAX_CONNECTIONS = 8;
@@ -165,7 +165,7 @@ function trickle(connection: RawConnection, text: string, intervalMs: number): (
 }
 
 function daemonLog(daemon: TestDaemon): string {
-  return readFileSync(join(daemon.dataDir, 'logs', 'daemon.log'), 'utf8');
+  return daemonLogText(daemon.dataDir);
 }
 
 describe('transport limits of a real daemon', () => {

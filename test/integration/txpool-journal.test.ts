@@ -6,14 +6,14 @@
  * handed out before is unchanged, and every transaction whose hash was handed out is mined or
  * still in the pool. Nothing acknowledged is lost.
  */
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Wallet } from 'ethers';
 import { devWallet, signDynamicFeeTx, type RawReceipt } from '../helpers/dev-chain.js';
 import { runCliJson } from '../helpers/cli.js';
 import { isAlive, waitFor } from '../helpers/processes.js';
 import { makeDataDir, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { daemonLogText } from '../helpers/daemon-log.js';
 import type { HttpRpcClient } from '../../src/client/http-rpc-client.js';
 
 const FLAGS = ['--block-time', '0'];
@@ -218,7 +218,7 @@ describe('pool journal across kill -9 and daemon stop, under load', () => {
     }
 
     // The graceful stops finished their blocks and flushed the journal without a failed step.
-    const log = readFileSync(join(dataDir, 'logs', 'daemon.log'), 'utf8');
+    const log = daemonLogText(dataDir);
     expect(log).not.toMatch(/shutdown step failed|consensus round failed/);
 
     // Whatever was still pending gets mined once the node runs on.

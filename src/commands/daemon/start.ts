@@ -15,7 +15,7 @@ export interface StartResult {
 export default class DaemonStart extends BaseCommand {
   static override summary = 'Start the node daemon.';
   static override description =
-    'Starts the node in the background (logs in <datadir>/logs/daemon.log), waits until its interfaces answer and prints their endpoints. ' +
+    'Starts the node in the background (its log in <datadir>/logs/daemon.log, JSON lines rotated by --log.max-size and --log.max-files; read it with `daemon logs`), waits until its interfaces answer and prints their endpoints. ' +
     'A fresh data directory gets the embedded dev chain: chain id 9000 and the ten funded accounts of the test mnemonic. ' +
     'Option precedence: flag > environment variable > <datadir>/config.json > default.';
   static override examples = [
@@ -27,7 +27,7 @@ export default class DaemonStart extends BaseCommand {
   static override flags = {
     foreground: Flags.boolean({
       description:
-        'Run attached to this terminal (for systemd and containers); stop with Ctrl-C or SIGTERM.',
+        'Run attached to this terminal (for systemd and containers), the log on stdout (--log.format); stop with Ctrl-C or SIGTERM.',
       default: false,
     }),
     ...daemonOptionFlags,

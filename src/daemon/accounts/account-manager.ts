@@ -20,7 +20,8 @@
  */
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { DEV_ADDRESSES, DEV_PRIVATE_KEYS } from '../chain/genesis.js';
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
+import { ConflictError, InvalidInputError, NodeError, NotFoundError } from '../errors.js';
+import type { Logger } from '../logger.js';
 import type { KeyDerivationSlots } from './key-derivation-slots.js';
 import { KeystoreDirectory } from './keystore-dir.js';
 import { WRONG_PASSPHRASE_MESSAGE, decryptKey, encryptKey } from './keystore.js';
@@ -43,7 +44,11 @@ export interface AccountManagerOptions {
   lightKdf?: boolean;
   /** Where every key derivation (encrypting or decrypting a key file) waits for its turn. */
   derivations: KeyDerivationSlots;
+  /** Told of new keys, unlocks, locks and refused passphrases: addresses only, never a secret. */
+  logger?: Logger;
 }
+
+const NO_LOG: Logger = { error() {}, warn() {}, info() {}, debug() {} };
 
 /** Default unlock duration in seconds (spec, Limits). */
 export const DEFAULT_UNLOCK_SECONDS = 300;
@@ -80,6 +85,7 @@ export class AccountManager {
   private readonly derivations: KeyDerivationSlots;
   private readonly devKeys = new Map<string, PrefixedHexString>();
   private readonly unlocked = new Map<string, UnlockedKey>();
+  private readonly logger: Logger;
 
   /** @throws InvalidInputError if `lightKdf` is asked for outside dev mode. */
   constructor(options: AccountManagerOptions) {
@@ -89,6 +95,7 @@ export class AccountManager {
       );
     }
     this.kdf = options.lightKdf ? 'light' : 'standard';
+    this.logger = options.logger ?? NO_LOG;
     this.derivations = options.derivations;
     this.keystore = new KeystoreDirectory(options.keystoreDir);
     this.wallets = new LocalWallets(options.walletsDir, this.kdf, options.derivations);
@@ -130,6 +137,7 @@ export class AccountManager {
         throw new ConflictError('account already exists', { data: { address } });
       }
       await this.keystore.store(keystore);
+      this.logger.info('account key stored', { address });
       return address;
     } finally {
       privateKey.fill(0);
@@ -157,6 +165,7 @@ export class AccountManager {
     const current = this.unlocked.get(account);
     if (current && current.expiresAt === undefined) {
       key.fill(0);
+      this.logger.info('account unlock kept: it is unlocked until exit', { address: account });
       return;
     }
     this.forget(account);
@@ -166,6 +175,10 @@ export class AccountManager {
       entry.expiresAt = Date.now() + seconds * 1000;
       this.armExpiry(account, entry);
     }
+    this.logger.info('account unlocked', {
+      address: account,
+      until: entry.expiresAt === undefined ? 'exit' : new Date(entry.expiresAt).toISOString(),
+    });
   }
 
   /**
@@ -177,6 +190,7 @@ export class AccountManager {
     const account = normalise(address);
     if (!(await this.has(account))) throw unknownAccount(account);
     this.forget(account);
+    this.logger.info('account locked', { address: account });
   }
 
   /** Whether `address` is unlocked now. */
@@ -234,7 +248,20 @@ export class AccountManager {
     return (await this.list()).includes(normalise(address));
   }
 
+  /** Decrypts the key of `account`; a refusal is logged at warn with its reason (no secret). */
   private async decrypt(account: string, passphrase: string): Promise<Uint8Array> {
+    try {
+      return await this.decryptKey(account, passphrase);
+    } catch (error) {
+      this.logger.warn('account unlock failed', {
+        address: account,
+        reason: error instanceof NodeError ? error.message : 'key file unreadable',
+      });
+      throw error;
+    }
+  }
+
+  private async decryptKey(account: string, passphrase: string): Promise<Uint8Array> {
     const devKey = this.devKeys.get(account);
     if (devKey !== undefined) {
       if (passphrase !== '') throw new InvalidInputError(WRONG_PASSPHRASE_MESSAGE);
@@ -256,8 +283,10 @@ export class AccountManager {
     entry.timer = setTimeout(
       () => {
         if (this.unlocked.get(account) !== entry) return;
-        if (Date.now() >= (entry.expiresAt ?? 0)) this.forget(account);
-        else this.armExpiry(account, entry);
+        if (Date.now() >= (entry.expiresAt ?? 0)) {
+          this.forget(account);
+          this.logger.info('account locked: its unlock expired', { address: account });
+        } else this.armExpiry(account, entry);
       },
       Math.max(0, Math.min(remaining, MAX_TIMER_MS)),
     );

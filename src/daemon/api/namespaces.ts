@@ -7,6 +7,7 @@ import { PACKAGE_VERSION } from '../../shared/version.js';
 import type { AccountManager } from '../accounts/account-manager.js';
 import { TransactionSigner } from '../accounts/transaction-signer.js';
 import type { NamespaceModule } from '../rpc/registry.js';
+import { debugLoggingMethods } from './debug-logging.js';
 import { debugRuntimeMethods } from './debug-runtime.js';
 import { ethAccountsNamespace } from './eth-accounts.js';
 import { ethFilterMethods } from './eth-filters.js';
@@ -62,6 +63,10 @@ export function namespaceModules(
     ethAccountsNamespace(accounts, signer),
     personalNamespace(accounts, signer),
     minerNamespace(minerConfigMethods(services)),
-    { namespace: 'debug', access: 'private', methods: debugRuntimeMethods },
+    {
+      namespace: 'debug',
+      access: 'private',
+      methods: [...debugRuntimeMethods, ...debugLoggingMethods(services.logger)],
+    },
   ];
 }

@@ -8,7 +8,7 @@ import type { ChainReader } from '../chain/chain-reader.js';
 import type { NodeConfig } from '../config/options.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { LogReaders } from '../events/log-readers.js';
-import type { Logger } from '../logger.js';
+import type { DaemonLogger } from '../logger.js';
 import type { TxPoolApi } from '../txpool/types.js';
 import type { FormatOptions } from './formatters.js';
 
@@ -30,5 +30,5 @@ export interface NodeServices {
   config: NodeConfig;
   layout: DataDirLayout;
   format: FormatOptions;
-  logger: Logger;
+  logger: DaemonLogger;
 }

@@ -38,7 +38,6 @@ export const UNSUPPORTED_METHODS: readonly string[] = [
   'debug_traceBlockFromFile',
   'debug_standardTraceBlockToFile',
   'debug_standardTraceBadBlockToFile',
-  'debug_verbosity',
   'debug_vmodule',
   'les_serverInfo',
   'les_clientInfo',

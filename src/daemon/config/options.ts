@@ -16,6 +16,7 @@ import {
   parseWeiAmount,
   type HostPort,
 } from './option-parsers.js';
+import { LOG_LEVEL_CHOICES, parseLogLevelName, type LogLevel } from '../../shared/log-levels.js';
 import { minimumGasPriceProblem } from '../chain/base-fee.js';
 import { HostAllowlist, OriginAllowlist } from '../transport/host-origin-patterns.js';
 
@@ -67,6 +68,9 @@ export interface NodeConfig {
   'rpc.batch-request-limit': number;
   'rpc.batch-response-max-size': number;
   'log-level': LogLevel;
+  'log.max-size': number;
+  'log.max-files': number;
+  'log.format': LogFormat;
   'keystore.light-kdf': boolean;
   /** Undefined for `auto`: 64, or no per-sender bound on the dev chain. */
   'txpool.accountqueue': number | undefined;
@@ -82,7 +86,9 @@ export interface NodeConfig {
 }
 
 export type OptionKey = keyof NodeConfig;
-export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+export type { LogLevel };
+/** How `--foreground` writes its log to stdout; the background daemon's file is always JSON. */
+export type LogFormat = 'text' | 'json';
 
 export interface OptionSpec<K extends OptionKey = OptionKey> {
   key: K;
@@ -104,9 +110,24 @@ function parseMinimumGasPrice(raw: string): bigint {
 }
 
 function parseLogLevel(raw: string): LogLevel {
-  const level = raw.trim().toLowerCase();
-  if (level === 'error' || level === 'warn' || level === 'info' || level === 'debug') return level;
-  throw new Error(`expected one of error, warn, info, debug, got "${raw}"`);
+  const level = parseLogLevelName(raw);
+  if (level === undefined) throw new Error(`expected ${LOG_LEVEL_CHOICES}, got "${raw}"`);
+  return level;
+}
+
+function parseLogFormat(raw: string): LogFormat {
+  const format = raw.trim().toLowerCase();
+  if (format === 'text' || format === 'json') return format;
+  throw new Error(`expected text or json, got "${raw}"`);
+}
+
+/** Below this a burst of lines would rotate on nearly every line. */
+const MIN_LOG_FILE_SIZE = 64 * 1024;
+
+function parseLogFileSize(raw: string): number {
+  const size = parseByteSize(raw);
+  if (size < MIN_LOG_FILE_SIZE) throw new Error(`expected at least 64KiB, got "${raw}"`);
+  return size;
 }
 
 function parsePositiveDuration(raw: string): number {
@@ -542,8 +563,30 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   option({
     key: 'log-level',
     defaultText: 'info',
-    description: 'Daemon log level: error, warn, info or debug.',
+    description:
+      'Daemon log level: silent, error, warn, info, debug or trace (or geth verbosity 0-5). Changed at run time by debug_verbosity and `node-cli daemon log-level`.',
     parse: parseLogLevel,
+  }),
+  option({
+    key: 'log.max-size',
+    defaultText: '64MiB',
+    description:
+      "Size at which the background daemon's log file (<datadir>/logs/daemon.log) is rotated to daemon.log.1 (at least 64KiB).",
+    parse: parseLogFileSize,
+  }),
+  option({
+    key: 'log.max-files',
+    defaultText: '5',
+    description:
+      'Log files kept, the one being written included (daemon.log, daemon.log.1, ...); the oldest beyond it is deleted.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'log.format',
+    defaultText: 'text',
+    description:
+      'Log output of --foreground on stdout: text (time, level, message, key=value) or json (one JSON object a line). The log file is always JSON.',
+    parse: parseLogFormat,
   }),
 ];
 

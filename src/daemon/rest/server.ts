@@ -14,6 +14,7 @@ import type { HostPort } from '../config/option-parsers.js';
 import type { AuthToken } from '../datadir/auth-token.js';
 import { InvalidInputError, UnauthorizedError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { WarningThrottle } from '../log/warning-throttle.js';
 import { isAuthenticated } from '../transport/auth.js';
 import { ListenerGuard, type BrowserPolicy } from '../transport/browser-guard.js';
 import { endpointUrl, listenError } from '../transport/listen.js';
@@ -159,6 +160,7 @@ function addSocketRoute(
 
 async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
   const { token, logger, maxBodySize, routeTable } = options;
+  const refusals = new WarningThrottle(logger.warn.bind(logger));
   const app = Fastify({
     bodyLimit: maxBodySize,
     exposeHeadRoutes: false,
@@ -216,6 +218,10 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     if (cors) reply.headers(cors);
     if (request.routeOptions.config.public) return;
     if (!isAuthenticated({ headers: request.headers, url: request.url }, token, upgrade)) {
+      refusals.report('unauthorized', 'REST request refused: no valid token', {
+        route: `${request.method} ${request.url.split('?')[0]}`,
+        from: request.ip,
+      });
       throw new UnauthorizedError(
         `unauthorized: ${request.method} ${request.url.split('?')[0]} requires authentication`,
       );

@@ -4,6 +4,7 @@
  * access control, parameter validation and error conversion all happen here, once, for every
  * transport.
  */
+import { WarningThrottle } from '../log/warning-throttle.js';
 import { validateParams } from './params.js';
 import { toRpcError } from './error-mapping.js';
 import { exceedsJsonDepth, nestingTooDeepMessage } from './json-depth.js';
@@ -25,6 +26,8 @@ export interface DispatcherLimits {
 
 export interface DispatcherLogger {
   error(message: string, details?: Record<string, unknown>): void;
+  /** Refused tokens and limits hit, throttled per method. */
+  warn?(message: string, details?: Record<string, unknown>): void;
   debug(message: string, details?: Record<string, unknown>): void;
 }
 
@@ -58,11 +61,15 @@ function isValidId(id: unknown): id is RpcId {
 }
 
 export class RpcDispatcher {
+  private readonly warnings: WarningThrottle;
+
   constructor(
     private readonly registry: MethodRegistry,
     private readonly limits: DispatcherLimits,
     private readonly logger: DispatcherLogger,
-  ) {}
+  ) {
+    this.warnings = new WarningThrottle((message, details) => logger.warn?.(message, details));
+  }
 
   /**
    * Handles one message and gives the response text, or undefined when none is due. A single
@@ -101,13 +108,12 @@ export class RpcDispatcher {
       );
     }
     if (calls.length > this.limits.batchRequestLimit) {
-      return errorResponse(
-        null,
-        new RpcError(
-          RpcErrorCode.limitExceeded,
-          `batch too large: ${calls.length} calls exceed the limit of ${this.limits.batchRequestLimit} (--json-rpc.batch-request-limit)`,
-        ),
+      const error = new RpcError(
+        RpcErrorCode.limitExceeded,
+        `batch too large: ${calls.length} calls exceed the limit of ${this.limits.batchRequestLimit} (--json-rpc.batch-request-limit)`,
       );
+      this.reportRefusal('batch', error, context);
+      return errorResponse(null, error);
     }
     const responses: string[] = [];
     let size = 2;
@@ -116,15 +122,12 @@ export class RpcDispatcher {
       if (response === undefined) continue;
       if (size + response.length + 1 > this.limits.batchResponseMaxSize) {
         const id = (call as { id?: unknown }).id;
-        responses.push(
-          errorResponse(
-            isValidId(id) ? id : null,
-            new RpcError(
-              RpcErrorCode.limitExceeded,
-              `batch response too large: exceeds ${this.limits.batchResponseMaxSize} bytes (--json-rpc.batch-response-max-size)`,
-            ),
-          ),
+        const error = new RpcError(
+          RpcErrorCode.limitExceeded,
+          `batch response too large: exceeds ${this.limits.batchResponseMaxSize} bytes (--json-rpc.batch-response-max-size)`,
         );
+        this.reportRefusal('batch', error, context);
+        responses.push(errorResponse(isValidId(id) ? id : null, error));
         continue;
       }
       size += response.length + 1;
@@ -143,12 +146,12 @@ export class RpcDispatcher {
     try {
       result = this.invoke(envelope, context);
     } catch (error) {
-      return this.failure(envelope, error);
+      return this.failure(envelope, error, context);
     }
     if (result instanceof Promise) {
       return result.then(
         (value: unknown) => this.success(envelope, value),
-        (error: unknown) => this.failure(envelope, error),
+        (error: unknown) => this.failure(envelope, error, context),
       );
     }
     return this.success(envelope, result);
@@ -159,15 +162,28 @@ export class RpcDispatcher {
     return `{"jsonrpc":"2.0","id":${JSON.stringify(envelope.id)},"result":${resultText(result)}}`;
   }
 
-  private failure(envelope: Envelope, error: unknown): string | undefined {
-    if (envelope.isNotification) return undefined;
+  private failure(envelope: Envelope, error: unknown, context: CallContext): string | undefined {
     const rpcError = toRpcError(error, (internal) =>
       this.logger.error('JSON-RPC handler failed', {
         method: envelope.method,
         error: String((internal as Error)?.stack ?? internal),
       }),
     );
+    if (this.registry.resolve(envelope.method).kind === 'found') {
+      this.reportRefusal(envelope.method, rpcError, context);
+    }
+    if (envelope.isNotification) return undefined;
     return errorResponse(envelope.id, rpcError);
+  }
+
+  /** Refused tokens and limits hit go to the log, throttled per method: a client can cause them at will. */
+  private reportRefusal(method: string, error: RpcError, context: CallContext): void {
+    const details = { method, transport: context.transport, from: context.remoteAddress };
+    if (error.code === RpcErrorCode.unauthorized) {
+      this.warnings.report(`unauthorized ${method}`, 'call refused: no valid token', details);
+    } else if (error.code === RpcErrorCode.limitExceeded) {
+      this.warnings.report(`limit ${method}`, 'limit hit', { ...details, limit: error.message });
+    }
   }
 
   private parseEnvelope(message: unknown): Envelope | RpcError {

@@ -70,7 +70,14 @@ export interface TxPoolOptions {
   now?: () => number;
   /** Told when a pending listener throws; the pool carries on. Default `console.error`. */
   onListenerError?: (error: unknown) => void;
+  /** Told the outcome of each submitted transaction's admission (for the log). */
+  onAdmission?: (outcome: AdmissionOutcome) => void;
 }
+
+/** What became of a submitted transaction: pooled, or refused and why. */
+export type AdmissionOutcome =
+  | { accepted: true; pooled: PooledTransaction }
+  | { accepted: false; hashHex: string | undefined; reason: string };
 
 /** Where a transaction would stand in the pool, for eviction: pending outranks queued. */
 interface Rank {
@@ -138,7 +145,20 @@ export class TxPool implements TxPoolApi {
   }
 
   admit(tx: TypedTransaction): Promise<Admission> {
-    return this.check(tx, 'submitted');
+    const admission = this.check(tx, 'submitted');
+    const report = this.options.onAdmission;
+    if (report !== undefined) {
+      admission.then(
+        ({ pooled }) => report({ accepted: true, pooled }),
+        (error: unknown) =>
+          report({
+            accepted: false,
+            hashHex: tx.isSigned() ? bytesToHex(tx.hash()) : undefined,
+            reason: String((error as Error)?.message ?? error),
+          }),
+      );
+    }
+    return admission;
   }
 
   /**
