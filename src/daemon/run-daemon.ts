@@ -62,6 +62,11 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
       (key) => options.flags[key] ?? options.env[envVarName(key)] ?? file[key],
     ),
   );
+  // Listening from the start: a signal while the node starts (blocks are made before its
+  // listeners are up) stops it as soon as it is up, instead of killing the process mid-start.
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', resolve).once('SIGINT', resolve);
+  });
   let node: RunningNode;
   try {
     node = await startNode(config, layout, logger);
@@ -72,29 +77,17 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   }
   options.onReady?.(node.info);
 
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        logger.warn('second signal: exiting without a graceful shutdown', { signal });
-        process.exit(1);
-      }
-      stopping = true;
-      logger.info('stopping', { signal });
-      node
-        .stop()
-        .catch((error: unknown) =>
-          logger.error('graceful shutdown failed', { error: String(error) }),
-        )
-        .finally(() => {
-          logger.info('stopped');
-          closeLog();
-          process.off('SIGTERM', onSignal);
-          process.off('SIGINT', onSignal);
-          resolve();
-        });
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
+  const signal = await signalled;
+  const forceExit = (second: NodeJS.Signals) => {
+    logger.warn('second signal: exiting without a graceful shutdown', { signal: second });
+    process.exit(1);
+  };
+  process.once('SIGTERM', forceExit).once('SIGINT', forceExit);
+  logger.info('stopping', { signal });
+  await node
+    .stop()
+    .catch((error: unknown) => logger.error('graceful shutdown failed', { error: String(error) }));
+  logger.info('stopped');
+  closeLog();
+  process.off('SIGTERM', forceExit).off('SIGINT', forceExit);
 }
