@@ -62,6 +62,10 @@ export function namespaceModules(
     ethAccountsNamespace(accounts, signer),
     personalNamespace(accounts, signer),
     minerNamespace(minerConfigMethods(services)),
-    { namespace: 'debug', access: 'private', methods: debugRuntimeMethods },
+    {
+      namespace: 'debug',
+      access: 'private',
+      methods: debugRuntimeMethods(services.layout.profilesDir),
+    },
   ];
 }
