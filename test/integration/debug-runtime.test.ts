@@ -345,6 +345,7 @@ describe('debug runtime methods', () => {
       join(outside, 'x'),
       'escape/x',
       'missing-folder/x',
+      'x'.repeat(300),
       '',
     ];
 

@@ -24,6 +24,8 @@ export interface PendingFile {
   discard(error: unknown): Promise<ServerError>;
 }
 const DIRECTORY_MODE = 0o700;
+/** The longest file name Linux file systems take, less the temporary suffix `writeThrough` adds. */
+const MAX_NAME_BYTES = 255 - '.0123456789ab.tmp'.length;
 
 function inside(root: string, path: string): boolean {
   const rest = relative(root, path);
@@ -44,6 +46,11 @@ export class ProfileDirectory {
       throw new InvalidInputError('invalid file name: give a file name such as cpu.cpuprofile');
     }
     const target = isAbsolute(file) ? resolve(file) : resolve(this.root, file);
+    if (Buffer.byteLength(basename(target)) > MAX_NAME_BYTES) {
+      throw new InvalidInputError(
+        `invalid file name: "${basename(target).slice(0, 32)}…" is longer than ${MAX_NAME_BYTES} bytes`,
+      );
+    }
     if (!inside(this.root, target)) throw this.outside(file);
     await mkdir(this.root, { recursive: true, mode: DIRECTORY_MODE });
     let folder: string;
@@ -70,7 +77,7 @@ export class ProfileDirectory {
       open: () => open(temporary, 'wx', FILE_MODE),
       commit: () => rename(temporary, path),
       discard: async (error: unknown) => {
-        await rm(temporary, { force: true });
+        await rm(temporary, { force: true }).catch(() => undefined);
         return new ServerError(`could not write ${path}: ${(error as Error).message}`, {
           cause: error,
         });

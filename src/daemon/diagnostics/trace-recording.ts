@@ -10,7 +10,7 @@ import type { Session } from 'node:inspector/promises';
 import type { ProfileDirectory } from './profile-directory.js';
 import type { Recording } from './recorder.js';
 
-export const TRACE_CATEGORIES: readonly string[] = ['v8', 'node', 'node.perf', 'node.async_hooks'];
+const TRACE_CATEGORIES: readonly string[] = ['v8', 'node', 'node.perf', 'node.async_hooks'];
 
 interface DataCollected {
   params: { value: unknown[] };
