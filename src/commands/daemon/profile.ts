@@ -28,7 +28,7 @@ export default class DaemonProfile extends BaseCommand {
   static override summary = "Record a CPU profile or a heap snapshot of the daemon's main thread.";
   static override description =
     'cpu samples the daemon for --duration and writes a .cpuprofile; heap writes a .heapsnapshot ' +
-    '(the daemon pauses while V8 walks its heap, about a second per few hundred MB). Both open in ' +
+    '(the daemon pauses while V8 walks its heap: seconds, more for a big heap). Both open in ' +
     'Chrome DevTools. The daemon writes the file into <datadir>/profiles (mode 0600: a heap ' +
     'snapshot holds every key the daemon holds) and the path is printed; with -o the file is ' +
     'moved there instead. Uses the debug JSON-RPC methods with the auth token of the data ' +

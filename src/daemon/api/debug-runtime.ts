@@ -23,7 +23,7 @@ import { beginTrace } from '../diagnostics/trace-recording.js';
 import { ConflictError } from '../errors.js';
 import { HEAP_GROWING_PERCENT } from '../heap-growth.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
-import type { JsonSchema, ParamSpec } from '../rpc/params.js';
+import type { ParamSpec } from '../rpc/params.js';
 
 /** `debug_memStats`: process memory and V8 heap statistics, in bytes. */
 export function memStats(): Record<string, number> {
@@ -67,13 +67,10 @@ const SECONDS: ParamSpec = {
 };
 
 function rate(description: string): ParamSpec {
-  const schema: JsonSchema = {
-    type: 'integer',
-    minimum: 0,
-    maximum: Number.MAX_SAFE_INTEGER,
-    description,
+  return {
+    name: 'rate',
+    schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description },
   };
-  return { name: 'rate', schema };
 }
 
 /** Go's block profile rate and mutex fraction turn their profile off at 0. */
