@@ -5,7 +5,17 @@
  * without the token.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HttpRpcClient } from '../../src/client/http-rpc-client.js';
@@ -20,7 +30,13 @@ beforeAll(async () => {
   daemon = await startTestDaemon();
   rpc = daemon.authedRpc;
   profiles = join(realpathSync(daemon.dataDir), 'profiles');
+  mkdirSync(profiles);
+  writeFileSync(join(profiles, STALE), 'left by a daemon stopped while it recorded');
+  writeFileSync(join(profiles, 'notes.tmp'), 'not ours');
 }, 60_000);
+
+/** A temporary file of a recording the daemon did not finish (it stopped meanwhile). */
+const STALE = 'trace.json.0123456789ab.tmp';
 
 afterAll(async () => {
   await daemon?.stop();
@@ -109,7 +125,7 @@ describe('debug runtime methods', () => {
         message: `unauthorized: ${method} requires authentication`,
       });
     }
-    expect(existsSync(profiles)).toBe(false);
+    expect(readdirSync(profiles).sort()).toEqual(['notes.tmp', STALE]);
   });
 
   it('refuses block and mutex profiles that were never turned on', async () => {
@@ -184,6 +200,8 @@ describe('debug runtime methods', () => {
     expect(order).toEqual(['eth_blockNumber', 'profile']);
     expect(path).toBe(join(profiles, 'timed.cpuprofile'));
     expectCpuProfile(path);
+    expect(existsSync(join(profiles, STALE))).toBe(false);
+    expect(existsSync(join(profiles, 'notes.tmp'))).toBe(true);
   });
 
   it('debug_startCPUProfile and debug_stopCPUProfile run one CPU profile at a time', async () => {

@@ -7,8 +7,8 @@
  * one, and with mode 0600: heap snapshots hold every secret the process holds.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
+import { mkdir, open, readdir, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { InvalidInputError, ServerError } from '../errors.js';
 
 const FILE_MODE = 0o600;
@@ -24,7 +24,9 @@ export interface PendingFile {
   discard(error: unknown): Promise<ServerError>;
 }
 const DIRECTORY_MODE = 0o700;
-/** The longest file name Linux file systems take, less the temporary suffix `writeThrough` adds. */
+const TEMPORARY_ID_BYTES = 6;
+const TEMPORARY_SUFFIX = /\.[0-9a-f]{12}\.tmp$/;
+/** The longest file name Linux file systems take, less the temporary suffix `pending` adds. */
 const MAX_NAME_BYTES = 255 - '.0123456789ab.tmp'.length;
 
 function inside(root: string, path: string): boolean {
@@ -33,6 +35,8 @@ function inside(root: string, path: string): boolean {
 }
 
 export class ProfileDirectory {
+  private prepared: Promise<void> | undefined;
+
   constructor(readonly root: string) {}
 
   /**
@@ -52,7 +56,13 @@ export class ProfileDirectory {
       );
     }
     if (!inside(this.root, target)) throw this.outside(file);
-    await mkdir(this.root, { recursive: true, mode: DIRECTORY_MODE });
+    this.prepared ??= this.prepare().catch((error: unknown) => {
+      this.prepared = undefined;
+      throw new ServerError(`could not prepare ${this.root}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    });
+    await this.prepared;
     let folder: string;
     try {
       folder = await realpath(dirname(target));
@@ -71,7 +81,7 @@ export class ProfileDirectory {
    * `discard` removes it. A failed write becomes a `ServerError` naming the file.
    */
   pending(path: string): PendingFile {
-    const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+    const temporary = `${path}.${randomBytes(TEMPORARY_ID_BYTES).toString('hex')}.tmp`;
     return {
       temporary,
       open: () => open(temporary, 'wx', FILE_MODE),
@@ -109,6 +119,16 @@ export class ProfileDirectory {
         await handle.close();
       }
     });
+  }
+
+  /**
+   * Creates the directory, and removes the temporary files of recordings a previous run of the
+   * daemon did not finish (it stopped while they ran): nothing is being written yet.
+   */
+  private async prepare(): Promise<void> {
+    await mkdir(this.root, { recursive: true, mode: DIRECTORY_MODE });
+    const stale = (await readdir(this.root)).filter((name) => TEMPORARY_SUFFIX.test(name));
+    await Promise.all(stale.map((name) => rm(join(this.root, name), { force: true })));
   }
 
   private outside(file: string): InvalidInputError {
