@@ -361,6 +361,7 @@ describe('debug runtime methods', () => {
       '/etc/x',
       join(daemon.dataDir, 'auth.token'),
       join(outside, 'x'),
+      `${profiles}-evil/x`,
       'escape/x',
       'missing-folder/x',
       'x'.repeat(300),
