@@ -4,13 +4,18 @@
  * life of every asynchronous resource (promises, sockets, timers), which is what Go's execution
  * trace shows of goroutines. The file is Chrome's trace-event JSON (`{"traceEvents": [...]}`),
  * which Perfetto, chrome://tracing and DevTools' Performance panel open. Events are written to
- * the file as the tracing agent hands them over, so a long trace is not held in memory.
+ * the file as the tracing agent hands them over, so a long trace is not held in memory; past
+ * `maxBytes` further events are dropped and counted (`otherData.droppedEvents`), so a long
+ * trace of a busy node cannot fill the disk the chain lives on.
  */
 import type { Session } from 'node:inspector/promises';
 import type { ProfileDirectory } from './profile-directory.js';
 import type { Recording } from './recorder.js';
 
 const TRACE_CATEGORIES: readonly string[] = ['v8', 'node', 'node.perf', 'node.async_hooks'];
+
+/** A trace file stops growing here: about four million events. */
+export const MAX_TRACE_BYTES = 1024 ** 3;
 
 interface DataCollected {
   params: { value: unknown[] };
@@ -20,6 +25,7 @@ export async function beginTrace(
   session: Session,
   directory: ProfileDirectory,
   path: string,
+  maxBytes = MAX_TRACE_BYTES,
 ): Promise<Recording> {
   const file = directory.pending(path);
   const handle = await file.open();
@@ -36,9 +42,24 @@ export async function beginTrace(
       });
   };
   let separator = '';
+  let bytes = 0;
+  let dropped = 0;
+  let full = false;
   const onData = ({ params }: DataCollected) => {
-    if (params.value.length === 0) return;
-    append(separator + params.value.map((event) => JSON.stringify(event)).join(','));
+    const kept: string[] = [];
+    for (const [index, event] of params.value.entries()) {
+      const text = full ? '' : JSON.stringify(event);
+      if (full || bytes + text.length + 1 > maxBytes) {
+        // The file ends at the first event that does not fit, never with gaps in its middle.
+        full = true;
+        dropped += params.value.length - index;
+        break;
+      }
+      bytes += text.length + 1;
+      kept.push(text);
+    }
+    if (kept.length === 0) return;
+    append(separator + kept.join(','));
     separator = ',';
   };
   const fail = async (error: unknown) => {
@@ -64,7 +85,7 @@ export async function beginTrace(
         );
         await session.post('NodeTracing.stop');
         await complete;
-        append(']}');
+        append(`],"otherData":{"droppedEvents":"${dropped}"}}`);
         await written;
         if (failure !== undefined) throw failure;
         session.off('NodeTracing.dataCollected', onData);
