@@ -88,6 +88,27 @@ describe('daemon profile', () => {
     expect(left).toEqual([]);
   }, 60_000);
 
+  it('keeps the profile in the data directory when -o cannot be written', async () => {
+    const target = join(output, 'missing', 'daemon.cpuprofile');
+    const result = await runCli([
+      'daemon',
+      'profile',
+      'cpu',
+      '--duration',
+      '1s',
+      '-o',
+      target,
+      '--datadir',
+      daemon.dataDir,
+    ]);
+    expect(result.code).toBe(1);
+    const kept = /it stays at (\S+\.cpuprofile)/.exec(result.message)?.[1];
+    expect(result.message).toContain(`could not move the profile to ${target}`);
+    expect(kept).toBeDefined();
+    expect(dirname(kept ?? '')).toBe(join(realpathSync(daemon.dataDir), 'profiles'));
+    expect(JSON.parse(readFileSync(kept ?? '', 'utf8'))).toHaveProperty('samples');
+  });
+
   it('refuses durations it cannot sample, and --duration for heap snapshots', async () => {
     for (const [args, message] of [
       [['cpu', '--duration', '1.5s'], '--duration must be whole seconds from 1s to 5m'],

@@ -73,9 +73,21 @@ export default class DaemonProfile extends BaseCommand {
     }
     const file = flags.output === undefined ? written : resolve(flags.output);
     const bytes =
-      flags.output === undefined ? (await stat(written)).size : await moveFile(written, file);
+      flags.output === undefined ? (await stat(written)).size : await this.move(written, file);
     this.log(`wrote ${file} (${bytes} bytes); ${OPEN_HINTS[kind]}`);
     return { kind, file, bytes, ...(kind === 'cpu' ? { durationSeconds: seconds } : {}) };
+  }
+
+  /** Moves the profile to -o; when that fails, says where the profile still is. */
+  private async move(written: string, file: string): Promise<number> {
+    try {
+      return await moveFile(written, file);
+    } catch (error) {
+      this.error(
+        `could not move the profile to ${file}: ${(error as Error).message}; it stays at ${written}`,
+        { exit: 1 },
+      );
+    }
   }
 
   private durationSeconds(raw: string): number {
