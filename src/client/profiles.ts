@@ -8,7 +8,7 @@ import type { HttpRpcClient } from './http-rpc-client.js';
 export type ProfileKind = 'cpu' | 'heap';
 
 /** What DevTools expects a file of each kind to be called. */
-export const PROFILE_EXTENSIONS: Record<ProfileKind, string> = {
+const PROFILE_EXTENSIONS: Record<ProfileKind, string> = {
   cpu: '.cpuprofile',
   heap: '.heapsnapshot',
 };
