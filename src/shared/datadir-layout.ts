@@ -39,6 +39,8 @@ export interface DataDirLayout {
   nodeKeyFile: string;
   /** Local wallets created by personal_initializeWallet. */
   walletsDir: string;
+  /** Profiles, heap snapshots and traces of the debug methods: the only place they write. */
+  profilesDir: string;
 }
 
 /** `$XDG_DATA_HOME/node-cli`, or `~/.local/share/node-cli`. */
@@ -65,5 +67,6 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     keystoreDir: join(root, 'keystore'),
     walletsDir: join(root, 'wallets'),
     nodeKeyFile: join(root, 'node_key.json'),
+    profilesDir: join(root, 'profiles'),
   };
 }

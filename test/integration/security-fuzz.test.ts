@@ -36,9 +36,20 @@ const LEAK =
  * eth_sign, eth_sendTransaction, eth_signTransaction would stop at "authentication needed"
  * before reaching the code worth fuzzing (accounts.test.ts covers locking). personal_newAccount
  * and personal_importRawKey run scrypt, so the daemon runs with --keystore.light-kdf to keep
- * them cheap.
+ * them cheap. The debug methods below hold their request for as long as asked (up to an hour),
+ * leave a recording running, or write a heap snapshot of tens of MB per call;
+ * debug-runtime.test.ts covers their parameters.
  */
-const EXCLUDED = new Set(['personal_lockAccount']);
+const EXCLUDED = new Set([
+  'personal_lockAccount',
+  'debug_cpuProfile',
+  'debug_blockProfile',
+  'debug_mutexProfile',
+  'debug_goTrace',
+  'debug_startCPUProfile',
+  'debug_startGoTrace',
+  'debug_writeMemProfile',
+]);
 
 interface FuzzCall {
   id: number;

@@ -66,7 +66,10 @@ export function namespaceModules(
     {
       namespace: 'debug',
       access: 'private',
-      methods: [...debugRuntimeMethods, ...debugLoggingMethods(services.logger)],
+      methods: [
+        ...debugRuntimeMethods(services.layout.profilesDir),
+        ...debugLoggingMethods(services.logger),
+      ],
     },
   ];
 }
