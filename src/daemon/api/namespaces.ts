@@ -8,6 +8,7 @@ import type { AccountManager } from '../accounts/account-manager.js';
 import { TransactionSigner } from '../accounts/transaction-signer.js';
 import type { NamespaceModule } from '../rpc/registry.js';
 import { debugRuntimeMethods } from './debug-runtime.js';
+import { devNamespace } from './dev-methods.js';
 import { ethAccountsNamespace } from './eth-accounts.js';
 import { ethFilterMethods } from './eth-filters.js';
 import { ethLogMethods } from './eth-logs.js';
@@ -36,6 +37,7 @@ export function accountSigning(services: NodeServices, accounts: AccountManager)
       pool: services.pool,
       nextBaseFee: () => services.chain.nextBaseFee(),
       suggestedTip: () => fees.suggestedTip(),
+      impersonating: (address) => services.dev.impersonation.covers(address),
     },
     accounts,
   );
@@ -63,5 +65,6 @@ export function namespaceModules(
     personalNamespace(accounts, signer),
     minerNamespace(minerConfigMethods(services)),
     { namespace: 'debug', access: 'private', methods: debugRuntimeMethods },
+    devNamespace(services.dev, services.config['dev.methods'] ?? services.config.dev),
   ];
 }

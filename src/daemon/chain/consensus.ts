@@ -224,11 +224,18 @@ export class ConsensusEngine {
     // The pool is brought up to date before any reader sees the block, and the block is
     // published on the bus before this thread serves another request: whoever is shown the
     // block then finds the pool, filters and subscriptions already past it.
+    // A block of state changes takes the least timestamp (the chain raises it to parent + 1)
+    // and leaves the clock alone: a timestamp chosen for the next block is for the next
+    // block of transactions.
+    const changesOnly = request.stateChange !== undefined;
+    const timestamp = changesOnly
+      ? parent.block.header.timestamp
+      : this.clock.timestampAfter(parent.block.header.timestamp);
     let committed: CommittedBlock;
     try {
       committed = await chain.buildAndCommitBlock(
         txs,
-        this.clock.timestampAfter(parent.block.header.timestamp),
+        timestamp,
         (block, state) => {
           for (const rejected of block.rejected) {
             pool.drop(rejected.hashHex);
@@ -247,7 +254,7 @@ export class ConsensusEngine {
       throw error;
     }
     this.failedRounds = 0;
-    this.clock.committed(committed.block.block.header.timestamp);
+    if (!changesOnly) this.clock.committed(committed.block.block.header.timestamp);
     step('commit', committed.block.hashHex);
     bus.publishBlock({
       block: committed.block,

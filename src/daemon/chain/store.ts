@@ -67,6 +67,8 @@ const SNAPSHOTS_KEY = 'devSnapshots';
 export interface ChainSnapshot {
   id: number;
   blockNumber: number;
+  /** The block clock's offset from the wall clock then, in seconds (decimal). */
+  timeOffset: string;
 }
 
 /** The snapshots taken and the id the next one gets (ids never repeat, as in Hardhat). */
