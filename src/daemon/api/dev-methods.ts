@@ -125,10 +125,15 @@ function operations(dev: DevControl): DevOperation[] {
         { name: 'blocks', schema: numberSchema, optional: true },
         { name: 'interval', schema: numberSchema, optional: true },
       ],
-      run: ([blocks, interval]: [number | string | undefined, number | string | undefined]) =>
+      // Hardhat spaces the blocks 1 s apart unless told; anvil stamps them as the clock says.
+      run: (
+        [blocks, interval]: [number | string | undefined, number | string | undefined],
+        family,
+      ) =>
         done(
           dev.mine(blocks === undefined ? 1n : big(blocks), {
-            interval: interval === undefined ? 1n : big(interval),
+            interval:
+              interval !== undefined ? big(interval) : family === 'hardhat' ? 1n : undefined,
           }),
         ),
     }),
