@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import { ConflictError } from '../errors.js';
-import { commitLmdb } from './lmdb-file.js';
+import { commitLmdb, extendForDeletes } from './lmdb-file.js';
 
 /** Where a committed transaction is, with its sender (so readers need not recover it). */
 export interface TxLocation {
@@ -91,6 +91,7 @@ function nodeKey(key: string): Buffer {
 
 export class ChainStore {
   private constructor(
+    private readonly path: string,
     private readonly root: RootDatabase,
     private readonly blocks: Database<Uint8Array, number>,
     private readonly receipts: Database<Uint8Array, number>,
@@ -117,6 +118,7 @@ export class ChainStore {
     });
     const binary = { encoding: 'binary' as const };
     return new ChainStore(
+      path,
       root,
       root.openDB<Uint8Array, number>('blocks', binary),
       root.openDB<Uint8Array, number>('receipts', binary),
@@ -228,6 +230,13 @@ export class ChainStore {
     removed: readonly RemovedBlock[],
     snapshots: ChainSnapshots,
   ): Promise<void> {
+    extendForDeletes(join(this.path, 'data.mdb'), this.root, [
+      this.blocks,
+      this.receipts,
+      this.blockNumbers,
+      this.txLocations,
+      this.meta,
+    ]);
     await commitLmdb(this.root, `the rewind to block ${head.number}`, () => {
       for (const block of removed) {
         for (const txHash of block.txHashes) this.txLocations.removeSync(Buffer.from(txHash));

@@ -30,7 +30,7 @@ import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Chain } from '../chain/chain.js';
 import { LMDB_MAP_SIZE } from '../chain/store.js';
-import { commitLmdb, lmdbFileProblem } from '../chain/lmdb-file.js';
+import { commitLmdb, extendForDeletes, lmdbFileProblem } from '../chain/lmdb-file.js';
 import { ServerError } from '../errors.js';
 import type { ChainReceipt } from '../chain/types.js';
 import type { BlockCommittedEvent, ChainRewoundEvent, EventBus, Unsubscribe } from './event-bus.js';
@@ -135,6 +135,7 @@ export class LogIndex {
   private unsubscribe: Unsubscribe | undefined;
 
   private constructor(
+    private readonly dataFile: string,
     private readonly root: RootDatabase,
     private readonly entries: Database<Uint8Array, Buffer>,
     private readonly meta: Database<IndexState, string>,
@@ -160,6 +161,7 @@ export class LogIndex {
     }
     const { root, entries, meta, state } = opened;
     const index = new LogIndex(
+      join(options.dir, 'data.mdb'),
       root,
       entries,
       meta,
@@ -309,6 +311,7 @@ export class LogIndex {
         const state: IndexState = { height: head, hash: event.head.hashHex };
         // Lowered first: queries meanwhile read the receipts of the new blocks above the head.
         this.height = head;
+        extendForDeletes(this.dataFile, this.root, [this.entries, this.meta]);
         await commitLmdb(this.root, 'the log index', () => {
           for (const { block, receipts } of indexed) {
             for (const key of blockKeys(Number(block.number), receipts)) {
