@@ -244,6 +244,35 @@ describe('dev methods on a dev chain', () => {
     expect(await timestamp()).toBeGreaterThanOrEqual(future);
   });
 
+  it('refuses values past their limits with an error naming them, and goes on', async () => {
+    const refusal = (method: string, params: unknown[]) =>
+      rpc(method, params).then(
+        () => undefined,
+        (error: unknown) => error as RpcResponseError,
+      );
+    expect(await refusal('hardhat_mine', ['0x2711'])).toEqual(
+      expect.objectContaining({ message: expect.stringContaining('at most 10000') }),
+    );
+    expect(await refusal('evm_setNextBlockTimestamp', [`0x${(2n ** 60n).toString(16)}`])).toEqual(
+      expect.objectContaining({ code: -32602, message: expect.stringContaining('timestamp') }),
+    );
+    expect(await refusal('evm_setIntervalMining', [2 ** 40])).toEqual(
+      expect.objectContaining({ code: -32602, message: expect.stringContaining('interval') }),
+    );
+    expect(await refusal('hardhat_setNonce', [keyless(10), `0x${'f'.repeat(16)}`])).toEqual(
+      expect.objectContaining({ code: -32602, message: expect.stringContaining('nonce') }),
+    );
+    expect(
+      await refusal('anvil_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1' } }]),
+    ).toEqual(
+      expect.objectContaining({ message: expect.stringContaining('forking is not supported') }),
+    );
+    expect(await refusal('evm_revert', [])).toEqual(expect.objectContaining({ code: -32602 }));
+    const head = await blockNumber();
+    await rpc('evm_mine');
+    expect(await blockNumber()).toBe(head + 1n);
+  });
+
   it('switches automine and interval mining, and drops pooled transactions', async () => {
     expect(await rpc('hardhat_getAutomine')).toBe(true);
     expect(await rpc('evm_setAutomine', [false])).toBe(true);

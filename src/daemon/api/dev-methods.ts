@@ -141,7 +141,7 @@ function operations(dev: DevControl): DevOperation[] {
       names: { hardhat: ['evm_increaseTime'], anvil: ['anvil_increaseTime'] },
       params: [{ name: 'seconds', schema: numberSchema }],
       run: ([seconds]: [number | string], family) => {
-        const offset = dev.clock.increase(big(seconds));
+        const offset = dev.increaseTime(big(seconds));
         return family === 'hardhat' ? offset.toString() : Number(offset);
       },
     }),
@@ -156,18 +156,18 @@ function operations(dev: DevControl): DevOperation[] {
     operation({
       names: { anvil: ['anvil_setTime', 'evm_setTime'] },
       params: [{ name: 'timestamp', schema: numberSchema }],
-      run: ([timestamp]: [number | string]) => Number(dev.clock.setTime(big(timestamp))),
+      run: ([timestamp]: [number | string]) => Number(dev.setTime(big(timestamp))),
     }),
     operation({
       names: { anvil: ['anvil_setBlockTimestampInterval'] },
       params: [{ name: 'seconds', schema: numberSchema }],
-      run: ([seconds]: [number | string]) => dev.clock.setInterval(big(seconds)),
+      run: ([seconds]: [number | string]) => dev.setBlockTimestampInterval(big(seconds)),
     }),
     operation({
       names: { anvil: ['anvil_removeBlockTimestampInterval'] },
       params: [],
       run: () => {
-        dev.clock.setInterval(undefined);
+        dev.setBlockTimestampInterval(undefined);
         return true;
       },
     }),

@@ -7,6 +7,12 @@
  * blocks after it continue from there as time passes, instead of jumping back to the wall clock.
  * The chain still raises a timestamp that is not after its parent's to parent + 1.
  */
+/**
+ * Latest timestamp the clock gives (2^48 s, some nine million years ahead): far inside the
+ * header's uint64, so blocks stamped parent + 1 from there never overflow it.
+ */
+export const MAX_BLOCK_TIMESTAMP = 2n ** 48n;
+
 export class BlockClock {
   /** Seconds added to the wall clock. */
   private offset = 0n;
@@ -22,9 +28,9 @@ export class BlockClock {
 
   /** The timestamp the block after one stamped `parent` gets. */
   timestampAfter(parent: bigint): bigint {
-    if (this.next !== undefined) return this.next;
-    if (this.interval !== undefined) return parent + this.interval;
-    return this.seconds();
+    const chosen =
+      this.next ?? (this.interval !== undefined ? parent + this.interval : this.seconds());
+    return chosen < MAX_BLOCK_TIMESTAMP ? chosen : MAX_BLOCK_TIMESTAMP;
   }
 
   /** Told the timestamp a block was committed with: a chosen one is used up, the clock follows it. */

@@ -16,6 +16,7 @@
  */
 import { Account, type Address } from '@ethereumjs/util';
 import type { StateManagerInterface } from '@ethereumjs/common';
+import { MAX_BLOCK_TIMESTAMP } from '../chain/block-clock.js';
 import type { Chain } from '../chain/chain.js';
 import type { ConsensusEngine, MiningMode } from '../chain/consensus.js';
 import type { ChainSnapshots } from '../chain/store.js';
@@ -26,6 +27,15 @@ import { Impersonation } from './impersonation.js';
 
 /** Most blocks one `hardhat_mine`/`anvil_mine` call makes: each is a real, committed block. */
 export const MAX_MINED_BLOCKS = 10_000;
+/** Longest mining interval: what a Node.js timer can wait (about 24.8 days). */
+export const MAX_MINING_INTERVAL_MS = 2 ** 31 - 1;
+const MAX_NONCE = 2n ** 64n - 1n;
+
+/** Refuses `value` above `max`, naming what it is. */
+function atMost(value: bigint, max: bigint, what: string): bigint {
+  if (value > max) throw new InvalidInputError(`invalid params: ${what} ${value} exceeds ${max}`);
+  return value;
+}
 
 export interface DevControlParts {
   chain: Chain;
@@ -106,6 +116,9 @@ export class DevControl {
         `cannot mine ${count} blocks in one call: at most ${MAX_MINED_BLOCKS} (each is a committed block)`,
       );
     }
+    if (options.interval !== undefined) {
+      atMost(options.interval, MAX_BLOCK_TIMESTAMP, 'interval (s)');
+    }
     if (options.timestamp !== undefined) this.setNextBlockTimestamp(options.timestamp);
     for (let mined = 0n; mined < count; mined++) {
       if (mined > 0n && options.interval !== undefined) {
@@ -119,6 +132,7 @@ export class DevControl {
 
   /** The next block gets exactly `timestamp`, which must be after the head's. */
   setNextBlockTimestamp(timestamp: bigint): void {
+    atMost(timestamp, MAX_BLOCK_TIMESTAMP, 'timestamp');
     const head = this.parts.chain.head().block.header.timestamp;
     if (timestamp <= head) {
       throw new InvalidInputError(
@@ -133,7 +147,28 @@ export class DevControl {
   }
 
   setMiningMode(mode: Partial<MiningMode>): void {
+    if (mode.intervalMs !== undefined) {
+      atMost(BigInt(mode.intervalMs), BigInt(MAX_MINING_INTERVAL_MS), 'mining interval (ms)');
+    }
     this.parts.engine.setMiningMode(mode);
+  }
+
+  /** Moves the block clock forward by `seconds`; resolves with the offset from the wall clock. */
+  increaseTime(seconds: bigint): bigint {
+    atMost(this.clock.seconds() + seconds, MAX_BLOCK_TIMESTAMP, 'time');
+    return this.clock.increase(seconds);
+  }
+
+  /** Sets the block clock to `timestamp`; resolves with the offset from the wall clock. */
+  setTime(timestamp: bigint): bigint {
+    return this.clock.setTime(atMost(timestamp, MAX_BLOCK_TIMESTAMP, 'timestamp'));
+  }
+
+  /** Stamps each block its parent's timestamp plus `seconds` (undefined: the clock again). */
+  setBlockTimestampInterval(seconds: bigint | undefined): void {
+    this.clock.setInterval(
+      seconds === undefined ? undefined : atMost(seconds, MAX_BLOCK_TIMESTAMP, 'interval (s)'),
+    );
   }
 
   setBalance(address: Address, balance: bigint): Promise<void> {
@@ -143,6 +178,7 @@ export class DevControl {
   }
 
   setNonce(address: Address, nonce: bigint): Promise<void> {
+    atMost(nonce, MAX_NONCE - 1n, 'nonce');
     return this.changeAccount(address, (account) => {
       account.nonce = nonce;
     });
