@@ -250,29 +250,41 @@ export class Chain extends ChainReader implements PoolStateView {
     return this.inTurn(async () => {
       const target = this.getBlockByNumber(number);
       if (target === undefined) throw new NotFoundError(`block ${number} not found`);
+      const previous = this.head();
       const rewound: RewoundBlock[] = [];
-      for (let n = number + 1n; n <= this.head().number; n++) {
+      for (let n = number + 1n; n <= previous.number; n++) {
         rewound.push({ block: this.getBlockByNumber(n)!, receipts: this.getBlockReceipts(n)! });
       }
-      await this.store.rewindTo(
-        { number: Number(number), hash: target.hash },
-        rewound.map(({ block }) => ({
-          number: Number(block.number),
-          hash: block.hash,
-          txHashes: block.block.transactions.map((tx) => tx.hash()),
-        })),
-        snapshots,
-      );
+      // Readers move to the target first: from then on they ask for nothing above it, so none
+      // reads a block the commit below is deleting, whichever snapshot it reads.
+      this.moveHeadBack(target);
+      try {
+        await this.store.rewindTo(
+          { number: Number(number), hash: target.hash },
+          rewound.map(({ block }) => ({
+            number: Number(block.number),
+            hash: block.hash,
+            txHashes: block.block.transactions.map((tx) => tx.hash()),
+          })),
+          snapshots,
+        );
+      } catch (error) {
+        this.moveHeadBack(previous);
+        throw error;
+      }
       try {
         await this.executionState.setStateRoot(target.block.header.stateRoot);
       } finally {
         this.writeBack.clear();
       }
-      this.store.startFreshSnapshot();
-      this.sharedHead.publishRewind(number);
-      this.rewindHead(target);
       return rewound;
     });
+  }
+
+  /** Makes `block` the head of every reader, on this thread and the others, after a rewind. */
+  private moveHeadBack(block: StoredBlock): void {
+    this.sharedHead.publishRewind(block.number);
+    this.rewindHead(block);
   }
 
   /** The development snapshots stored with the chain. */
