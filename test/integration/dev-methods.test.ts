@@ -474,6 +474,70 @@ describe('dev methods on a dev chain', () => {
   });
 });
 
+describe("dev methods through viem's hardhat test client", () => {
+  let daemon: TestDaemon;
+  beforeAll(async () => {
+    daemon = await startTestDaemon(FLAGS);
+  });
+  afterAll(async () => {
+    await daemon?.stop();
+  });
+
+  it('sends the hardhat_* forms: snapshot, setters, mine, time, impersonation, revert', async () => {
+    const chain = defineChain({
+      id: Number(DEV_CHAIN_ID),
+      name: 'node-cli dev',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [daemon.endpoints.http] } },
+    });
+    const transport = http(daemon.endpoints.http);
+    const client = createTestClient({ chain, mode: 'hardhat', transport, cacheTime: 0 }).extend(
+      publicActions,
+    );
+    const target = keyless(11) as Address;
+    const id = await client.snapshot();
+    await client.setBalance({ address: target, value: 5n * 10n ** 18n });
+    await client.setNonce({ address: target, nonce: 3 });
+    await client.setCode({ address: target, bytecode: '0x6001600055' });
+    await client.setStorageAt({
+      address: target,
+      index: 1,
+      value: `0x${'00'.repeat(31)}07` as Hex,
+    });
+    expect(await client.getBalance({ address: target })).toBe(5n * 10n ** 18n);
+    expect(await client.getTransactionCount({ address: target })).toBe(3);
+    expect(BigInt((await client.getStorageAt({ address: target, slot: '0x1' }))!)).toBe(7n);
+
+    const head = await client.getBlockNumber();
+    await client.mine({ blocks: 3 });
+    const blocks = await Promise.all(
+      [head + 1n, head + 2n, head + 3n].map((blockNumber) => client.getBlock({ blockNumber })),
+    );
+    expect(blocks.map((b) => b.timestamp - blocks[0].timestamp)).toEqual([0n, 1n, 2n]);
+    const before = (await client.getBlock()).timestamp;
+    await client.increaseTime({ seconds: 86_400 });
+    await client.mine({ blocks: 1 });
+    expect((await client.getBlock()).timestamp).toBeGreaterThanOrEqual(before + 86_400n);
+    expect(await client.getAutomine()).toBe(true);
+
+    await client.impersonateAccount({ address: target });
+    const walletClient = createWalletClient({ chain, transport });
+    // `target` has code, which EIP-3607 refuses as a sender: a keyless holder without code sends.
+    await client.stopImpersonatingAccount({ address: target });
+    const holder = keyless(12) as Address;
+    await client.setBalance({ address: holder, value: 10n ** 18n });
+    await client.impersonateAccount({ address: holder });
+    const hash = await walletClient.sendTransaction({ account: holder, to: target, value: 9n });
+    expect((await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })).status).toBe(
+      'success',
+    );
+
+    await client.revert({ id });
+    expect(await client.getBalance({ address: target })).toBe(0n);
+    expect(await client.getBlockNumber()).toBe(head - 4n);
+  });
+});
+
 describe('dev methods without --dev.methods', () => {
   let daemon: TestDaemon;
   beforeAll(async () => {
