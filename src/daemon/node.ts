@@ -13,6 +13,7 @@ import { PACKAGE_VERSION } from '../shared/version.js';
 import { AccountManager } from './accounts/account-manager.js';
 import { KeyDerivationSlots } from './accounts/key-derivation-slots.js';
 import { serialiseLog } from './api/eth-logs.js';
+import { DEV_NAMESPACE } from './api/dev-methods.js';
 import { accountSigning, namespaceModules } from './api/namespaces.js';
 import type { NodeServices } from './api/services.js';
 import { UNSUPPORTED_METHODS } from './api/unsupported.js';
@@ -30,6 +31,7 @@ import {
 } from './call-threads/call-thread-pool.js';
 import { SenderRecovery } from './crypto/sender-recovery.js';
 import { writeFileAtomic } from './datadir/atomic-write.js';
+import { DevControl } from './dev/dev-control.js';
 import { startConsensusRpcServer } from './consensus-rpc/server.js';
 import { AuthToken } from './datadir/auth-token.js';
 import { openNodeKey } from './datadir/node-key.js';
@@ -142,6 +144,7 @@ async function startChain(
   );
   engine.start();
   shutdownSteps.push(closing('block production', () => engine.stop(), logger));
+  const dev = new DevControl({ chain, engine, pool, bus });
   logger.info('chain opened', {
     chainId: chain.chainId,
     genesis: custom ? layout.genesisFile : 'embedded dev chain',
@@ -153,6 +156,7 @@ async function startChain(
     pool,
     bus,
     logs,
+    dev,
     config,
     layout,
     format: { ethereumCompat: config['json-rpc.ethereum-compat'] },
@@ -323,9 +327,10 @@ export async function startNode(
       senderRecovery,
       production,
     );
-    const registry = new MethodRegistry(new Set(config['evm.rpc.api'])).declareUnsupported(
-      UNSUPPORTED_METHODS,
-    );
+    // The dev namespace is governed by --dev.methods (its methods refuse when it is off).
+    const registry = new MethodRegistry(
+      new Set([...config['evm.rpc.api'], DEV_NAMESPACE]),
+    ).declareUnsupported(UNSUPPORTED_METHODS);
     const accounts = new AccountManager({
       keystoreDir: layout.keystoreDir,
       walletsDir: layout.walletsDir,

@@ -50,6 +50,9 @@ class FakePool implements TxPoolApi {
   drop(hashHex: string): void {
     this.txs.splice(0, this.txs.length, ...this.txs.filter((t) => t.hashHex !== hashHex));
   }
+  async dropAll(): Promise<string[]> {
+    return this.txs.splice(0).map((t) => t.hashHex);
+  }
   getByHash(hashHex: string): PooledTransaction | undefined {
     return this.txs.find((t) => t.hashHex === hashHex);
   }

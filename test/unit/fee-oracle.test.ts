@@ -40,6 +40,7 @@ function chainOf(blocksOfTips: ReadonlyArray<readonly bigint[]>) {
       listeners.push(listener);
       return () => undefined;
     },
+    onRewind: () => () => undefined,
   };
   const commit = (tips: readonly bigint[]) => {
     const receipts = receiptsPaying(tips);

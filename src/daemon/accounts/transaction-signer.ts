@@ -10,7 +10,7 @@
  * time, so concurrent sends from one account get consecutive nonces instead of colliding.
  */
 import type { Common } from '@ethereumjs/common';
-import { createTx, type TypedTransaction } from '@ethereumjs/tx';
+import { createTx, type TransactionType, type TxData, type TypedTransaction } from '@ethereumjs/tx';
 import {
   Address,
   MAX_INTEGER,
@@ -19,6 +19,7 @@ import {
   hexToBytes,
   type PrefixedHexString,
 } from '@ethereumjs/util';
+import { impersonatedTransaction } from '../chain/impersonation-signature.js';
 import { InvalidInputError, TransactionRejectedError } from '../errors.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import type { Admission, TxPoolApi } from '../txpool/types.js';
@@ -54,6 +55,11 @@ export interface TransactionSignerDeps {
   nextBaseFee(): bigint;
   /** The tip eth_maxPriorityFeePerGas suggests. */
   suggestedTip(): bigint;
+  /**
+   * Whether sends from `address` go out without its key (development impersonation,
+   * `dev/impersonation.ts`). Default: never.
+   */
+  impersonating?(address: string): boolean;
 }
 
 /** Signs and sends transactions of the node's accounts. */
@@ -75,8 +81,22 @@ export class TransactionSigner {
     return this.serial.run(() => this.fillAndSign(fields, key));
   }
 
-  /** Fills, signs with the unlocked key of `fields.from` and submits; returns the hash. */
+  /**
+   * Fills, signs with the unlocked key of `fields.from` and submits; returns the hash. An
+   * impersonated sender's transaction gets the stand-in signature instead (no key needed) and
+   * stays out of the pool's journal, which keeps senders by their public keys.
+   */
   async sendWithUnlockedKey(fields: TransactionFields): Promise<string> {
+    if (this.deps.impersonating?.(fields.from) === true) {
+      const sender = toAddress(fields.from);
+      const admission = await this.serial.run(async () =>
+        this.deps.pool.admit(
+          impersonatedTransaction(await this.fill(fields), sender, this.deps.common),
+          { journal: false },
+        ),
+      );
+      return acknowledged(admission);
+    }
     const key = await this.accounts.unlockedKey(fields.from);
     return acknowledged(await this.serial.run(() => this.fillSignAndAdmit(fields, key)));
   }
@@ -110,6 +130,11 @@ export class TransactionSigner {
   }
 
   private async fillAndSign(fields: TransactionFields, key: Uint8Array): Promise<TypedTransaction> {
+    return createTx(await this.fill(fields), { common: this.deps.common }).sign(key);
+  }
+
+  /** The transaction's fields, missing ones filled (see the module's header). */
+  private async fill(fields: TransactionFields): Promise<TxData[TransactionType]> {
     const { common, pool } = this.deps;
     if (fields.chainId !== undefined && fields.chainId !== common.chainId()) {
       throw new InvalidInputError(
@@ -132,9 +157,7 @@ export class TransactionSigner {
     if (base.to === undefined) {
       refuseOversizedInitcode(fields.data?.length ?? 0, common.param('maxInitCodeSize'));
     }
-    const data =
-      fees.type === 0 ? { ...base, ...fees } : { ...base, ...fees, chainId: common.chainId() };
-    return createTx(data, { common }).sign(key);
+    return fees.type === 0 ? { ...base, ...fees } : { ...base, ...fees, chainId: common.chainId() };
   }
 
   private fees(

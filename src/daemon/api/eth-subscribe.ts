@@ -18,7 +18,7 @@
  */
 import type { ChainLog, StoredBlock } from '../chain/types.js';
 import { LimitExceededError, NotFoundError, UnsupportedError } from '../errors.js';
-import type { Unsubscribe } from '../events/event-bus.js';
+import { rewoundLogs, type Unsubscribe } from '../events/event-bus.js';
 import { logCriteria, logMatcher, type LogFilterObject } from '../events/log-filter.js';
 import { newFilterId } from '../events/polling-filters.js';
 import { validateParams, type JsonSchema, type ParamSpec } from '../rpc/params.js';
@@ -135,13 +135,20 @@ export function ethSubscribeMethods(
       }
       case 'logs': {
         const matches = logMatcher(logCriteria((options ?? {}) as LogFilterObject));
-        return bus.onBlock((event) => {
-          for (const receipt of event.receipts) {
-            for (const log of receipt.logs) {
-              if (matches(log) && !send(logJson(log))) return;
-            }
-          }
+        const sendMatching = (logs: readonly ChainLog[]) => {
+          for (const log of logs) if (matches(log) && !send(logJson(log))) return;
+        };
+        const stopBlocks = bus.onBlock((event) => {
+          for (const receipt of event.receipts) sendMatching(receipt.logs);
         });
+        // A development rewind announces the logs it took away, as geth does a reorganisation's.
+        const stopRewinds = bus.onRewind((event) => {
+          for (const { logs } of rewoundLogs(event)) sendMatching(logs);
+        });
+        return () => {
+          stopBlocks();
+          stopRewinds();
+        };
       }
       case 'newPendingTransactions': {
         const full = options === true;

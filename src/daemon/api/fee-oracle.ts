@@ -46,11 +46,16 @@ export class FeeOracle {
   /** Takes the fee facts of every block published on `committed` as it comes. */
   constructor(
     private readonly chain: FeeSource,
-    committed?: Pick<EventBus, 'onBlock'>,
+    committed?: Pick<EventBus, 'onBlock' | 'onRewind'>,
   ) {
     committed?.onBlock(({ block, receipts }) =>
       this.fees.set(block.number, blockFees(headerFees(block.block.header), receipts)),
     );
+    // A development rewind gives numbers new blocks.
+    committed?.onRewind(() => {
+      this.fees.clear();
+      this.cached = undefined;
+    });
   }
 
   /** Suggested priority fee (eth_maxPriorityFeePerGas). */

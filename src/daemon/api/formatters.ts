@@ -143,7 +143,7 @@ export function formatLog(log: ChainLog): Record<string, unknown> {
     transactionIndex: quantity(log.transactionIndex),
     blockHash: hex(log.blockHash),
     logIndex: quantity(log.logIndex),
-    removed: false,
+    removed: log.removed,
   };
 }
 

@@ -9,6 +9,7 @@ import { TransactionSigner } from '../accounts/transaction-signer.js';
 import type { NamespaceModule } from '../rpc/registry.js';
 import { debugLoggingMethods } from './debug-logging.js';
 import { debugRuntimeMethods } from './debug-runtime.js';
+import { devNamespace } from './dev-methods.js';
 import { ethAccountsNamespace } from './eth-accounts.js';
 import { ethFilterMethods } from './eth-filters.js';
 import { ethLogMethods } from './eth-logs.js';
@@ -37,6 +38,7 @@ export function accountSigning(services: NodeServices, accounts: AccountManager)
       pool: services.pool,
       nextBaseFee: () => services.chain.nextBaseFee(),
       suggestedTip: () => fees.suggestedTip(),
+      impersonating: (address) => services.dev.impersonation.covers(address),
     },
     accounts,
   );
@@ -71,5 +73,6 @@ export function namespaceModules(
         ...debugLoggingMethods(services.logger),
       ],
     },
+    devNamespace(services.dev, services.config['dev.methods'] ?? services.config.dev),
   ];
 }

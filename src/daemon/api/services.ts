@@ -6,6 +6,7 @@ import type { DataDirLayout } from '../../shared/datadir-layout.js';
 import type { Chain } from '../chain/chain.js';
 import type { ChainReader } from '../chain/chain-reader.js';
 import type { NodeConfig } from '../config/options.js';
+import type { DevControl } from '../dev/dev-control.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { LogReaders } from '../events/log-readers.js';
 import type { DaemonLogger } from '../logger.js';
@@ -27,6 +28,8 @@ export interface NodeServices {
   bus: EventBus;
   /** The log index, eth_getLogs queries and polling filters. */
   logs: LogReaders;
+  /** The test controls of dev chains (served only when `--dev.methods` resolves true). */
+  dev: DevControl;
   config: NodeConfig;
   layout: DataDirLayout;
   format: FormatOptions;

@@ -34,6 +34,7 @@ import { decodeBlockRecord } from './block-record.js';
 import { createChainCommon } from './common.js';
 import { genesisBlockHash } from './genesis-block.js';
 import { loadGenesis } from './genesis-source.js';
+import { isImpersonationSignature } from './impersonation-signature.js';
 import { lmdbFileProblem } from './lmdb-file.js';
 import { OrderedTrieRoot } from './ordered-trie-root.js';
 import { decodeReceipts, receiptsOfBlock } from './receipt-codec.js';
@@ -201,6 +202,7 @@ class BlockChecker {
   }
 
   private signedBy(tx: TypedTransaction, sender: Address): boolean {
+    if (isImpersonationSignature(tx, sender)) return true;
     try {
       return sender.equals(tx.getSenderAddress());
     } catch {

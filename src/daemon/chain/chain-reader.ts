@@ -119,6 +119,8 @@ export class ChainReader {
   private headState: MerkleStateManager;
   private readonly callVms = new CallVmCache();
   private callExecution: CallExecution | undefined;
+  /** The producer's rewind count this reader's caches belong to (followers only). */
+  private rewinds = 0;
 
   protected constructor(
     readonly common: Common,
@@ -136,6 +138,7 @@ export class ChainReader {
     );
     this.headState = this.openState(headBlock.block.header.stateRoot);
     this.blocksByNumber.set(headBlock.number, headBlock);
+    if (followed !== undefined) this.rewinds = followed.readBoth().rewinds;
   }
 
   /**
@@ -405,11 +408,26 @@ export class ChainReader {
     this.headAccounts.clear();
   }
 
+  /**
+   * Makes `stored` the head after a rewind: the blocks and receipts cached by number may have
+   * been replaced, so none of them is kept.
+   */
+  protected rewindHead(stored: StoredBlock): void {
+    this.blocksByNumber.clear();
+    this.receiptsByNumber.clear();
+    this.advanceHead(stored);
+  }
+
   /** Moves to the block the producer published last, on a fresh database snapshot. */
   private follow(followed: SharedHead): void {
-    const published = followed.read();
-    if (published === this.headBlock.number) return;
+    const { number: published, rewinds } = followed.readBoth();
+    if (published === this.headBlock.number && rewinds === this.rewinds) return;
     this.store.startFreshSnapshot();
+    if (rewinds !== this.rewinds) {
+      this.rewinds = rewinds;
+      this.blocksByNumber.clear();
+      this.receiptsByNumber.clear();
+    }
     const record = this.store.blockRecord(Number(published));
     if (record === undefined) {
       throw new ServerError(`block ${published} was published but is not in the chain store`);

@@ -15,7 +15,7 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { bytesToHex, createZeroAddress, equalsBytes } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
 import { initCrypto } from '../crypto/wasm-crypto.js';
-import { ConflictError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import type { PoolStateView, PooledTransaction } from '../txpool/types.js';
 import { decodeBlockRecord, encodeBlockRecord, storedBlock } from './block-record.js';
 import { checksumAddress } from './checksum-address.js';
@@ -23,12 +23,12 @@ import { ChainReader, blockHashSource, openTrie } from './chain-reader.js';
 import type { ReaderCacheBytes } from './chain-reader.js';
 import { createChainCommon } from './common.js';
 import { BlockExecutor } from './executor.js';
-import type { ExecutedTx } from './executor.js';
+import type { ExecutedTx, StateChange } from './executor.js';
 import type { GenesisConfig } from './genesis.js';
 import { buildGenesisBlock, genesisBlockHash } from './genesis-block.js';
 import { encodeReceipts, receiptsOfBlock } from './receipt-codec.js';
 import { SharedHead } from './shared-head.js';
-import { ChainStore } from './store.js';
+import { ChainStore, type ChainSnapshots } from './store.js';
 import {
   checkOpenedStore,
   checkStoreFile,
@@ -36,7 +36,13 @@ import {
   holdsChain,
 } from './store-integrity.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
-import type { BeforeVisible, CommittedBlock, StoredBlock, TxResult } from './types.js';
+import type {
+  BeforeVisible,
+  CommittedBlock,
+  RewoundBlock,
+  StoredBlock,
+  TxResult,
+} from './types.js';
 
 export interface ChainOptions {
   dataDir: string;
@@ -250,8 +256,70 @@ export class Chain extends ChainReader implements PoolStateView {
     txs: readonly PooledTransaction[],
     timestamp: bigint,
     beforeVisible?: BeforeVisible,
+    stateChange?: StateChange,
   ): Promise<CommittedBlock> {
-    const run = this.producing.then(() => this.produce(txs, timestamp, beforeVisible));
+    return this.inTurn(() => this.produce(txs, timestamp, beforeVisible, stateChange));
+  }
+
+  /**
+   * Takes every block above `number` off the chain (a development rewind: `evm_revert`,
+   * `anvil_reset`), in one store transaction with the snapshots that remain; the execution
+   * state goes back to that block's root and every reader moves to it. Resolves with the
+   * removed blocks and their receipts, oldest first.
+   */
+  rewindTo(number: bigint, snapshots: ChainSnapshots): Promise<RewoundBlock[]> {
+    return this.inTurn(async () => {
+      const target = this.getBlockByNumber(number);
+      if (target === undefined) throw new NotFoundError(`block ${number} not found`);
+      const previous = this.head();
+      const rewound: RewoundBlock[] = [];
+      for (let n = number + 1n; n <= previous.number; n++) {
+        rewound.push({ block: this.getBlockByNumber(n)!, receipts: this.getBlockReceipts(n)! });
+      }
+      // Readers move to the target first: from then on they ask for nothing above it, so none
+      // reads a block the commit below is deleting, whichever snapshot it reads.
+      this.moveHeadBack(target);
+      try {
+        await this.store.rewindTo(
+          { number: Number(number), hash: target.hash },
+          rewound.map(({ block }) => ({
+            number: Number(block.number),
+            hash: block.hash,
+            txHashes: block.block.transactions.map((tx) => tx.hash()),
+          })),
+          snapshots,
+        );
+      } catch (error) {
+        this.moveHeadBack(previous);
+        throw error;
+      }
+      try {
+        await this.executionState.setStateRoot(target.block.header.stateRoot);
+      } finally {
+        this.writeBack.clear();
+      }
+      return rewound;
+    });
+  }
+
+  /** Makes `block` the head of every reader, on this thread and the others, after a rewind. */
+  private moveHeadBack(block: StoredBlock): void {
+    this.sharedHead.publishRewind(block.number);
+    this.rewindHead(block);
+  }
+
+  /** The development snapshots stored with the chain. */
+  snapshots(): ChainSnapshots {
+    return this.store.snapshots();
+  }
+
+  saveSnapshots(snapshots: ChainSnapshots): Promise<void> {
+    return this.inTurn(() => this.store.saveSnapshots(snapshots));
+  }
+
+  /** Runs `step` after the chain's writes in flight, before any queued after it. */
+  private inTurn<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.producing.then(step);
     this.producing = run.catch(() => undefined);
     return run;
   }
@@ -266,8 +334,9 @@ export class Chain extends ChainReader implements PoolStateView {
     txs: readonly PooledTransaction[],
     timestamp: bigint,
     beforeVisible: BeforeVisible | undefined,
+    stateChange: StateChange | undefined,
   ): Promise<CommittedBlock> {
-    const committed = await this.executeAndCommit(txs, timestamp);
+    const committed = await this.executeAndCommit(txs, timestamp, stateChange);
     const { block, receipts } = committed;
     try {
       await beforeVisible?.(committed, this.accountsAfter(block));
@@ -285,6 +354,7 @@ export class Chain extends ChainReader implements PoolStateView {
   private async executeAndCommit(
     txs: readonly PooledTransaction[],
     timestamp: bigint,
+    stateChange: StateChange | undefined,
   ): Promise<CommittedBlock> {
     const parent = this.head();
     const parentHeader = parent.block.header;
@@ -298,7 +368,7 @@ export class Chain extends ChainReader implements PoolStateView {
       extraData: new Uint8Array(),
     };
     try {
-      const executed = await this.executor.execute(context, txs);
+      const executed = await this.executor.execute(context, txs, stateChange);
       const stored = storedBlock(
         executed.block,
         executed.included.map((e) => e.pooled.sender),

@@ -7,13 +7,21 @@
  * validator each vote is our own and every step succeeds at once.
  *
  * Timing: with a block time the engine commits one block per interval (empty ones too unless
- * disabled). With block time 0 it commits as soon as transactions are pending, batching
- * everything pending that fits the block gas limit, and otherwise sleeps until the pool wakes it.
- * `stop()` never abandons a block in flight: it waits for the round to finish.
+ * disabled). With block time 0 it commits as soon as transactions are pending (automine),
+ * batching everything pending that fits the block gas limit, and otherwise sleeps until the pool
+ * wakes it. Both can be changed while running (`setMiningMode`: `evm_setAutomine`,
+ * `evm_setIntervalMining`), and `mine` commits a block on demand; every round, the engine's own
+ * and those asked for, runs in one queue, as does `exclusive` work (a development rewind).
+ * Timestamps come from a `BlockClock`. `stop()` never abandons a block in flight: it waits for
+ * the round to finish.
  */
+import type { Address } from '@ethereumjs/util';
 import { StorageError } from '../errors.js';
 import type { EventBus, Unsubscribe } from '../events/event-bus.js';
+import { SerialQueue } from '../txpool/serial-queue.js';
 import type { PooledTransaction, TxPoolApi } from '../txpool/types.js';
+import { BlockClock } from './block-clock.js';
+import type { StateChange } from './executor.js';
 import type { ProductionHealth } from './production-health.js';
 import type { BeforeVisible, CommittedBlock, RejectedTx } from './types.js';
 
@@ -31,12 +39,31 @@ export interface ConsensusStepEvent {
 
 /** What the engine needs from the chain (see `Chain.buildAndCommitBlock`). */
 export interface BlockProducer {
-  head(): { number: bigint };
+  head(): { number: bigint; block: { header: { timestamp: bigint } } };
   buildAndCommitBlock(
     txs: readonly PooledTransaction[],
     timestamp: bigint,
     beforeVisible?: BeforeVisible,
+    stateChange?: StateChange,
   ): Promise<CommittedBlock>;
+}
+
+/** When blocks are made without being asked for. */
+export interface MiningMode {
+  /** Commit as soon as transactions are pending. */
+  automine: boolean;
+  /** Commit one block per interval (ms); 0 for none. */
+  intervalMs: number;
+}
+
+/** A block asked for (`mine`). */
+export interface BlockRequest {
+  /** Include the pool's executable transactions. Default true. */
+  includePool?: boolean;
+  /** Applied before the block's transactions (development setters). */
+  stateChange?: StateChange;
+  /** Accounts `stateChange` changes, which the pool re-checks. */
+  changedAccounts?: readonly Address[];
 }
 
 export interface ConsensusOptions {
@@ -47,8 +74,10 @@ export interface ConsensusOptions {
   blockTimeMs?: number;
   /** Whether to commit blocks without transactions at each interval. Default true. */
   emptyBlocks?: boolean;
-  /** Clock in ms, for block timestamps. Default `Date.now`. */
+  /** Clock in ms, for the block interval. Default `Date.now`. */
   now?: () => number;
+  /** Where block timestamps come from. Default the wall clock of `now`. */
+  clock?: BlockClock;
   /** Told about each transaction left out of a block as invalid (and dropped from the pool). */
   onRejected?: (rejected: RejectedTx) => void;
   /** Told about a round that failed; the engine carries on with the next one. */
@@ -62,10 +91,13 @@ export interface ConsensusOptions {
 }
 
 export class ConsensusEngine {
-  private readonly blockTimeMs: number;
+  readonly clock: BlockClock;
   private readonly emptyBlocks: boolean;
   private readonly now: () => number;
   private readonly stepListeners = new Set<(event: ConsensusStepEvent) => void>();
+  private readonly rounds = new SerialQueue();
+  private mode: MiningMode;
+  private nextBlockAt = 0;
   private running = false;
   /** Attempts at the current height whose commit failed: the round number of the next one. */
   private failedRounds = 0;
@@ -74,16 +106,21 @@ export class ConsensusEngine {
   private unsubscribePool: Unsubscribe | undefined;
 
   constructor(private readonly options: ConsensusOptions) {
-    this.blockTimeMs = options.blockTimeMs ?? 1000;
+    const blockTimeMs = options.blockTimeMs ?? 1000;
+    this.mode = { automine: blockTimeMs === 0, intervalMs: blockTimeMs };
     this.emptyBlocks = options.emptyBlocks ?? true;
     this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? new BlockClock(this.now);
   }
 
   /** Starts producing blocks. Calling it while running does nothing. */
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.unsubscribePool = this.options.pool.onPending(() => this.wake?.());
+    this.unsubscribePool = this.options.pool.onPending(() => {
+      // With an interval only, pending transactions wait for it.
+      if (this.mode.automine) this.wake?.();
+    });
     this.loop = this.run();
   }
 
@@ -102,31 +139,55 @@ export class ConsensusEngine {
     return () => this.stepListeners.delete(listener);
   }
 
+  miningMode(): MiningMode {
+    return { ...this.mode };
+  }
+
+  /** Changes when blocks are made; a new interval counts from now. */
+  setMiningMode(change: Partial<MiningMode>): void {
+    const intervalMs = change.intervalMs ?? this.mode.intervalMs;
+    if (intervalMs !== this.mode.intervalMs) this.nextBlockAt = this.now() + intervalMs;
+    this.mode = { automine: change.automine ?? this.mode.automine, intervalMs };
+    this.wake?.();
+  }
+
+  /** Commits one block now, in turn with the engine's own rounds; resolves once it is published. */
+  async mine(request: BlockRequest = {}): Promise<CommittedBlock> {
+    const committed = await this.rounds.run(() => this.round({ empty: true, ...request }));
+    this.options.health?.committed(committed!.block.number);
+    return committed!;
+  }
+
+  /** Runs `task` between rounds: no block is made while it runs. */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    return this.rounds.run(task);
+  }
+
   private async run(): Promise<void> {
-    let nextBlockAt = this.now() + this.blockTimeMs;
+    this.nextBlockAt = this.now() + this.mode.intervalMs;
     while (this.running) {
-      if (this.blockTimeMs > 0) {
-        await this.waitUntil(nextBlockAt);
-        nextBlockAt = Math.max(nextBlockAt + this.blockTimeMs, this.now());
-      } else if (this.options.pool.executable().length === 0) {
-        await this.waitForWake();
+      const { automine, intervalMs } = this.mode;
+      const pending = automine && this.options.pool.executable().length > 0;
+      const due = intervalMs > 0 && this.now() >= this.nextBlockAt;
+      if (!pending && !due) {
+        await this.sleep(intervalMs > 0 ? this.nextBlockAt : undefined);
+        continue;
       }
-      if (!this.running) break;
+      if (due) this.nextBlockAt = Math.max(this.nextBlockAt + intervalMs, this.now());
       try {
-        const height = await this.round();
-        if (height !== undefined) {
-          this.failedRounds = 0;
-          this.options.health?.committed(height);
-        }
+        const committed = await this.rounds.run(() =>
+          this.round({ empty: due && this.emptyBlocks }),
+        );
+        if (committed !== undefined) this.options.health?.committed(committed.block.number);
       } catch (error) {
         const { health } = this.options;
         if (error instanceof StorageError && health !== undefined) {
           // The chain is back at its last committed block; the next attempt waits out the
           // backoff instead of the block time, and stop() still ends the wait at once. It is the
           // next round of the same height, as a CometBFT round after a failed one.
-          this.failedRounds++;
-          await this.waitUntil(this.now() + health.commitFailed(error));
-          nextBlockAt = this.now();
+          const retryAt = this.now() + health.commitFailed(error);
+          while (this.running && this.now() < retryAt) await this.sleep(retryAt);
+          this.nextBlockAt = this.now();
           continue;
         }
         (this.options.onRoundError ?? ((e) => console.error('consensus round failed', e)))(error);
@@ -135,17 +196,20 @@ export class ConsensusEngine {
   }
 
   /**
-   * One height: propose, prevote, precommit, commit. Skipped when there is nothing to commit.
-   * Resolves to the height committed, undefined when skipped.
+   * One height: propose, prevote, precommit, commit. Skipped when there is nothing to commit
+   * and `empty` is false. Resolves to the block committed, undefined when skipped.
    */
-  private async round(): Promise<bigint | undefined> {
+  private async round(
+    request: BlockRequest & { empty: boolean },
+  ): Promise<CommittedBlock | undefined> {
     const { chain, pool, bus } = this.options;
     // Every executable transaction is offered; the executor packs them by the gas they really
     // use, as geth does (capping by declared gas limits would fit 300 ERC-20 transfers with a
     // 100 000 gas limit in a block that holds twice as many), and leaves the rest in the pool.
-    const txs = pool.executable();
-    if (txs.length === 0 && (this.blockTimeMs === 0 || !this.emptyBlocks)) return undefined;
-    const height = chain.head().number + 1n;
+    const txs = request.includePool === false ? [] : pool.executable();
+    if (txs.length === 0 && !request.empty) return undefined;
+    const parent = chain.head();
+    const height = parent.number + 1n;
     const step = (name: ConsensusStep, blockHash?: string) =>
       this.emitStep({
         height,
@@ -160,27 +224,44 @@ export class ConsensusEngine {
     // The pool is brought up to date before any reader sees the block, and the block is
     // published on the bus before this thread serves another request: whoever is shown the
     // block then finds the pool, filters and subscriptions already past it.
-    const committed = await chain.buildAndCommitBlock(
-      txs,
-      BigInt(Math.floor(this.now() / 1000)),
-      (block, state) => {
-        for (const rejected of block.rejected) {
-          pool.drop(rejected.hashHex);
-          this.options.onRejected?.(rejected);
-        }
-        return pool.onBlockCommitted(
-          block.results.map((r) => r.hashHex),
-          state,
-        );
-      },
-    );
+    // A block of state changes takes the least timestamp (the chain raises it to parent + 1)
+    // and leaves the clock alone: a timestamp chosen for the next block is for the next
+    // block of transactions.
+    const changesOnly = request.stateChange !== undefined;
+    const timestamp = changesOnly
+      ? parent.block.header.timestamp
+      : this.clock.timestampAfter(parent.block.header.timestamp);
+    let committed: CommittedBlock;
+    try {
+      committed = await chain.buildAndCommitBlock(
+        txs,
+        timestamp,
+        (block, state) => {
+          for (const rejected of block.rejected) {
+            pool.drop(rejected.hashHex);
+            this.options.onRejected?.(rejected);
+          }
+          return pool.onBlockCommitted(
+            block.results.map((r) => r.hashHex),
+            state,
+            request.changedAccounts,
+          );
+        },
+        request.stateChange,
+      );
+    } catch (error) {
+      if (error instanceof StorageError) this.failedRounds++;
+      throw error;
+    }
+    this.failedRounds = 0;
+    if (!changesOnly) this.clock.committed(committed.block.block.header.timestamp);
     step('commit', committed.block.hashHex);
     bus.publishBlock({
       block: committed.block,
       receipts: committed.receipts,
       results: committed.results,
     });
-    return height;
+    return committed;
   }
 
   private emitStep(event: ConsensusStepEvent): void {
@@ -193,26 +274,16 @@ export class ConsensusEngine {
     }
   }
 
-  private waitForWake(): Promise<void> {
+  /** Sleeps until `at` (ms; for ever if undefined), a wake-up, or stop. */
+  private sleep(at: number | undefined): Promise<void> {
     return new Promise((resolve) => {
-      this.wake = () => {
-        this.wake = undefined;
-        resolve();
-      };
-    });
-  }
-
-  private waitUntil(at: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, Math.max(0, at - this.now()));
+      const timer = at === undefined ? undefined : setTimeout(done, Math.max(0, at - this.now()));
+      const wake = () => done();
+      this.wake = wake;
       function done(): void {
         clearTimeout(timer);
         resolve();
       }
-      this.wake = () => {
-        // With a block time, pending transactions wait for the interval; only stop() ends it early.
-        if (!this.running) done();
-      };
     });
   }
 }

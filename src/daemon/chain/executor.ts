@@ -14,6 +14,7 @@ import { TransactionType } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { KECCAK256_RLP, concatBytes, intToBytes } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
+import type { StateManagerInterface } from '@ethereumjs/common';
 import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
@@ -32,6 +33,12 @@ export interface BlockContext {
   baseFeePerGas: bigint;
   extraData: Uint8Array;
 }
+
+/**
+ * A change of state made before a block's transactions, inside its checkpoint, so the block's
+ * stateRoot and commit carry it (the development setters, `dev/`).
+ */
+export type StateChange = (state: StateManagerInterface) => Promise<void>;
 
 /** One included transaction and what executing it produced. */
 export interface ExecutedTx {
@@ -128,9 +135,14 @@ export class BlockExecutor {
   /**
    * Runs `txs` in order on the head state and assembles the block. Transactions that do not
    * fit the remaining gas are skipped silently (they stay in the pool); those that cannot execute
-   * at all are returned as `rejected`. The state manager holds the post-state afterwards.
+   * at all are returned as `rejected`; `stateChange` runs first. The state manager holds the
+   * post-state afterwards.
    */
-  async execute(context: BlockContext, txs: readonly PooledTransaction[]): Promise<ExecutedBlock> {
+  async execute(
+    context: BlockContext,
+    txs: readonly PooledTransaction[],
+    stateChange?: StateChange,
+  ): Promise<ExecutedBlock> {
     const header = this.headerFields(context);
     const executionBlock = createBlock({ header }, { common: this.common });
     const included: ExecutedTx[] = [];
@@ -142,6 +154,7 @@ export class BlockExecutor {
     const state = this.vm.stateManager;
     await state.checkpoint();
     try {
+      await stateChange?.(state);
       await this.runAll(context, txs, executionBlock, included, rejected);
     } catch (error) {
       await state.revert();

@@ -7,7 +7,7 @@
  * SIGSEGV without a word. Reading the two meta pages first (magic, format version, page size,
  * last page number) catches empty, truncated and overwritten files with one small read.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
 import type { RootDatabase } from 'lmdb';
 import { StorageError } from '../errors.js';
 
@@ -76,6 +76,45 @@ export function lmdbFileProblem(path: string): string | undefined {
   } finally {
     closeSync(fd);
   }
+}
+
+interface TreeStats {
+  pageSize: number;
+  treeBranchPageCount: number;
+  treeLeafPageCount: number;
+  lastPageNumber?: number;
+  free?: TreeStats;
+}
+
+/** Pages set aside per page of the trees a large delete touches (copies, freelist), plus some. */
+const DELETE_PAGE_FACTOR = 2;
+const DELETE_SPARE_PAGES = 64;
+
+/**
+ * Extends (sparsely) the data file at `dataFile` past every page a transaction that deletes
+ * from `trees` could allocate, before it runs.
+ *
+ * Why: a transaction that deletes many entries copies pages, merges them and frees the copies
+ * again within itself; LMDB counts those pages in its header's last page number but never
+ * writes them, so the file ends before the page its header names, which `lmdbFileProblem`
+ * (rightly, for any other cause) reports as truncated and the next start refuses. Pages past
+ * the last one in use are free and never read, so zeros there are harmless, and a file extended
+ * first is long enough whether the transaction then commits or the process dies.
+ */
+export function extendForDeletes(
+  dataFile: string,
+  root: { getStats(): unknown },
+  trees: ReadonlyArray<{ getStats(): unknown }>,
+): void {
+  const env = root.getStats() as TreeStats;
+  const touched = [env, env.free, ...trees.map((tree) => tree.getStats() as TreeStats)].reduce(
+    (pages, stats) =>
+      pages + (stats === undefined ? 0 : stats.treeBranchPageCount + stats.treeLeafPageCount),
+    0,
+  );
+  const lastPage = env.lastPageNumber ?? 0;
+  const wanted = (lastPage + 1 + DELETE_PAGE_FACTOR * touched + DELETE_SPARE_PAGES) * env.pageSize;
+  if (statSync(dataFile).size < wanted) truncateSync(dataFile, wanted);
 }
 
 function ignore(): void {}

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import { ConflictError } from '../errors.js';
-import { commitLmdb } from './lmdb-file.js';
+import { commitLmdb, extendForDeletes } from './lmdb-file.js';
 
 /** Where a committed transaction is, with its sender (so readers need not recover it). */
 export interface TxLocation {
@@ -61,6 +61,28 @@ export const LMDB_MAP_SIZE = 64 * 2 ** 30;
 
 const HEAD_KEY = 'head';
 const IDENTITY_KEY = 'identity';
+const SNAPSHOTS_KEY = 'devSnapshots';
+
+/** A development snapshot (`evm_snapshot`): its id and the block it returns to. */
+export interface ChainSnapshot {
+  id: number;
+  blockNumber: number;
+  /** The block clock's offset from the wall clock then, in seconds (decimal). */
+  timeOffset: string;
+}
+
+/** The snapshots taken and the id the next one gets (ids never repeat, as in Hardhat). */
+export interface ChainSnapshots {
+  nextId: number;
+  taken: ChainSnapshot[];
+}
+
+/** A block {@link ChainStore.rewindTo} takes out: where it is indexed. */
+export interface RemovedBlock {
+  number: number;
+  hash: Uint8Array;
+  txHashes: readonly Uint8Array[];
+}
 
 /** Trie node keys are hex strings; stored as their bytes, half the size. */
 function nodeKey(key: string): Buffer {
@@ -69,6 +91,7 @@ function nodeKey(key: string): Buffer {
 
 export class ChainStore {
   private constructor(
+    private readonly path: string,
     private readonly root: RootDatabase,
     private readonly blocks: Database<Uint8Array, number>,
     private readonly receipts: Database<Uint8Array, number>,
@@ -95,6 +118,7 @@ export class ChainStore {
     });
     const binary = { encoding: 'binary' as const };
     return new ChainStore(
+      path,
       root,
       root.openDB<Uint8Array, number>('blocks', binary),
       root.openDB<Uint8Array, number>('receipts', binary),
@@ -181,6 +205,47 @@ export class ChainStore {
         });
       }
       this.meta.putSync(HEAD_KEY, { number: write.number, hash: write.hash });
+    });
+  }
+
+  /** The development snapshots (`evm_snapshot`), kept with the chain they point into. */
+  snapshots(): ChainSnapshots {
+    return (this.meta.get(SNAPSHOTS_KEY) as ChainSnapshots | undefined) ?? { nextId: 1, taken: [] };
+  }
+
+  async saveSnapshots(snapshots: ChainSnapshots): Promise<void> {
+    await commitLmdb(this.root, 'the development snapshots', () => {
+      this.meta.putSync(SNAPSHOTS_KEY, snapshots);
+    });
+  }
+
+  /**
+   * Takes `removed` (every block above `head`) out of the store in ONE transaction: records,
+   * receipts and both indexes, with `head` as the new head and the snapshots left, so a crash
+   * leaves either the whole old chain or the whole shorter one. Trie nodes stay: they are
+   * content-addressed, and the kept blocks' roots share most of them.
+   */
+  async rewindTo(
+    head: ChainHead,
+    removed: readonly RemovedBlock[],
+    snapshots: ChainSnapshots,
+  ): Promise<void> {
+    extendForDeletes(join(this.path, 'data.mdb'), this.root, [
+      this.blocks,
+      this.receipts,
+      this.blockNumbers,
+      this.txLocations,
+      this.meta,
+    ]);
+    await commitLmdb(this.root, `the rewind to block ${head.number}`, () => {
+      for (const block of removed) {
+        for (const txHash of block.txHashes) this.txLocations.removeSync(Buffer.from(txHash));
+        this.blockNumbers.removeSync(Buffer.from(block.hash));
+        this.blocks.removeSync(block.number);
+        this.receipts.removeSync(block.number);
+      }
+      this.meta.putSync(HEAD_KEY, { number: head.number, hash: head.hash });
+      this.meta.putSync(SNAPSHOTS_KEY, snapshots);
     });
   }
 

@@ -30,7 +30,8 @@ export interface ChainLog {
   transactionIndex: number;
   /** Index of the log in its block. */
   logIndex: number;
-  removed: false;
+  /** True only in the notices of a development rewind that took the log's block away. */
+  removed: boolean;
 }
 
 export interface ChainReceipt {
@@ -99,6 +100,12 @@ export interface CommittedBlock {
   receipts: ChainReceipt[];
   results: TxResult[];
   rejected: RejectedTx[];
+}
+
+/** A block a development rewind took off the chain, with its receipts. */
+export interface RewoundBlock {
+  block: StoredBlock;
+  receipts: ChainReceipt[];
 }
 
 /**

@@ -22,6 +22,7 @@ import { HostAllowlist, OriginAllowlist } from '../transport/host-origin-pattern
 
 export interface NodeConfig {
   dev: boolean;
+  'dev.methods': boolean | undefined;
   'json-rpc.enable': boolean;
   'json-rpc.address': HostPort;
   'json-rpc.ws-address': HostPort;
@@ -189,6 +190,14 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     description:
       'Dev mode: the embedded single-validator dev chain with the ten funded, unlocked test accounts.',
     parse: parseBoolean,
+  }),
+  option({
+    key: 'dev.methods',
+    boolean: true,
+    defaultText: undefined,
+    description:
+      'Serve the test-control methods of Hardhat and anvil (evm_snapshot, evm_revert, hardhat_setBalance, anvil_mine, ...; docs/dev-methods.md). Default: on with --dev.',
+    parse: optional(parseBoolean),
   }),
   option({
     key: 'json-rpc.enable',

@@ -14,7 +14,7 @@ import { execTxResultJson, txFlatEvents, txResultJson } from './tx-json.js';
 import type { FlatEvents } from './tx-json.js';
 
 /** The CometBFT event types this node publishes (`tm.event`). */
-export type ConsensusEventType = 'NewBlock' | 'NewBlockHeader' | 'NewBlockEvents' | 'Tx';
+export type ConsensusEventType = 'NewBlock' | 'NewBlockHeader' | 'NewBlockEvents' | 'Tx' | 'Rewind';
 
 /** One event ready to be matched against subscriptions and sent. */
 export interface PublishedEvent {
@@ -69,4 +69,37 @@ export function blockEvents(block: BlockWithResults, context: HeaderContext): Pu
     );
   }
   return events;
+}
+
+/** What a development rewind (`evm_revert`, `anvil_reset`) announces on the socket. */
+export interface RewindFacts {
+  /** The head after the rewind. */
+  height: bigint;
+  /** The head before it. */
+  previousHeight: bigint;
+  /** The JSON-RPC method that asked for it. */
+  cause: string;
+}
+
+/**
+ * The event of a development rewind, ours (CometBFT has none: its blocks are final):
+ * `tm.event='Rewind'`, with `rewind.height`, `rewind.previous_height` and `rewind.cause` to
+ * query on; the blocks above `height` are gone and the next `NewBlock` reuses their heights.
+ */
+export function rewindEvent(facts: RewindFacts): PublishedEvent {
+  const value = {
+    height: facts.height.toString(),
+    previous_height: facts.previousHeight.toString(),
+    cause: facts.cause,
+  };
+  return lazyEvent(
+    'Rewind',
+    {
+      'tm.event': ['Rewind'],
+      'rewind.height': [value.height],
+      'rewind.previous_height': [value.previous_height],
+      'rewind.cause': [value.cause],
+    },
+    () => value,
+  );
 }

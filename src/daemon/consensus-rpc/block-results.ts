@@ -85,6 +85,11 @@ export class BlockResults {
     return withResults(event.block, event.results);
   }
 
+  /** Drops the remembered results: after a development rewind a height may name another block. */
+  forget(): void {
+    this.recent.clear();
+  }
+
   /** The block at `height` with its results, or undefined above the head. */
   at(height: bigint): BlockWithResults | undefined {
     const stored = this.chain.getBlockByNumber(height);

@@ -25,7 +25,7 @@ import {
 import type { RunningServer } from '../transport/http-rpc-server.js';
 import { endpointUrl, listen } from '../transport/listen.js';
 import { limitNodeHttpServer, nodeHttpServerOptions } from '../transport/node-http-limits.js';
-import { blockEvents } from './block-events.js';
+import { blockEvents, rewindEvent, type PublishedEvent } from './block-events.js';
 import { BlockResults } from './block-results.js';
 import type { ConsensusChain } from './block-results.js';
 import { parseClientQuery, type QueryLimits } from './client-query.js';
@@ -195,13 +195,30 @@ export async function startConsensusRpcServer(
     });
   });
 
-  const stopListening = options.bus.onBlock((event) => {
-    const block = blocks.remember(event);
+  const deliver = (events: () => PublishedEvent[]) => {
     const listening = [...sessions].filter((session) => session.subscriptionCount > 0);
     if (listening.length === 0) return;
-    const events = blockEvents(block, context.header);
-    for (const session of listening) session.deliver(events);
+    const published = events();
+    for (const session of listening) session.deliver(published);
+  };
+  const stopBlocks = options.bus.onBlock((event) => {
+    const block = blocks.remember(event);
+    deliver(() => blockEvents(block, context.header));
   });
+  const stopRewinds = options.bus.onRewind((event) => {
+    blocks.forget();
+    deliver(() => [
+      rewindEvent({
+        height: event.head.number,
+        previousHeight: event.removed.at(-1)?.block.number ?? event.head.number,
+        cause: event.cause,
+      }),
+    ]);
+  });
+  const stopListening = () => {
+    stopBlocks();
+    stopRewinds();
+  };
 
   let port: number;
   try {

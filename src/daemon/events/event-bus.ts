@@ -7,7 +7,13 @@
  * Listeners are isolated: one that throws is reported through `onListenerError` and neither
  * the other listeners nor the producer notice.
  */
-import type { ChainReceipt, StoredBlock, TxResult } from '../chain/types.js';
+import type {
+  ChainLog,
+  ChainReceipt,
+  RewoundBlock,
+  StoredBlock,
+  TxResult,
+} from '../chain/types.js';
 import type { PooledTransaction } from '../txpool/types.js';
 
 /** A block the chain committed, with its receipts and the consensus result of each transaction. */
@@ -15,6 +21,31 @@ export interface BlockCommittedEvent {
   block: StoredBlock;
   receipts: ChainReceipt[];
   results: TxResult[];
+}
+
+/**
+ * A development rewind (`evm_revert`, `anvil_reset`): the chain's head is now `head`, and the
+ * blocks in `removed` (oldest first) are gone. Published after the store committed it and
+ * before the rewinding request is answered.
+ */
+export interface ChainRewoundEvent {
+  head: StoredBlock;
+  removed: RewoundBlock[];
+  /** What asked for it: the method's name. */
+  cause: string;
+}
+
+/**
+ * The logs a rewind took away, as the notices filters and subscriptions give (`removed: true`),
+ * newest block first as geth announces a reorganisation's removed logs.
+ */
+export function rewoundLogs(
+  event: ChainRewoundEvent,
+): Array<{ block: StoredBlock; logs: ChainLog[] }> {
+  return [...event.removed].reverse().map(({ block, receipts }) => ({
+    block,
+    logs: receipts.flatMap((receipt) => receipt.logs.map((log) => ({ ...log, removed: true }))),
+  }));
 }
 
 export type Unsubscribe = () => void;
@@ -61,6 +92,7 @@ class Channel<E> {
 export class EventBus {
   private readonly blocks: Channel<BlockCommittedEvent>;
   private readonly pendingTxs: Channel<PooledTransaction>;
+  private readonly rewinds: Channel<ChainRewoundEvent>;
 
   constructor(options: EventBusOptions = {}) {
     const onError =
@@ -69,6 +101,7 @@ export class EventBus {
         console.error(`event bus: ${channel} listener failed`, error));
     this.blocks = new Channel('block', onError);
     this.pendingTxs = new Channel('pendingTx', onError);
+    this.rewinds = new Channel('rewind', onError);
   }
 
   publishBlock(event: BlockCommittedEvent): void {
@@ -85,6 +118,15 @@ export class EventBus {
 
   onPendingTx(listener: Listener<PooledTransaction>): Unsubscribe {
     return this.pendingTxs.subscribe(listener);
+  }
+
+  publishRewind(event: ChainRewoundEvent): void {
+    this.rewinds.publish(event);
+  }
+
+  /** Listens to development rewinds: whoever keeps anything by block number must drop it. */
+  onRewind(listener: Listener<ChainRewoundEvent>): Unsubscribe {
+    return this.rewinds.subscribe(listener);
   }
 
   /** Number of listeners per channel (for status output and tests). */

@@ -30,10 +30,10 @@ import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Chain } from '../chain/chain.js';
 import { LMDB_MAP_SIZE } from '../chain/store.js';
-import { commitLmdb, lmdbFileProblem } from '../chain/lmdb-file.js';
+import { commitLmdb, extendForDeletes, lmdbFileProblem } from '../chain/lmdb-file.js';
 import { ServerError } from '../errors.js';
 import type { ChainReceipt } from '../chain/types.js';
-import type { BlockCommittedEvent, EventBus, Unsubscribe } from './event-bus.js';
+import type { BlockCommittedEvent, ChainRewoundEvent, EventBus, Unsubscribe } from './event-bus.js';
 import type { LogCriteria } from './log-filter.js';
 
 export interface LogIndexOptions {
@@ -135,6 +135,7 @@ export class LogIndex {
   private unsubscribe: Unsubscribe | undefined;
 
   private constructor(
+    private readonly dataFile: string,
     private readonly root: RootDatabase,
     private readonly entries: Database<Uint8Array, Buffer>,
     private readonly meta: Database<IndexState, string>,
@@ -160,6 +161,7 @@ export class LogIndex {
     }
     const { root, entries, meta, state } = opened;
     const index = new LogIndex(
+      join(options.dir, 'data.mdb'),
       root,
       entries,
       meta,
@@ -173,7 +175,12 @@ export class LogIndex {
       await root.close();
       throw error;
     }
-    index.unsubscribe = options.bus.onBlock((event) => index.follow(event));
+    const stopBlocks = options.bus.onBlock((event) => index.follow(event));
+    const stopRewinds = options.bus.onRewind((event) => index.rewind(event));
+    index.unsubscribe = () => {
+      stopBlocks();
+      stopRewinds();
+    };
     return index;
   }
 
@@ -287,6 +294,33 @@ export class LogIndex {
     const target = Number(event.block.number);
     this.writing = this.writing
       .then(() => this.catchUp(target, event))
+      .catch((error: unknown) => this.onError(error));
+  }
+
+  /**
+   * Takes the entries of rewound blocks out, in turn with the indexing of blocks (a crash
+   * between the chain's rewind and this one leaves an index past the head or of other blocks,
+   * which the next open rebuilds).
+   */
+  private rewind(event: ChainRewoundEvent): void {
+    const head = Number(event.head.number);
+    this.writing = this.writing
+      .then(async () => {
+        const indexed = event.removed.filter(({ block }) => Number(block.number) <= this.height);
+        if (indexed.length === 0) return;
+        const state: IndexState = { height: head, hash: event.head.hashHex };
+        // Lowered first: queries meanwhile read the receipts of the new blocks above the head.
+        this.height = head;
+        extendForDeletes(this.dataFile, this.root, [this.entries, this.meta]);
+        await commitLmdb(this.root, 'the log index', () => {
+          for (const { block, receipts } of indexed) {
+            for (const key of blockKeys(Number(block.number), receipts)) {
+              this.entries.removeSync(key);
+            }
+          }
+          this.meta.putSync(STATE_KEY, state);
+        });
+      })
       .catch((error: unknown) => this.onError(error));
   }
 

@@ -52,6 +52,8 @@ export async function openLogReaders(options: LogReadersOptions): Promise<LogRea
     onRebuild: (problem) =>
       logger.warn('log index damaged: deleting it and rebuilding it from the chain', { problem }),
   });
+  const served = new ServedLogs(chain, options.serialiseLog);
+  const stopRewinds = bus.onRewind(() => served.forget());
   const query = new LogQuery(
     chain,
     index,
@@ -59,7 +61,7 @@ export async function openLogReaders(options: LogReadersOptions): Promise<LogRea
       blockRangeCap: config['json-rpc.block-range-cap'],
       logsCap: config['json-rpc.logs-cap'],
     },
-    new ServedLogs(chain, options.serialiseLog),
+    served,
   );
   const filters = new PollingFilters({
     bus,
@@ -72,6 +74,7 @@ export async function openLogReaders(options: LogReadersOptions): Promise<LogRea
     query,
     filters,
     close: async () => {
+      stopRewinds();
       filters.close();
       await index.close();
     },

@@ -20,10 +20,11 @@
  *   `eth_getFilterLogs` on a non-log filter prints that number.
  */
 import { randomBytes } from 'node:crypto';
-import type { ChainLog } from '../chain/types.js';
+import type { ChainLog, StoredBlock } from '../chain/types.js';
 import { LimitExceededError, NotFoundError } from '../errors.js';
 import type { PooledTransaction } from '../txpool/types.js';
-import type { BlockCommittedEvent, EventBus, Unsubscribe } from './event-bus.js';
+import { rewoundLogs } from './event-bus.js';
+import type { BlockCommittedEvent, ChainRewoundEvent, EventBus, Unsubscribe } from './event-bus.js';
 import { logMatcher, type LogFilter } from './log-filter.js';
 
 /** geth's `filters.Type` values of the filter kinds this node serves. */
@@ -74,9 +75,9 @@ export function newFilterId(): string {
 }
 
 /** Whether a block falls inside a filter's numeric bounds (tags are open bounds for new blocks). */
-function withinRange(filter: LogFilter, event: BlockCommittedEvent): boolean {
-  if (filter.kind === 'block') return event.block.hashHex === filter.blockHash;
-  const number = event.block.number;
+function withinRange(filter: LogFilter, block: StoredBlock): boolean {
+  if (filter.kind === 'block') return block.hashHex === filter.blockHash;
+  const number = block.number;
   if (NUMBER.test(filter.fromBlock) && number < BigInt(filter.fromBlock)) return false;
   if (NUMBER.test(filter.toBlock) && number > BigInt(filter.toBlock)) return false;
   return true;
@@ -92,6 +93,7 @@ export class PollingFilters {
     this.unsubscribes = [
       options.bus.onBlock((event) => this.onBlock(event)),
       options.bus.onPendingTx((tx) => this.onPendingTx(tx)),
+      options.bus.onRewind((event) => this.onRewind(event)),
     ];
   }
 
@@ -213,10 +215,22 @@ export class PollingFilters {
     for (const installed of this.filters.values()) {
       if (installed.type === FilterType.blocks) {
         installed.hashes.push(event.block.hashHex);
-      } else if (installed.type === FilterType.logs && withinRange(installed.filter, event)) {
+      } else if (installed.type === FilterType.logs && withinRange(installed.filter, event.block)) {
         for (const receipt of event.receipts) {
           for (const log of receipt.logs) if (installed.matches(log)) installed.logs.push(log);
         }
+      }
+    }
+  }
+
+  /** Log filters get the rewound logs they matched again, as `removed: true` (geth's reorgs). */
+  private onRewind(event: ChainRewoundEvent): void {
+    const rewound = rewoundLogs(event);
+    for (const installed of this.filters.values()) {
+      if (installed.type !== FilterType.logs) continue;
+      for (const { block, logs } of rewound) {
+        if (!withinRange(installed.filter, block)) continue;
+        for (const log of logs) if (installed.matches(log)) installed.logs.push(log);
       }
     }
   }

@@ -62,4 +62,9 @@ export class ServedLogs {
     this.blocks.set(number, served);
     return served;
   }
+
+  /** Drops what it kept: after a development rewind a number may name another block. */
+  forget(): void {
+    this.blocks.clear();
+  }
 }

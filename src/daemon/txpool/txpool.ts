@@ -144,8 +144,8 @@ export class TxPool implements TxPoolApi {
     return pooled;
   }
 
-  admit(tx: TypedTransaction): Promise<Admission> {
-    const admission = this.check(tx, 'submitted');
+  admit(tx: TypedTransaction, options: { journal?: boolean } = {}): Promise<Admission> {
+    const admission = this.check(tx, options.journal === false ? 'unjournaled' : 'submitted');
     const report = this.options.onAdmission;
     if (report !== undefined) {
       admission.then(
@@ -190,7 +190,10 @@ export class TxPool implements TxPoolApi {
    * Checks and inserts a transaction; `durable` resolves once it is journaled (at once for a
    * transaction restored from the journal, or without a journal).
    */
-  private async check(tx: TypedTransaction, origin: 'submitted' | 'restored'): Promise<Admission> {
+  private async check(
+    tx: TypedTransaction,
+    origin: 'submitted' | 'restored' | 'unjournaled',
+  ): Promise<Admission> {
     if (tx.isSigned()) this.rejectKnown(bytesToHex(tx.hash()));
     const { state, chainId, minGasPrice, limits, senderRecovery } = this.options;
     const rules: AdmissionRules = {
@@ -230,11 +233,19 @@ export class TxPool implements TxPoolApi {
     return [...this.order.txs];
   }
 
-  onBlockCommitted(includedHashes: readonly string[], state: AccountReads): Promise<void> {
+  onBlockCommitted(
+    includedHashes: readonly string[],
+    state: AccountReads,
+    changedAccounts: readonly Address[] = [],
+  ): Promise<void> {
     return this.serial.run(async () => {
       const affected = new Map<string, SenderTransactions>();
       for (const hashHex of includedHashes) {
         const account = this.removeByHash(hashHex);
+        if (account !== undefined) affected.set(account.key, account);
+      }
+      for (const address of changedAccounts) {
+        const account = this.senders.get(address.toString());
         if (account !== undefined) affected.set(account.key, account);
       }
       const remaining = [...affected.values()].filter((account) => account.size > 0);
@@ -255,6 +266,14 @@ export class TxPool implements TxPoolApi {
 
   drop(hashHex: string): void {
     this.removeByHash(hashHex);
+  }
+
+  dropAll(): Promise<string[]> {
+    return this.serial.run(async () => {
+      const hashes = [...this.byHash.keys()];
+      for (const hashHex of hashes) this.removeByHash(hashHex);
+      return hashes;
+    });
   }
 
   /**

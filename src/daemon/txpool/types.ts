@@ -90,19 +90,27 @@ export interface TxPoolApi {
    * `add` in two steps, for callers that admit one transaction after another and should not
    * wait for each to reach the disk in between: resolves once the transaction is pooled (it
    * counts for `pendingNonce` from then on), with the promise of its durability. Rejects as
-   * `add` does.
+   * `add` does. `journal: false` keeps it out of the journal (an impersonated transaction,
+   * whose sender has no key to journal).
    */
-  admit(tx: TypedTransaction): Promise<Admission>;
+  admit(tx: TypedTransaction, options?: { journal?: boolean }): Promise<Admission>;
   /** Executable transactions in the order a block should include them. */
   executable(): PooledTransaction[];
   /**
    * Called by the consensus engine once a block is committed, before readers see it: drops
    * included and stale transactions, promotes queued ones that became executable, re-checks
-   * balances, all against `state`, the block's post-state.
+   * balances, all against `state`, the block's post-state. `changedAccounts` are re-checked
+   * too (accounts a development setter changed).
    */
-  onBlockCommitted(includedHashes: readonly string[], state: AccountReads): Promise<void>;
+  onBlockCommitted(
+    includedHashes: readonly string[],
+    state: AccountReads,
+    changedAccounts?: readonly Address[],
+  ): Promise<void>;
   /** Drops a transaction that failed to execute as invalid at block time. */
   drop(hashHex: string): void;
+  /** Empties the pool (a development rewind); resolves with the hashes dropped. */
+  dropAll(): Promise<string[]>;
   getByHash(hashHex: string): PooledTransaction | undefined;
   /** Pending transactions (executable by nonce) and queued ones (nonce gaps), by sender. */
   pendingBySender(): Map<string, PooledTransaction[]>;
