@@ -48,6 +48,11 @@ import type { BrowserPolicy } from './transport/browser-guard.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
 import { PoolJournal } from './txpool/journal.js';
+import { NO_METRICS, type MetricsRecorder } from './metrics/recorder.js';
+import { PrometheusRecorder } from './metrics/prometheus-recorder.js';
+import { ReadinessProbe } from './metrics/readiness.js';
+import { startMetricsServer } from './metrics/metrics-server.js';
+import { chainStoreBytes } from './metrics/chain-store-size.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from './txpool/txpool.js';
 
 export interface RunningNode {
@@ -78,6 +83,7 @@ async function startChain(
   shutdownSteps: Array<() => Promise<void> | void>,
   senderRecovery: SenderRecovery,
   production: ProductionHealth,
+  metrics: MetricsRecorder,
 ): Promise<NodeServices> {
   const { genesis, custom } = loadGenesis(layout, config['chain-id']);
   const chain = await Chain.open({
@@ -109,6 +115,7 @@ async function startChain(
     journal,
     onListenerError: (error) =>
       logger.error('pending transaction listener failed', { error: String(error) }),
+    onAdmission: metrics === NO_METRICS ? undefined : (refusal) => metrics.admission(refusal),
   });
   pool.onPending((pooled) => bus.publishPendingTx(pooled));
   await restoreJournal(pool, journal, chain, logger);
@@ -133,9 +140,14 @@ async function startChain(
       logger.warn('transaction dropped at block time', { hash: hashHex, reason }),
     onRoundError: (error) =>
       logger.error('consensus round failed', { error: String((error as Error)?.stack ?? error) }),
+    observer: metrics,
   });
+  chain.observeCommits(metrics);
   engine.start();
   shutdownSteps.push(() => engine.stop());
+  // One switch at a time, so a start never overlaps the end of a stop's block in flight.
+  let switching = Promise.resolve();
+  const switchProduction = (step: () => Promise<void> | void) => (switching = switching.then(step));
   logger.info('chain opened', {
     chainId: chain.chainId,
     genesis: custom ? layout.genesisFile : 'embedded dev chain',
@@ -148,9 +160,22 @@ async function startChain(
     bus,
     logs,
     config,
+    production: {
+      stop: (by) =>
+        switchProduction(async () => {
+          await engine.stop();
+          production.stoppedByOperator(by);
+        }),
+      start: (by) =>
+        switchProduction(() => {
+          production.startedByOperator(by);
+          engine.start();
+        }),
+    },
     layout,
     format: { ethereumCompat: config['json-rpc.ethereum-compat'] },
     logger,
+    metrics,
   };
 }
 
@@ -191,6 +216,7 @@ async function startCallThreads(
     limits: CallQueueLimits;
     layout: DataDirLayout;
     logger: Logger;
+    metrics: MetricsRecorder;
   },
   shutdownSteps: Array<() => Promise<void> | void>,
 ): Promise<void> {
@@ -213,12 +239,20 @@ async function startCallThreads(
     timeoutMs: parts.timeoutMs,
     limits: parts.limits,
     logger: parts.logger,
+    onTimeout: () => parts.metrics.callTimedOut(),
   });
   chain.runCallsOn(pool);
+  parts.metrics.read({ metric: 'call_queue', read: () => pool.queued });
   shutdownSteps.push(async () => {
     chain.runCallsOn(undefined);
     await pool.close();
   });
+}
+
+/** The head's number and timestamp, as readiness and the metrics read them. */
+function headOf(chain: Chain): { number: bigint; timestampSeconds: bigint } {
+  const head = chain.head();
+  return { number: head.number, timestampSeconds: head.block.header.timestamp };
 }
 
 /** How often the pool is swept for expired queued transactions at most (geth: every minute). */
@@ -284,6 +318,13 @@ export async function startNode(
     });
     shutdownSteps.push(() => senderRecovery.close());
     const production = new ProductionHealth(logger);
+    const registry = new MethodRegistry(new Set(config['evm.rpc.api'])).declareUnsupported(
+      UNSUPPORTED_METHODS,
+    );
+    const prometheus = config['metrics.enable']
+      ? new PrometheusRecorder({ knownMethod: (name) => registry.knows(name) })
+      : undefined;
+    const metrics = prometheus ?? NO_METRICS;
     const services = await startChain(
       config,
       layout,
@@ -291,10 +332,22 @@ export async function startNode(
       shutdownSteps,
       senderRecovery,
       production,
+      metrics,
     );
-    const registry = new MethodRegistry(new Set(config['evm.rpc.api'])).declareUnsupported(
-      UNSUPPORTED_METHODS,
-    );
+    const probe = new ReadinessProbe({
+      chain: {
+        isOpen: () => services.chain.isOpen(),
+        head: () => headOf(services.chain),
+      },
+      production: () => production.state(),
+      blockTimeMs: config['block-time'],
+      emptyBlocks: config['empty-blocks'],
+      maxHeadAgeBlocks: config['health.max-head-age-blocks'],
+    });
+    metrics.read({ metric: 'head', read: () => headOf(services.chain) });
+    metrics.read({ metric: 'pool', read: () => services.pool.status() });
+    metrics.read({ metric: 'caches', read: () => services.chain.cacheCounts() });
+    metrics.read({ metric: 'database_bytes', read: () => chainStoreBytes(layout.root) });
     const accounts = new AccountManager({
       keystoreDir: layout.keystoreDir,
       walletsDir: layout.walletsDir,
@@ -316,6 +369,7 @@ export async function startNode(
         maxNesting: config['json-rpc.max-nesting'],
       },
       logger,
+      metrics,
     );
 
     const endpoints: DaemonEndpoints = {};
@@ -338,9 +392,11 @@ export async function startNode(
         token,
         dispatcher,
         logger,
+        probe,
       });
       shutdownSteps.push(() => http.close());
       endpoints.http = http.url;
+      probe.addListener('json-rpc http', http.listening);
       const ws = await startWsRpcServer({
         address: config['json-rpc.ws-address'],
         maxMessageSize: config['json-rpc.ws-max-message-size'],
@@ -351,9 +407,12 @@ export async function startNode(
         token,
         dispatcher,
         logger,
+        onSlowConsumer: () => metrics.slowConsumerDropped('json_rpc'),
       });
       shutdownSteps.push(() => ws.close());
       endpoints.ws = ws.url;
+      probe.addListener('json-rpc ws', ws.listening);
+      metrics.read({ metric: 'connections', socket: 'json_rpc', read: ws.connections });
     }
     const nodeKey = await openNodeKey(layout.nodeKeyFile, {
       passwordFile: config['node-key.password-file'],
@@ -382,9 +441,17 @@ export async function startNode(
       },
       production: () => production.state(),
       logger,
+      onSlowConsumer: () => metrics.slowConsumerDropped('consensus'),
     });
     shutdownSteps.push(() => consensusRpc.close());
     endpoints.consensusWs = consensusRpc.websocketUrl;
+    probe.addListener('consensus rpc', consensusRpc.listening);
+    metrics.read({ metric: 'connections', socket: 'consensus', read: consensusRpc.connections });
+    metrics.read({
+      metric: 'subscriptions',
+      socket: 'consensus',
+      read: consensusRpc.subscriptions,
+    });
     if (config['rest.enable']) {
       const routeTable = new RouteTable();
       const rest = await startRestServer({
@@ -412,9 +479,23 @@ export async function startNode(
         }),
         routeTable,
         logger,
+        metrics: prometheus,
       });
       shutdownSteps.push(() => rest.close());
       endpoints.rest = rest.url;
+      probe.addListener('rest', rest.listening);
+    }
+    if (prometheus !== undefined) {
+      const server = await startMetricsServer({
+        address: config['metrics.address'],
+        browserPolicy,
+        recorder: prometheus,
+        probe,
+        logger,
+      });
+      shutdownSteps.push(() => server.close());
+      endpoints.metrics = server.url;
+      probe.addListener('metrics', server.listening);
     }
     await startCallThreads(
       evmThreads,
@@ -428,6 +509,7 @@ export async function startNode(
         },
         layout,
         logger,
+        metrics,
       },
       shutdownSteps,
     );

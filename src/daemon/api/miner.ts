@@ -1,7 +1,8 @@
 /**
  * The miner namespace (private). A BFT chain has no mining: the spec marks most methods as
  * no-ops and decisions §5 fixes their answers. `miner_setGasPrice` and `miner_setEtherbase`
- * act on the node's configuration and validator reward address.
+ * act on the node's configuration and validator reward address, `miner_stop` and `miner_start`
+ * on block production (`miner-production.ts`).
  */
 import { UnsupportedError } from '../errors.js';
 import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rpc/registry.js';
@@ -12,20 +13,10 @@ const MAX_EXTRA_BYTES = 32;
 
 export const minerNoOpMethods: readonly MethodDefinition[] = [
   defineMethod<[]>({ name: 'miner_getHashrate', params: [], handler: () => 0 }),
-  defineMethod<[]>({ name: 'miner_stop', params: [], handler: () => null }),
   defineMethod<[string]>({
     name: 'miner_setGasLimit',
     params: [{ name: 'gasLimit', schema: uint64Schema }],
     handler: () => false,
-  }),
-  defineMethod<[string]>({
-    name: 'miner_start',
-    params: [{ name: 'threads', schema: uint64Schema, optional: true }],
-    handler: () => {
-      throw new UnsupportedError(
-        'miner_start is not supported: blocks are produced by the BFT consensus engine',
-      );
-    },
   }),
   defineMethod<[string]>({
     name: 'miner_setExtra',

@@ -16,6 +16,7 @@ import { ethNamespace } from './eth.js';
 import { FeeOracle } from './fee-oracle.js';
 import { minerConfigMethods } from './miner-config.js';
 import { minerNamespace } from './miner.js';
+import { minerProductionMethods } from './miner-production.js';
 import { netNamespace } from './net.js';
 import { personalNamespace } from './personal.js';
 import type { NodeServices } from './services.js';
@@ -61,7 +62,10 @@ export function namespaceModules(
     txpoolNamespace(services),
     ethAccountsNamespace(accounts, signer),
     personalNamespace(accounts, signer),
-    minerNamespace(minerConfigMethods(services)),
+    minerNamespace([
+      ...minerConfigMethods(services),
+      ...minerProductionMethods(services.production),
+    ]),
     { namespace: 'debug', access: 'private', methods: debugRuntimeMethods },
   ];
 }

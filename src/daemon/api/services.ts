@@ -11,6 +11,8 @@ import type { LogReaders } from '../events/log-readers.js';
 import type { Logger } from '../logger.js';
 import type { TxPoolApi } from '../txpool/types.js';
 import type { FormatOptions } from './formatters.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
+import type { ProductionSwitch } from './miner-production.js';
 
 /**
  * What methods that only read the committed chain are given: a reader, not the pool or the
@@ -28,7 +30,11 @@ export interface NodeServices {
   /** The log index, eth_getLogs queries and polling filters. */
   logs: LogReaders;
   config: NodeConfig;
+  /** Stops and resumes block production (`miner_stop`, `miner_start`). */
+  production: ProductionSwitch;
   layout: DataDirLayout;
   format: FormatOptions;
   logger: Logger;
+  /** Where modules register readings of their own state (`metrics/recorder.ts`). */
+  metrics: Pick<MetricsRecorder, 'read'>;
 }

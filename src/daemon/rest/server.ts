@@ -14,6 +14,7 @@ import type { HostPort } from '../config/option-parsers.js';
 import type { AuthToken } from '../datadir/auth-token.js';
 import { InvalidInputError, UnauthorizedError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import { isAuthenticated } from '../transport/auth.js';
 import { ListenerGuard, type BrowserPolicy } from '../transport/browser-guard.js';
 import { endpointUrl, listenError } from '../transport/listen.js';
@@ -51,11 +52,14 @@ export interface RestServerOptions {
   /** Filled with the routes as fastify registers them. */
   routeTable: RouteTable;
   logger: Logger;
+  /** Told about every answered request; without it no hook is added. */
+  metrics?: Pick<MetricsRecorder, 'restRequest'>;
 }
 
 export interface RestServer {
   /** Base URL of the interface, prefix included: `http://127.0.0.1:1317/v1/api`. */
   url: string;
+  listening(): boolean;
   close(): Promise<void>;
 }
 
@@ -203,6 +207,15 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     });
   });
 
+  const { metrics } = options;
+  if (metrics !== undefined) {
+    app.addHook('onResponse', async (request, reply) => {
+      // The route's pattern, not the path, keeps the label set bounded.
+      const route = request.routeOptions.url ?? 'unmatched';
+      metrics.restRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
+
   app.addHook('onRequest', async (request, reply) => {
     const upgrade = isUpgrade(request);
     const refused = upgrade
@@ -289,6 +302,7 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
   const port = typeof bound === 'object' && bound ? bound.port : address.port;
   return {
     url: endpointUrl('http', address.host, port, REST_PREFIX),
+    listening: () => app.server.listening,
     close: () => app.close(),
   };
 }

@@ -10,6 +10,18 @@ import { exceedsJsonDepth, nestingTooDeepMessage } from './json-depth.js';
 import { RpcError, RpcErrorCode } from './rpc-error.js';
 import type { CallContext, MethodRegistry } from './registry.js';
 
+/**
+ * Where the dispatcher reports each call it answered (`metrics/recorder.ts` implements it);
+ * `now` gives the start of a call, 0 when nothing is measured.
+ */
+export interface CallObserver {
+  now(): number;
+  /** `method` is '' for a message that is not a call; `errorCode` undefined for a success. */
+  rpcCall(method: string, errorCode: number | undefined, startedAt: number): void;
+}
+
+const UNOBSERVED: CallObserver = { now: () => 0, rpcCall: () => undefined };
+
 export type RpcId = string | number | null;
 
 export type MaybePromise<T> = T | Promise<T>;
@@ -62,6 +74,7 @@ export class RpcDispatcher {
     private readonly registry: MethodRegistry,
     private readonly limits: DispatcherLimits,
     private readonly logger: DispatcherLogger,
+    private readonly observer: CallObserver = UNOBSERVED,
   ) {}
 
   /**
@@ -70,22 +83,23 @@ export class RpcDispatcher {
    * pay for a chain of promises.
    */
   handleText(text: string, context: CallContext): MaybePromise<string | undefined> {
+    const startedAt = this.observer.now();
     if (exceedsJsonDepth(text, this.limits.maxNesting)) {
-      return errorResponse(
-        null,
+      return this.refused(
         new RpcError(
           RpcErrorCode.invalidRequest,
           nestingTooDeepMessage(this.limits.maxNesting, '--json-rpc.max-nesting'),
         ),
+        startedAt,
       );
     }
     let message: unknown;
     try {
       message = JSON.parse(text);
     } catch {
-      return errorResponse(
-        null,
+      return this.refused(
         new RpcError(RpcErrorCode.parseError, 'parse error: request body is not valid JSON'),
+        startedAt,
       );
     }
     return Array.isArray(message)
@@ -93,20 +107,27 @@ export class RpcDispatcher {
       : this.handleSingle(message, context);
   }
 
+  /** The answer to a message that is not a call (or a batch refused whole), reported as such. */
+  private refused(error: RpcError, startedAt: number): string {
+    this.observer.rpcCall('', error.code, startedAt);
+    return errorResponse(null, error);
+  }
+
   private async handleBatch(calls: unknown[], context: CallContext): Promise<string | undefined> {
+    const startedAt = this.observer.now();
     if (calls.length === 0) {
-      return errorResponse(
-        null,
+      return this.refused(
         new RpcError(RpcErrorCode.invalidRequest, 'invalid request: empty batch'),
+        startedAt,
       );
     }
     if (calls.length > this.limits.batchRequestLimit) {
-      return errorResponse(
-        null,
+      return this.refused(
         new RpcError(
           RpcErrorCode.limitExceeded,
           `batch too large: ${calls.length} calls exceed the limit of ${this.limits.batchRequestLimit} (--json-rpc.batch-request-limit)`,
         ),
+        startedAt,
       );
     }
     const responses: string[] = [];
@@ -134,8 +155,10 @@ export class RpcDispatcher {
   }
 
   private handleSingle(message: unknown, context: CallContext): MaybePromise<string | undefined> {
+    const startedAt = this.observer.now();
     const envelope = this.parseEnvelope(message);
     if (envelope instanceof RpcError) {
+      this.observer.rpcCall('', envelope.code, startedAt);
       const id = (message as { id?: unknown } | null)?.id;
       return errorResponse(isValidId(id) ? id : null, envelope);
     }
@@ -143,30 +166,32 @@ export class RpcDispatcher {
     try {
       result = this.invoke(envelope, context);
     } catch (error) {
-      return this.failure(envelope, error);
+      return this.failure(envelope, error, startedAt);
     }
     if (result instanceof Promise) {
       return result.then(
-        (value: unknown) => this.success(envelope, value),
-        (error: unknown) => this.failure(envelope, error),
+        (value: unknown) => this.success(envelope, value, startedAt),
+        (error: unknown) => this.failure(envelope, error, startedAt),
       );
     }
-    return this.success(envelope, result);
+    return this.success(envelope, result, startedAt);
   }
 
-  private success(envelope: Envelope, result: unknown): string | undefined {
+  private success(envelope: Envelope, result: unknown, startedAt: number): string | undefined {
+    this.observer.rpcCall(envelope.method, undefined, startedAt);
     if (envelope.isNotification) return undefined;
     return `{"jsonrpc":"2.0","id":${JSON.stringify(envelope.id)},"result":${resultText(result)}}`;
   }
 
-  private failure(envelope: Envelope, error: unknown): string | undefined {
-    if (envelope.isNotification) return undefined;
+  private failure(envelope: Envelope, error: unknown, startedAt: number): string | undefined {
     const rpcError = toRpcError(error, (internal) =>
       this.logger.error('JSON-RPC handler failed', {
         method: envelope.method,
         error: String((internal as Error)?.stack ?? internal),
       }),
     );
+    this.observer.rpcCall(envelope.method, rpcError.code, startedAt);
+    if (envelope.isNotification) return undefined;
     return errorResponse(envelope.id, rpcError);
   }
 

@@ -70,6 +70,8 @@ export interface TxPoolOptions {
   now?: () => number;
   /** Told when a pending listener throws; the pool carries on. Default `console.error`. */
   onListenerError?: (error: unknown) => void;
+  /** Told the outcome of each submitted transaction: undefined when accepted, else the refusal. */
+  onAdmission?: (refusal: unknown) => void;
 }
 
 /** Where a transaction would stand in the pool, for eviction: pending outranks queued. */
@@ -138,7 +140,10 @@ export class TxPool implements TxPoolApi {
   }
 
   admit(tx: TypedTransaction): Promise<Admission> {
-    return this.check(tx, 'submitted');
+    const admission = this.check(tx, 'submitted');
+    const { onAdmission } = this.options;
+    if (onAdmission !== undefined) admission.then(() => onAdmission(undefined), onAdmission);
+    return admission;
   }
 
   /**

@@ -1,0 +1,81 @@
+/**
+ * Liveness and readiness of the node, as `/health` and `/ready` answer them on the JSON-RPC
+ * HTTP listener and on the metrics listener.
+ *
+ * Ready means the node can serve what a load balancer sends it: the chain store is open, block
+ * production runs (not halted by a failed commit, not stopped by `miner_stop`), the head is
+ * younger than `--health.max-head-age-blocks` block times, and every listener is up. A node with
+ * one validator is never syncing (`eth_syncing` is always false: it is the only source of
+ * blocks), so readiness does not wait for a sync the way a geth probe would.
+ */
+import {
+  READINESS_CHECKS,
+  type CheckName,
+  type CheckResult,
+  type Readiness,
+} from '../../shared/readiness.js';
+import type { ProductionState } from '../chain/production-health.js';
+
+export interface ReadinessSources {
+  chain: { isOpen(): boolean; head(): { number: bigint; timestampSeconds: bigint } };
+  production(): ProductionState;
+  blockTimeMs: number;
+  emptyBlocks: boolean;
+  /** Oldest head accepted, in block times (`--health.max-head-age-blocks`). */
+  maxHeadAgeBlocks: number;
+  now?: () => number;
+}
+
+/** Blocks carry whole seconds, so a head can look up to a second older than it is. */
+const TIMESTAMP_SLACK_MS = 1000;
+
+export class ReadinessProbe {
+  private readonly listeners: Array<{ name: string; listening: () => boolean }> = [];
+
+  constructor(private readonly sources: ReadinessSources) {}
+
+  /** Adds a listener that must be up for the node to be ready. */
+  addListener(name: string, listening: () => boolean): void {
+    this.listeners.push({ name, listening });
+  }
+
+  check(): Readiness {
+    const checks: Record<CheckName, CheckResult> = {
+      chain: this.chainCheck(),
+      block_production: this.productionCheck(),
+      head_age: this.headAgeCheck(),
+      listeners: this.listenerCheck(),
+    };
+    const failed = READINESS_CHECKS.filter((name) => !checks[name].ok);
+    return { ready: failed.length === 0, failed, checks };
+  }
+
+  private chainCheck(): CheckResult {
+    if (!this.sources.chain.isOpen()) return { ok: false, detail: 'chain store closed' };
+    return { ok: true, detail: `open at block ${this.sources.chain.head().number}` };
+  }
+
+  private productionCheck(): CheckResult {
+    const state = this.sources.production();
+    if (state.producing) return { ok: true, detail: 'producing' };
+    return { ok: false, detail: `stopped since ${state.since}: ${state.reason}` };
+  }
+
+  private headAgeCheck(): CheckResult {
+    const { blockTimeMs, emptyBlocks, maxHeadAgeBlocks } = this.sources;
+    if (blockTimeMs === 0 || !emptyBlocks) {
+      return { ok: true, detail: 'not checked: blocks are made only for transactions' };
+    }
+    const now = (this.sources.now ?? Date.now)();
+    const ageMs = Math.max(0, now - Number(this.sources.chain.head().timestampSeconds) * 1000);
+    const limitMs = Math.max(maxHeadAgeBlocks * blockTimeMs, blockTimeMs + TIMESTAMP_SLACK_MS);
+    const detail = `head is ${(ageMs / 1000).toFixed(1)} s old, limit ${limitMs / 1000} s`;
+    return { ok: ageMs <= limitMs, detail };
+  }
+
+  private listenerCheck(): CheckResult {
+    const down = this.listeners.filter((listener) => !listener.listening()).map((l) => l.name);
+    if (down.length > 0) return { ok: false, detail: `not listening: ${down.join(', ')}` };
+    return { ok: true, detail: `${this.listeners.map((l) => l.name).join(', ')} listening` };
+  }
+}
