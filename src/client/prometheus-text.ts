@@ -40,10 +40,16 @@ const SUFFIXES: Record<MetricType, readonly string[]> = {
   summary: ['', '_sum', '_count'],
 };
 
+/**
+ * A value as Prometheus reads it (Go's `ParseFloat`): decimals, and `NaN` and `Inf` in any case
+ * (prom-client writes `Nan`).
+ */
 function parseNumber(text: string, line: number): number {
-  if (text === '+Inf') return Infinity;
-  if (text === '-Inf') return -Infinity;
-  if (text === 'NaN') return NaN;
+  const special = /^([-+]?)(inf|infinity|nan)$/i.exec(text);
+  if (special !== null) {
+    if (special[2].toLowerCase() === 'nan') return NaN;
+    return special[1] === '-' ? -Infinity : Infinity;
+  }
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) {
     throw new PrometheusTextError(line, `"${text}" is not a number`);
   }

@@ -10,7 +10,7 @@ export type CheckName = (typeof READINESS_CHECKS)[number];
 
 export interface CheckResult {
   ok: boolean;
-  /** What was found, e.g. `head is 1.2 s old, limit 5 s`. */
+  /** What was found, e.g. `no block for 1.2 s, limit 5 s`. */
   detail: string;
 }
 

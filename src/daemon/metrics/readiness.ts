@@ -31,8 +31,15 @@ const TIMESTAMP_SLACK_MS = 1000;
 
 export class ReadinessProbe {
   private readonly listeners: Array<{ name: string; listening: () => boolean }> = [];
+  private readonly startedAt: number;
 
-  constructor(private readonly sources: ReadinessSources) {}
+  constructor(private readonly sources: ReadinessSources) {
+    this.startedAt = this.now();
+  }
+
+  private now(): number {
+    return (this.sources.now ?? Date.now)();
+  }
 
   /** Adds a listener that must be up for the node to be ready. */
   addListener(name: string, listening: () => boolean): void {
@@ -66,10 +73,12 @@ export class ReadinessProbe {
     if (blockTimeMs === 0 || !emptyBlocks) {
       return { ok: true, detail: 'not checked: blocks are made only for transactions' };
     }
-    const now = (this.sources.now ?? Date.now)();
-    const ageMs = Math.max(0, now - Number(this.sources.chain.head().timestampSeconds) * 1000);
+    // A head from before the start (genesis, or the last block before a restart) is counted
+    // from the start: what matters is how long this process has gone without a block.
+    const headAt = Number(this.sources.chain.head().timestampSeconds) * 1000;
+    const ageMs = Math.max(0, this.now() - Math.max(headAt, this.startedAt));
     const limitMs = Math.max(maxHeadAgeBlocks * blockTimeMs, blockTimeMs + TIMESTAMP_SLACK_MS);
-    const detail = `head is ${(ageMs / 1000).toFixed(1)} s old, limit ${limitMs / 1000} s`;
+    const detail = `no block for ${(ageMs / 1000).toFixed(1)} s, limit ${limitMs / 1000} s`;
     return { ok: ageMs <= limitMs, detail };
   }
 

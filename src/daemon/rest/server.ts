@@ -211,7 +211,7 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
   if (metrics !== undefined) {
     app.addHook('onResponse', async (request, reply) => {
       // The route's pattern, not the path, keeps the label set bounded.
-      const route = request.routeOptions.url ?? 'unmatched';
+      const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
       metrics.restRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
     });
   }
