@@ -20,6 +20,7 @@ import { connectRpc } from './rpc.js';
 import { readSettings } from './settings.js';
 import { measureAnvilStart, measureNodeCliStart } from './workloads/cold-start.js';
 import { measureLogs } from './workloads/logs-latency.js';
+import { measureMetricsOverhead } from './workloads/metrics-overhead.js';
 import { measureRestarts } from './workloads/restart.js';
 import { measureReadsAlternating, readWorkloads } from './workloads/read-throughput.js';
 
@@ -210,6 +211,12 @@ for (const [name, ready] of Object.entries(prepared)) {
 if (settings.nodes.includes('node-cli')) {
   results['node-cli'].transfersBlockTime0 = await step('node-cli: block time 0 suite', () =>
     commitSuite(starters['node-cli'], '0', signed, plan.token),
+  );
+}
+if (settings.nodes.includes('node-cli')) {
+  results['node-cli'].metricsOverhead = await step(
+    'node-cli: read throughput with metrics on and off',
+    () => measureMetricsOverhead(settings, progress),
   );
 }
 

@@ -5,10 +5,8 @@
 import { DaemonControlError } from './errors.js';
 import { parsePrometheusText, type MetricFamily, type Sample } from './prometheus-text.js';
 
-/** What one scrape says, reduced to what `node top` shows. */
-export interface MetricsReading {
-  /** When it was taken, ms since the epoch. */
-  at: number;
+/** The levels `node top` shows as a scrape gives them. */
+export interface NodeLevels {
   headHeight: number;
   headAgeSeconds: number;
   pending: number;
@@ -16,26 +14,24 @@ export interface MetricsReading {
   /** Open WebSocket connections, JSON-RPC and consensus together. */
   connections: number;
   subscriptions: number;
+  residentBytes: number;
+  heapUsedBytes: number;
+}
+
+/** What one scrape says, reduced to what `node top` shows. */
+export interface MetricsReading extends NodeLevels {
+  /** When it was taken, ms since the epoch. */
+  at: number;
   blocks: number;
   transactions: number;
   requests: number;
   /** JSON-RPC latency histogram of every method together: upper bound → cumulative count. */
   latencyBuckets: ReadonlyMap<number, number>;
-  residentBytes: number;
-  heapUsedBytes: number;
   cpuSeconds: number;
 }
 
 /** A screenful of `node top`: levels from the latest reading, rates since the one before. */
-export interface TopFigures {
-  headHeight: number;
-  headAgeSeconds: number;
-  pending: number;
-  queued: number;
-  connections: number;
-  subscriptions: number;
-  residentBytes: number;
-  heapUsedBytes: number;
+export interface TopFigures extends NodeLevels {
   /** Rates since the previous reading; undefined for the first. */
   blocksPerSecond?: number;
   txPerSecond?: number;

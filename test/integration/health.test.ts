@@ -31,6 +31,14 @@ describe('health and readiness', () => {
   });
   afterAll(() => daemon?.stop());
 
+  const daemonStatus = () =>
+    runCliJsonWithCode<{ readiness?: Readiness }>([
+      'daemon',
+      'status',
+      '--datadir',
+      daemon.dataDir,
+    ]);
+
   it('answers /health and a passing /ready on the JSON-RPC and metrics listeners', async () => {
     for (const base of listeners) {
       const health = await get(base, '/health');
@@ -75,12 +83,7 @@ describe('health and readiness', () => {
         });
         expect(probe.body.checks.chain.ok).toBe(true);
       }
-      const stopped = await runCliJsonWithCode<{ readiness?: Readiness }>([
-        'daemon',
-        'status',
-        '--datadir',
-        daemon.dataDir,
-      ]);
+      const stopped = await daemonStatus();
       expect(stopped.code).toBe(1);
       expect(stopped.value.readiness?.failed).toContain('block_production');
     } finally {
@@ -96,12 +99,7 @@ describe('health and readiness', () => {
       15_000,
       'a block after miner_start',
     );
-    const running = await runCliJsonWithCode<{ readiness?: Readiness }>([
-      'daemon',
-      'status',
-      '--datadir',
-      daemon.dataDir,
-    ]);
+    const running = await daemonStatus();
     expect(running.code).toBe(0);
     expect(running.value.readiness?.ready).toBe(true);
   });

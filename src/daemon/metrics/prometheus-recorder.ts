@@ -4,6 +4,7 @@
  * text by `metrics-server.ts`. Every metric is listed in docs/metrics.md.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { CallTally } from './call-tally.js';
 import { admissionOutcome, ADMISSION_OUTCOMES, rpcOutcome } from './outcome-labels.js';
 import { SOCKET_KINDS, type MetricsRecorder, type Reading, type SocketKind } from './recorder.js';
 
@@ -32,8 +33,7 @@ export interface PrometheusRecorderOptions {
 export class PrometheusRecorder implements MetricsRecorder {
   readonly registry = new Registry();
   private readonly readings: Reading[] = [];
-  private readonly rpcRequests: Counter<'method' | 'outcome'>;
-  private readonly rpcSeconds: Histogram<'method'>;
+  private readonly calls = new CallTally(LATENCY_BUCKETS);
   private readonly blockSeconds: Histogram;
   private readonly blockTxs: Histogram;
   private readonly commitSeconds: Histogram;
@@ -47,19 +47,22 @@ export class PrometheusRecorder implements MetricsRecorder {
     const registers = [this.registry];
     const wallClock = options.wallClock ?? Date.now;
     collectDefaultMetrics({ register: this.registry });
-    this.rpcRequests = new Counter({
+    const calls = this.calls;
+    new Counter({
       name: `${PREFIX}rpc_requests_total`,
       help: 'JSON-RPC calls answered, by method and outcome (success or the error code name).',
       labelNames: ['method', 'outcome'],
       registers,
+      collect() {
+        calls.fillCounter(this, rpcOutcome);
+      },
     });
-    this.rpcSeconds = new Histogram({
-      name: `${PREFIX}rpc_request_duration_seconds`,
-      help: 'Time from a JSON-RPC call being read to its answer being ready, by method.',
-      labelNames: ['method'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.registry.registerMetric(
+      calls.histogram(
+        `${PREFIX}rpc_request_duration_seconds`,
+        'Time from a JSON-RPC call being read to its answer being ready, by method.',
+      ),
+    );
     this.blockSeconds = new Histogram({
       name: `${PREFIX}block_production_seconds`,
       help: 'Time to execute and commit a block, from proposal to commit.',
@@ -124,8 +127,7 @@ export class PrometheusRecorder implements MetricsRecorder {
         : this.options.knownMethod(method)
           ? method
           : UNKNOWN_METHOD_LABEL;
-    this.rpcRequests.labels(label, rpcOutcome(errorCode)).inc();
-    this.rpcSeconds.labels(label).observe(secondsSince(startedAt));
+    this.calls.record(label, errorCode, secondsSince(startedAt));
   }
 
   blockProduced(startedAt: number, txCount: number): void {
