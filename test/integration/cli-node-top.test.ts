@@ -17,8 +17,8 @@ describe('node top', () => {
   });
   afterAll(() => daemon?.stop());
 
-  it('runs in a pseudo-terminal, shows the height changing and quits on q', async () => {
-    // `script` gives the command a pseudo-terminal; what is written to its stdin is typed.
+  /** `node top` in a pseudo-terminal (`script`): what is written to its stdin is typed. */
+  function topInPty() {
     const command = `${process.execPath} ${CLI_ENTRY} node top --datadir ${daemon.dataDir} --interval 200`;
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
       env: { ...process.env, NO_COLOR: '1' },
@@ -27,21 +27,44 @@ describe('node top', () => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    return {
+      output: () => output,
+      type: (keys: string) => child.stdin.write(keys),
+      exited,
+      kill: () => {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      },
+    };
+  }
+
+  it('runs in a pseudo-terminal, shows the height changing and quits on q', async () => {
+    const top = topInPty();
     try {
       await waitFor(
-        () => new Set(heightsIn(output)).size >= 2,
+        () => new Set(heightsIn(top.output())).size >= 2,
         30_000,
         'two different heights on the screen',
       );
-      const heights = heightsIn(output);
+      const heights = heightsIn(top.output());
       expect(heights.at(-1)).toBeGreaterThan(heights[0]);
-      expect(output).toContain('\x1b[2J');
-      expect(output).toMatch(/blocks\/s\s+\d/);
-      expect(output).toMatch(/memory\s+[\d.]+ MiB resident/);
-      child.stdin.write('q');
-      expect(await exited).toBe(0);
+      expect(top.output()).toContain('\x1b[2J');
+      expect(top.output()).toMatch(/blocks\/s\s+\d/);
+      expect(top.output()).toMatch(/memory\s+[\d.]+ MiB resident/);
+      top.type('q');
+      expect(await top.exited).toBe(0);
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
+      top.kill();
+    }
+  });
+
+  it('quits on Ctrl-C typed in the terminal', async () => {
+    const top = topInPty();
+    try {
+      await waitFor(() => heightsIn(top.output()).length >= 1, 30_000, 'the first screen');
+      top.type('\x03');
+      expect(await top.exited).toBe(0);
+    } finally {
+      top.kill();
     }
   });
 
