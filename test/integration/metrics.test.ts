@@ -182,3 +182,43 @@ describe('Prometheus metrics (--metrics.enable)', () => {
     expect(delta(before, after, requests)).toBe(5);
   });
 });
+
+describe('call-thread metrics', () => {
+  /** JUMPDEST PUSH1 0 JUMP: creation code that loops until its gas is spent. */
+  const ENDLESS_LOOP = '0x5b600056';
+  const UNENDING_CALL_GAS = 1_000_000_000;
+  let daemon: TestDaemon;
+
+  beforeAll(async () => {
+    daemon = await startTestDaemon([
+      '--metrics.enable',
+      '--metrics.address',
+      '127.0.0.1:0',
+      '--json-rpc.evm-threads',
+      '1',
+      '--json-rpc.gas-cap',
+      String(UNENDING_CALL_GAS),
+      '--json-rpc.evm-timeout',
+      '500ms',
+    ]);
+  });
+  afterAll(() => daemon?.stop());
+
+  it('counts a call aborted past --json-rpc.evm-timeout once; an idle call queue reads 0', async () => {
+    const metricsUrl = daemon.endpoints.metrics as string;
+    const before = await scrape(metricsUrl);
+    expect(value(before, 'nodecli_call_queue_depth')).toBe(0);
+    const unending = { data: ENDLESS_LOOP, gas: `0x${UNENDING_CALL_GAS.toString(16)}` };
+    await expect(daemon.rpc.call('eth_call', [unending, 'latest'])).rejects.toThrow(
+      /execution aborted \(timeout = 500ms\)/,
+    );
+    const after = await scrape(metricsUrl);
+    expect(delta(before, after, 'nodecli_call_timeouts_total')).toBe(1);
+    expect(
+      delta(before, after, 'nodecli_rpc_requests_total', {
+        method: 'eth_call',
+        outcome: 'limit_exceeded',
+      }),
+    ).toBe(1);
+  });
+});
