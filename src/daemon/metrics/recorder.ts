@@ -1,8 +1,10 @@
 /**
  * What the node tells its metrics, as one interface chosen once at start-up: the Prometheus
- * recorder with `--metrics.enable`, {@link NO_METRICS} without. Hot paths (every JSON-RPC call,
- * every admission) call it unconditionally; the no-op one reads no clock and keeps no state, so
- * a node without metrics pays one empty call.
+ * recorder with `--metrics.enable`, {@link NO_METRICS} without. The JSON-RPC dispatcher, the
+ * block producer and the chain call it unconditionally; the no-op one reads no clock and keeps
+ * no state, so a node without metrics pays two empty calls per JSON-RPC call. Hooks that would
+ * cost more (a promise per admission, a fastify hook per REST request) are not installed at all
+ * without metrics.
  *
  * Two kinds of facts: events, reported as they happen (a call answered, a block made), and
  * readings of state the node keeps anyway (head, pool sizes, connections), registered once and
