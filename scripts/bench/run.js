@@ -20,6 +20,7 @@ import { connectRpc } from './rpc.js';
 import { readSettings } from './settings.js';
 import { measureAnvilStart, measureNodeCliStart } from './workloads/cold-start.js';
 import { measureLogs } from './workloads/logs-latency.js';
+import { measureMetricsOverhead } from './workloads/metrics-overhead.js';
 import { measureRestarts } from './workloads/restart.js';
 import { measureStallProbes } from './workloads/stall-probes.js';
 import { measureReadsAlternating, readWorkloads } from './workloads/read-throughput.js';
@@ -214,6 +215,12 @@ if (settings.nodes.includes('node-cli')) {
   );
   results['node-cli'].stallProbes = await step('node-cli: stall probes', () =>
     measureStallProbes(progress),
+  );
+}
+if (settings.nodes.includes('node-cli')) {
+  results['node-cli'].metricsOverhead = await step(
+    'node-cli: read throughput with metrics on and off',
+    () => measureMetricsOverhead(settings, progress),
   );
 }
 

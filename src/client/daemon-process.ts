@@ -14,9 +14,10 @@ import { dataDirLayout, type DataDirLayout } from '../shared/datadir-layout.js';
 import { renderLogLine } from '../shared/log-line.js';
 import { isDataDirLocked, readLockHolder } from '../shared/datadir-lock.js';
 import { isSameLiveProcess, type ProcessIdentity } from '../shared/process-identity.js';
+import type { Readiness } from '../shared/readiness.js';
 import { DaemonControlError } from './errors.js';
 import { readDaemonInfo } from './daemon-files.js';
-import { fetchBlockProduction, type BlockProduction } from './node-health.js';
+import { fetchBlockProduction, fetchReadiness, type BlockProduction } from './node-health.js';
 
 const DAEMON_ENTRY = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
 
@@ -235,6 +236,8 @@ export type DaemonStatus =
       dataDir: string;
       /** Whether it produces blocks, and why not; absent when it did not say. */
       blockProduction?: BlockProduction;
+      /** Its readiness checks (`GET /ready`); absent when it did not answer them. */
+      readiness?: Readiness;
     }
   | {
       running: false;
@@ -256,6 +259,12 @@ export async function daemonStatus(dataDir: string): Promise<DaemonStatus> {
     return { running: false, dataDir: layout.root, starting: { pid: presence.holder?.pid } };
   }
   const info = presence.info;
+  const { consensusWs } = info.endpoints;
+  const probeUrl = info.endpoints.http ?? info.endpoints.metrics;
+  const [blockProduction, readiness] = await Promise.all([
+    consensusWs === undefined ? undefined : fetchBlockProduction(consensusWs),
+    probeUrl === undefined ? undefined : fetchReadiness(probeUrl),
+  ]);
   return {
     running: true,
     pid: info.pid,
@@ -263,9 +272,7 @@ export async function daemonStatus(dataDir: string): Promise<DaemonStatus> {
     version: info.version,
     endpoints: info.endpoints,
     dataDir: layout.root,
-    blockProduction:
-      info.endpoints.consensusWs === undefined
-        ? undefined
-        : await fetchBlockProduction(info.endpoints.consensusWs),
+    blockProduction,
+    readiness,
   };
 }

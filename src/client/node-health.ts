@@ -1,7 +1,9 @@
 /**
- * Asks a running daemon whether it is producing blocks, through the consensus RPC's `health`
- * route (the daemon keeps that state in one place; `daemon status` shows it).
+ * Asks a running daemon how it is: its readiness checks (`GET /ready` on the JSON-RPC HTTP
+ * listener or the metrics listener) and whether it is producing blocks (the consensus RPC's
+ * `health` route). `daemon status` shows both.
  */
+import { isReadiness, type Readiness } from '../shared/readiness.js';
 
 /** `block_production` of the consensus RPC's `health` answer, as the wire spells it. */
 interface WireBlockProduction {
@@ -55,6 +57,22 @@ export async function fetchBlockProduction(
       failedAttempts: wire.failed_attempts,
       nextAttempt: wire.next_attempt,
     };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The readiness checks of the daemon at `baseUrl` (a listener that serves `/ready`), or
+ * undefined when it did not answer them in time.
+ */
+export async function fetchReadiness(baseUrl: string): Promise<Readiness | undefined> {
+  try {
+    const response = await fetch(new URL('/ready', baseUrl), {
+      signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
+    });
+    const body: unknown = await response.json();
+    return isReadiness(body) ? body : undefined;
   } catch {
     return undefined;
   }

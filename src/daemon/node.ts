@@ -51,6 +51,11 @@ import type { BrowserPolicy } from './transport/browser-guard.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
 import { PoolJournal } from './txpool/journal.js';
+import { NO_METRICS, type MetricsRecorder } from './metrics/recorder.js';
+import { PrometheusRecorder } from './metrics/prometheus-recorder.js';
+import { ReadinessProbe } from './metrics/readiness.js';
+import { startMetricsServer } from './metrics/metrics-server.js';
+import { chainStoreBytes } from './metrics/chain-store-size.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from './txpool/txpool.js';
 
 export interface RunningNode {
@@ -81,6 +86,7 @@ async function startChain(
   shutdownSteps: Array<() => Promise<void> | void>,
   senderRecovery: SenderRecovery,
   production: ProductionHealth,
+  metrics: MetricsRecorder,
 ): Promise<NodeServices> {
   const { genesis, custom, earlier } = loadGenesis(layout, config['chain-id']);
   const chain = await Chain.open({
@@ -98,6 +104,7 @@ async function startChain(
   const journal = PoolJournal.open(layout.txpoolJournalDir, config['txpool.journal-interval']);
   // Closed after block production stops, so the last block's removals reach it.
   shutdownSteps.push(() => journal.close());
+  const logOutcome = logAdmission(logger);
   const pool = new TxPool({
     state: chain,
     chainId: chain.chainId,
@@ -113,7 +120,10 @@ async function startChain(
     journal,
     onListenerError: (error) =>
       logger.error('pending transaction listener failed', { error: String(error) }),
-    onAdmission: logAdmission(logger),
+    onAdmission: (outcome) => {
+      logOutcome(outcome);
+      metrics.admission(outcome.accepted ? undefined : outcome.error);
+    },
   });
   pool.onPending((pooled) => bus.publishPendingTx(pooled));
   await restoreJournal(pool, journal, chain, logger);
@@ -138,13 +148,26 @@ async function startChain(
       logger.warn('transaction dropped at block time', { hash: hashHex, reason }),
     onRoundError: (error) =>
       logger.error('consensus round failed', { error: String((error as Error)?.stack ?? error) }),
+    observer: metrics,
   });
   shutdownSteps.push(
     logCommittedBlocks({ onStep: (l) => engine.onStep(l), onBlock: (l) => bus.onBlock(l) }, logger),
   );
+  chain.observeCommits(metrics);
   engine.start();
   shutdownSteps.push(closing('block production', () => engine.stop(), logger));
-  const dev = new DevControl({ chain, engine, pool, bus });
+  const dev = new DevControl({
+    chain,
+    engine,
+    pool,
+    bus,
+    // Mining switched off by the dev methods is production stopped on purpose: readiness and
+    // `daemon status` say so (`metrics/readiness.ts`).
+    onMiningMode: ({ automine, intervalMs }) =>
+      automine || intervalMs > 0
+        ? production.startedByOperator('the dev mining methods')
+        : production.stoppedByOperator('evm_setAutomine(false) with no mining interval'),
+  });
   logger.info('chain opened', {
     chainId: chain.chainId,
     genesis: custom ? layout.genesisFile : 'embedded dev chain',
@@ -161,6 +184,7 @@ async function startChain(
     layout,
     format: { ethereumCompat: config['json-rpc.ethereum-compat'] },
     logger,
+    metrics,
   };
 }
 
@@ -201,6 +225,7 @@ async function startCallThreads(
     limits: CallQueueLimits;
     layout: DataDirLayout;
     logger: Logger;
+    metrics: MetricsRecorder;
   },
   shutdownSteps: Array<() => Promise<void> | void>,
 ): Promise<void> {
@@ -224,8 +249,10 @@ async function startCallThreads(
     timeoutMs: parts.timeoutMs,
     limits: parts.limits,
     logger: parts.logger,
+    onTimeout: () => parts.metrics.callTimedOut(),
   });
   chain.runCallsOn(pool);
+  parts.metrics.read({ metric: 'call_queue', read: () => pool.queued });
   shutdownSteps.push(async () => {
     chain.runCallsOn(undefined);
     await pool.close();
@@ -242,6 +269,12 @@ function perSenderQueueLimit(config: NodeConfig): number {
     config['txpool.accountqueue'] ??
     (config.dev ? Number.POSITIVE_INFINITY : DEFAULT_POOL_LIMITS.perSenderQueued)
   );
+}
+
+/** The head's number and timestamp, as readiness and the metrics read them. */
+function headOf(chain: Chain): { number: bigint; timestampSeconds: bigint } {
+  const head = chain.head();
+  return { number: head.number, timestampSeconds: head.block.header.timestamp };
 }
 
 /** How often the pool is swept for expired queued transactions at most (geth: every minute). */
@@ -319,6 +352,14 @@ export async function startNode(
     });
     shutdownSteps.push(() => senderRecovery.close());
     const production = new ProductionHealth(logger);
+    // The dev namespace is governed by --dev.methods (its methods refuse when it is off).
+    const registry = new MethodRegistry(
+      new Set([...config['evm.rpc.api'], DEV_NAMESPACE]),
+    ).declareUnsupported(UNSUPPORTED_METHODS);
+    const prometheus = config['metrics.enable']
+      ? new PrometheusRecorder({ knownMethod: (name) => registry.knows(name) })
+      : undefined;
+    const metrics = prometheus ?? NO_METRICS;
     const services = await startChain(
       config,
       layout,
@@ -326,11 +367,22 @@ export async function startNode(
       shutdownSteps,
       senderRecovery,
       production,
+      metrics,
     );
-    // The dev namespace is governed by --dev.methods (its methods refuse when it is off).
-    const registry = new MethodRegistry(
-      new Set([...config['evm.rpc.api'], DEV_NAMESPACE]),
-    ).declareUnsupported(UNSUPPORTED_METHODS);
+    const probe = new ReadinessProbe({
+      chain: {
+        isOpen: () => services.chain.isOpen(),
+        head: () => headOf(services.chain),
+      },
+      production: () => production.state(),
+      blockTimeMs: config['block-time'],
+      emptyBlocks: config['empty-blocks'],
+      maxHeadAgeBlocks: config['health.max-head-age-blocks'],
+    });
+    metrics.read({ metric: 'head', read: () => headOf(services.chain) });
+    metrics.read({ metric: 'pool', read: () => services.pool.status() });
+    metrics.read({ metric: 'caches', read: () => services.chain.cacheCounts() });
+    metrics.read({ metric: 'database_bytes', read: () => chainStoreBytes(layout.root) });
     const accounts = new AccountManager({
       keystoreDir: layout.keystoreDir,
       walletsDir: layout.walletsDir,
@@ -353,6 +405,7 @@ export async function startNode(
         maxNesting: config['json-rpc.max-nesting'],
       },
       logger,
+      metrics,
     );
 
     const endpoints: DaemonEndpoints = {};
@@ -375,9 +428,11 @@ export async function startNode(
         token,
         dispatcher,
         logger,
+        probe,
       });
       shutdownSteps.push(closing('JSON-RPC HTTP listener', () => http.close(), logger));
       endpoints.http = http.url;
+      probe.addListener('json-rpc http', http.listening);
       const ws = await startWsRpcServer({
         address: config['json-rpc.ws-address'],
         maxMessageSize: config['json-rpc.ws-max-message-size'],
@@ -388,9 +443,12 @@ export async function startNode(
         token,
         dispatcher,
         logger,
+        onSlowConsumer: () => metrics.slowConsumerDropped('json_rpc'),
       });
       shutdownSteps.push(closing('JSON-RPC WebSocket listener', () => ws.close(), logger));
       endpoints.ws = ws.url;
+      probe.addListener('json-rpc ws', ws.listening);
+      metrics.read({ metric: 'connections', socket: 'json_rpc', read: ws.connections });
     }
     const nodeKey = await openNodeKey(layout.nodeKeyFile, {
       passwordFile: config['node-key.password-file'],
@@ -419,9 +477,17 @@ export async function startNode(
       },
       production: () => production.state(),
       logger,
+      onSlowConsumer: () => metrics.slowConsumerDropped('consensus'),
     });
     shutdownSteps.push(closing('consensus RPC listener', () => consensusRpc.close(), logger));
     endpoints.consensusWs = consensusRpc.websocketUrl;
+    probe.addListener('consensus rpc', consensusRpc.listening);
+    metrics.read({ metric: 'connections', socket: 'consensus', read: consensusRpc.connections });
+    metrics.read({
+      metric: 'subscriptions',
+      socket: 'consensus',
+      read: consensusRpc.subscriptions,
+    });
     if (config['rest.enable']) {
       const routeTable = new RouteTable();
       const rest = await startRestServer({
@@ -449,9 +515,23 @@ export async function startNode(
         }),
         routeTable,
         logger,
+        metrics: prometheus,
       });
       shutdownSteps.push(closing('REST listener', () => rest.close(), logger));
       endpoints.rest = rest.url;
+      probe.addListener('rest', rest.listening);
+    }
+    if (prometheus !== undefined) {
+      const server = await startMetricsServer({
+        address: config['metrics.address'],
+        browserPolicy,
+        recorder: prometheus,
+        probe,
+        logger,
+      });
+      shutdownSteps.push(() => server.close());
+      endpoints.metrics = server.url;
+      probe.addListener('metrics', server.listening);
     }
     await startCallThreads(
       evmThreads,
@@ -465,6 +545,7 @@ export async function startNode(
         },
         layout,
         logger,
+        metrics,
       },
       shutdownSteps,
     );

@@ -8,6 +8,8 @@ export interface DaemonEndpoints {
   consensusWs?: string;
   /** REST interface base, e.g. `http://127.0.0.1:1317/v1/api`. */
   rest?: string;
+  /** The metrics listener (`/metrics`, `/health`, `/ready`), e.g. `http://127.0.0.1:6060`; only with `--metrics.enable`. */
+  metrics?: string;
 }
 
 export interface DaemonInfo {

@@ -65,3 +65,19 @@ export async function sendAndWait(rpc: HttpRpcClient, raw: string): Promise<RawR
   const hash = await rpc.call<string>('eth_sendRawTransaction', [raw]);
   return waitForReceipt(rpc, hash);
 }
+
+/** A daemon's authenticated JSON-RPC client (`TestDaemon.authedRpc`). */
+interface WithAuthedRpc {
+  authedRpc: HttpRpcClient;
+}
+
+/** Switches block production off through the dev methods: no automine, no mining interval. */
+export async function stopMining(daemon: WithAuthedRpc): Promise<void> {
+  await daemon.authedRpc.call('evm_setAutomine', [false]);
+  await daemon.authedRpc.call('evm_setIntervalMining', [0]);
+}
+
+/** Switches block production back on: a block every `intervalMs` (the test daemons' 1 s). */
+export async function resumeMining(daemon: WithAuthedRpc, intervalMs = 1000): Promise<void> {
+  await daemon.authedRpc.call('evm_setIntervalMining', [intervalMs]);
+}

@@ -2,7 +2,7 @@
 import { ethFilterMethods } from '../../src/daemon/api/eth-filters.js';
 import { ethLogMethods, serialiseLog } from '../../src/daemon/api/eth-logs.js';
 import { ethSubscribeMethods } from '../../src/daemon/api/eth-subscribe.js';
-import type { NodeServices } from '../../src/daemon/api/services.js';
+import { NO_METRICS } from '../../src/daemon/metrics/recorder.js';
 import { LogQuery } from '../../src/daemon/events/log-query.js';
 import { ServedLogs } from '../../src/daemon/events/served-logs.js';
 import { PollingFilters } from '../../src/daemon/events/polling-filters.js';
@@ -83,10 +83,10 @@ export function filtersRpc(
     new ServedLogs(logChain.chain, serialiseLog),
   );
   const services = {
-    chain: logChain.chain,
     bus: logChain.bus,
     format: { ethereumCompat: options.ethereumCompat ?? false },
-  } as NodeServices;
+    metrics: NO_METRICS,
+  };
   const registry = new MethodRegistry(new Set(['eth'])).register({
     namespace: 'eth',
     access: 'public',

@@ -26,9 +26,9 @@ export function loopbackFlags(port) {
 
 /**
  * Arguments of `node-cli daemon start` (background, JSON output) for `dataDir`, JSON-RPC HTTP on
- * `port`, blocks every `blockTime` (e.g. '1s', '0').
+ * `port`, blocks every `blockTime` (e.g. '1s', '0'), then `extraFlags`.
  */
-export function daemonStartArgs(dataDir, port, blockTime) {
+export function daemonStartArgs(dataDir, port, blockTime, extraFlags = []) {
   return [
     'daemon',
     'start',
@@ -37,6 +37,7 @@ export function daemonStartArgs(dataDir, port, blockTime) {
     ...loopbackFlags(port),
     '--block-time',
     blockTime,
+    ...extraFlags,
     '--json',
   ];
 }
@@ -85,17 +86,19 @@ async function heapMiB(url, dataDir) {
 
 /**
  * Starts the daemon with `daemon start` (which returns once the node answers) and `blockTime`
- * as given to --block-time (e.g. '1s', '0').
+ * as given to --block-time (e.g. '1s', '0'), with `extraFlags` after the others.
  * @param {string} blockTime
- * @returns {Promise<import('./anvil.js').RunningNode>}
+ * @param {string[]} [extraFlags]
+ * @returns {Promise<import('./anvil.js').RunningNode & {endpoints: Record<string, string>}>}
  */
-export async function startNodeCli(blockTime) {
+export async function startNodeCli(blockTime, extraFlags = []) {
   const dataDir = freshDataDir();
   const port = await freePort();
-  const started = JSON.parse(await runCli(daemonStartArgs(dataDir, port, blockTime)));
+  const started = JSON.parse(await runCli(daemonStartArgs(dataDir, port, blockTime, extraFlags)));
   return {
     name: 'node-cli',
     url: started.endpoints.http,
+    endpoints: started.endpoints,
     pid: started.pid,
     heapMiB: () => heapMiB(started.endpoints.http, dataDir),
     stop: async () => {

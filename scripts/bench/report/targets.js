@@ -95,6 +95,17 @@ const TARGETS = [
     100,
     'ms',
   ),
+  (results) => {
+    const overhead = results['node-cli']?.metricsOverhead;
+    const ratios = ['eth_blockNumber', 'eth_getBalance'].map((name) => overhead?.[name]?.ratio);
+    const value = ratios.every((ratio) => typeof ratio === 'number') ? Math.min(...ratios) : null;
+    return {
+      name: 'read req/s with metrics on (worst of eth_blockNumber, eth_getBalance)',
+      goal: 'on/off >= 0.95x',
+      value,
+      verdict: judge(results, 0, value, value >= 0.95),
+    };
+  },
 ];
 
 /** Evaluates every target. @param {Record<string, object>} results per node @returns {TargetOutcome[]} */

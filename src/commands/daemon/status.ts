@@ -1,5 +1,6 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { daemonStatus, type DaemonStatus } from '../../client/daemon-process.js';
+import { READINESS_CHECKS } from '../../shared/readiness.js';
 
 /** `systemctl status`'s codes: 3 for a unit that is not running. */
 const EXIT_NOT_RUNNING = 3;
@@ -8,10 +9,12 @@ const EXIT_UNHEALTHY = 1;
 export default class DaemonStatusCommand extends BaseCommand {
   static override summary = 'Show whether the node daemon is running.';
   static override description =
-    'Prints pid, uptime, version and endpoints of the running daemon, and whether it produces blocks ' +
-    '(it stops when the chain store cannot be written, e.g. a full disk, and resumes by itself), ' +
-    'or that it is stopped. Exit status, as systemctl status gives it: 0 running and producing blocks, ' +
-    '1 running but unhealthy (block production stopped, or its consensus RPC does not answer), ' +
+    'Prints pid, uptime, version and endpoints of the running daemon, whether it produces blocks ' +
+    '(it stops when the chain store cannot be written, e.g. a full disk, and resumes by itself; ' +
+    'the dev methods can switch mining off), and the readiness checks of GET /ready: chain store open, ' +
+    'block production running, head younger than --health.max-head-age-blocks block times, listeners up. ' +
+    'Exit status, as systemctl status gives it: 0 running and ready, ' +
+    '1 running but unhealthy (a readiness check failed, block production stopped, or the daemon does not answer), ' +
     '3 stopped or still starting.';
   static override examples = [
     '<%= config.bin %> daemon status',
@@ -44,11 +47,27 @@ export default class DaemonStatusCommand extends BaseCommand {
     else if (production.producing) this.log('  blocks       producing');
     else {
       this.log(`  blocks       STOPPED since ${production.since}: ${production.reason}`);
-      this.log(`               retrying (next attempt ${production.nextAttempt})`);
+      if (production.nextAttempt !== undefined)
+        this.log(`               retrying (next attempt ${production.nextAttempt})`);
+    }
+    const { readiness } = status;
+    const probed = (status.endpoints.http ?? status.endpoints.metrics) !== undefined;
+    if (readiness === undefined) {
+      this.log(
+        `  ready        unknown (${probed ? 'GET /ready did not answer' : 'no listener serves /ready'})`,
+      );
+    } else {
+      this.log(`  ready        ${readiness.ready ? 'yes' : `NO (${readiness.failed.join(', ')})`}`);
+      for (const name of READINESS_CHECKS) {
+        const check = readiness.checks[name];
+        this.log(`    ${name.padEnd(17)} ${check.ok ? 'ok  ' : 'FAIL'} ${check.detail}`);
+      }
     }
     for (const [name, url] of Object.entries(status.endpoints))
       this.log(`  ${name.padEnd(12)} ${url}`);
-    if (production?.producing !== true) process.exitCode = EXIT_UNHEALTHY;
+    if (production?.producing !== true || (probed && readiness?.ready !== true)) {
+      process.exitCode = EXIT_UNHEALTHY;
+    }
     return status;
   }
 }

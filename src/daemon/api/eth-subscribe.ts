@@ -93,11 +93,20 @@ export interface SubscribeLimits {
 
 /** The subscription methods; register them in the `eth` namespace. */
 export function ethSubscribeMethods(
-  services: NodeServices,
+  services: Pick<NodeServices, 'bus' | 'format' | 'metrics'>,
   limits: SubscribeLimits,
 ): MethodDefinition[] {
   const { bus } = services;
   const byConnection = new Map<string, Map<string, Unsubscribe>>();
+  services.metrics.read({
+    metric: 'subscriptions',
+    socket: 'json_rpc',
+    read: () => {
+      let count = 0;
+      for (const subscriptions of byConnection.values()) count += subscriptions.size;
+      return count;
+    },
+  });
   const headJson = [false, true].map((full) =>
     onceFor((block: StoredBlock) => JSON.stringify(formatBlock(block, full, services.format))),
   );

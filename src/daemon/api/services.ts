@@ -12,6 +12,7 @@ import type { LogReaders } from '../events/log-readers.js';
 import type { DaemonLogger } from '../logger.js';
 import type { TxPoolApi } from '../txpool/types.js';
 import type { FormatOptions } from './formatters.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 
 /**
  * What methods that only read the committed chain are given: a reader, not the pool or the
@@ -34,4 +35,6 @@ export interface NodeServices {
   layout: DataDirLayout;
   format: FormatOptions;
   logger: DaemonLogger;
+  /** Where modules register readings of their own state (`metrics/recorder.ts`). */
+  metrics: Pick<MetricsRecorder, 'read'>;
 }

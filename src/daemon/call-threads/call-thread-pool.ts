@@ -66,6 +66,8 @@ export interface CallThreadPoolOptions {
   timeoutMs: number;
   limits: CallQueueLimits;
   logger: Logger;
+  /** Told about each job aborted for running past `timeoutMs`. */
+  onTimeout?: () => void;
 }
 
 export interface CallQueueLimits {
@@ -278,6 +280,7 @@ class CallThread {
         `execution aborted (timeout = ${limit}): the call ran longer than --json-rpc.evm-timeout allows`,
       ),
     );
+    this.options.onTimeout?.();
     this.options.logger.warn('call thread terminated to end a call past the time limit', {
       thread: this.index,
       limit,
@@ -347,6 +350,11 @@ export class CallThreadPool implements CallExecution {
     const pool = new CallThreadPool(options, options.local);
     await Promise.all(pool.threads.map((thread) => thread.start()));
     return pool;
+  }
+
+  /** Jobs waiting for a thread. */
+  get queued(): number {
+    return this.queue.size;
   }
 
   call(request: CallRequest, blockNumber: bigint, caller?: string): Promise<CallOutcome> {

@@ -31,7 +31,7 @@ import { createAccessList, type AccessListResult } from './access-list.js';
 import { CallVmCache, estimateGas, executeCall, runCall } from './call.js';
 import type { CallEnvironment, CallOutcome, CallRequest, CallResult } from './call.js';
 import { createChainCommon } from './common.js';
-import { LruCache } from './lru-cache.js';
+import { LruCache, type CacheCounts } from './lru-cache.js';
 import { decodeReceipts, logsOfReceipts, receiptsOfBlock } from './receipt-codec.js';
 import { blockRetainedBytes, receiptsRetainedBytes } from './retained-size.js';
 import { SharedHead } from './shared-head.js';
@@ -118,6 +118,7 @@ export class ChainReader {
   private readonly headAccounts = new LruCache<string, Account | null>(HEAD_ACCOUNTS);
   private headState: MerkleStateManager;
   private readonly callVms = new CallVmCache();
+  private closed = false;
   private callExecution: CallExecution | undefined;
   /** The producer's rewind count this reader's caches belong to (followers only). */
   private rewinds = 0;
@@ -387,7 +388,23 @@ export class ChainReader {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.store.close();
+  }
+
+  /** Whether the store is still open (readiness reports it). */
+  isOpen(): boolean {
+    return !this.closed;
+  }
+
+  /** Hits and misses of this reader's caches since it opened, by cache name (for metrics). */
+  cacheCounts(): Record<string, CacheCounts> {
+    return {
+      blocks: this.blocksByNumber.counts,
+      receipts: this.receiptsByNumber.counts,
+      head_accounts: this.headAccounts.counts,
+      call_outcomes: this.callVms.outcomes.counts,
+    };
   }
 
   /** Nonces and balances after `stored`, whether or not it is the head yet. */

@@ -94,10 +94,19 @@ function ethereumTxAttributes(executed: ExecutedTx, index: number): TxResult['et
   };
 }
 
+/** Told how long each block's store commit took; `now` gives its start (0 when unmeasured). */
+export interface CommitObserver {
+  now(): number;
+  storeCommitted(startedAt: number): void;
+}
+
+const UNOBSERVED_COMMITS: CommitObserver = { now: () => 0, storeCommitted: () => undefined };
+
 export class Chain extends ChainReader implements PoolStateView {
   /** The number of the last committed block, for readers on other threads. */
   readonly sharedHead = new SharedHead();
   private producing: Promise<unknown> = Promise.resolve();
+  private commitObserver: CommitObserver = UNOBSERVED_COMMITS;
 
   private constructor(
     common: Common,
@@ -244,6 +253,11 @@ export class Chain extends ChainReader implements PoolStateView {
     this.coinbaseAddress = address;
   }
 
+  /** Reports the time of each block's store commit to `observer` (the node's metrics). */
+  observeCommits(observer: CommitObserver): void {
+    this.commitObserver = observer;
+  }
+
   /**
    * Executes `txs` in order on the head state and commits the block atomically. Transactions
    * that cannot execute are left out and returned in `rejected` so the pool can drop them.
@@ -374,6 +388,7 @@ export class Chain extends ChainReader implements PoolStateView {
         executed.included.map((e) => e.pooled.sender),
       );
       const records = executed.included.map((e) => e.receipt);
+      const commitStarted = this.commitObserver.now();
       await this.store.commitBlock({
         number: Number(stored.number),
         hash: stored.hash,
@@ -383,6 +398,7 @@ export class Chain extends ChainReader implements PoolStateView {
         senders: stored.senders.map((s) => s.bytes),
         trieNodes: this.writeBack.writtenNodes(),
       });
+      this.commitObserver.storeCommitted(commitStarted);
       this.writeBack.clear();
       const receipts = receiptsOfBlock(stored, records);
       const results: TxResult[] = executed.included.map((e, index) => ({

@@ -88,6 +88,14 @@ export interface ConsensusOptions {
    * failure is a failed round like any other.
    */
   health?: ProductionHealth;
+  /** Told how long each block took to execute and commit, and how many transactions it holds. */
+  observer?: BlockObserver;
+}
+
+/** `now` gives the start of a block (0 when unmeasured), `blockProduced` its end. */
+export interface BlockObserver {
+  now(): number;
+  blockProduced(startedAt: number, txCount: number): void;
 }
 
 export class ConsensusEngine {
@@ -221,6 +229,7 @@ export class ConsensusEngine {
     step('propose');
     step('prevote');
     step('precommit');
+    const startedAt = this.options.observer?.now() ?? 0;
     // The pool is brought up to date before any reader sees the block, and the block is
     // published on the bus before this thread serves another request: whoever is shown the
     // block then finds the pool, filters and subscriptions already past it.
@@ -256,6 +265,7 @@ export class ConsensusEngine {
     this.failedRounds = 0;
     if (!changesOnly) this.clock.committed(committed.block.block.header.timestamp);
     step('commit', committed.block.hashHex);
+    this.options.observer?.blockProduced(startedAt, committed.results.length);
     bus.publishBlock({
       block: committed.block,
       receipts: committed.receipts,

@@ -7,9 +7,17 @@
  * set is never evicted by its own insertion, so an entry heavier than the whole budget is still
  * kept until the next one arrives.
  */
+/** Hits and misses of a cache since it was made. */
+export interface CacheCounts {
+  hits: number;
+  misses: number;
+}
+
 export class LruCache<K, V> {
   private readonly entries = new Map<K, { value: V; weight: number }>();
   private totalWeight = 0;
+  /** Lookups by {@link get} that found an entry, and those that did not, since creation. */
+  readonly counts: CacheCounts = { hits: 0, misses: 0 };
 
   constructor(
     private readonly capacity: number,
@@ -18,7 +26,11 @@ export class LruCache<K, V> {
 
   get(key: K): V | undefined {
     const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
+    if (entry === undefined) {
+      this.counts.misses++;
+      return undefined;
+    }
+    this.counts.hits++;
     this.entries.delete(key);
     this.entries.set(key, entry);
     return entry.value;

@@ -20,10 +20,10 @@ export type ProductionState =
       reason: string;
       /** ISO time of the first failed commit. */
       since: string;
-      /** Failed commits since then. */
+      /** Failed commits since then (0 when an operator stopped production). */
       failures: number;
-      /** ISO time of the next attempt. */
-      nextAttempt: string;
+      /** ISO time of the next attempt; absent while the dev methods keep mining off. */
+      nextAttempt?: string;
     };
 
 export class ProductionHealth {
@@ -36,6 +36,20 @@ export class ProductionHealth {
 
   state(): ProductionState {
     return this.current;
+  }
+
+  /** Records that an operator stopped production (dev mining methods): no attempt until started again. */
+  stoppedByOperator(method: string): void {
+    const since = new Date(this.now()).toISOString();
+    this.current = { producing: false, reason: `stopped by ${method}`, since, failures: 0 };
+    this.logger.info('block production stopped', { by: method });
+  }
+
+  /** Records that an operator started production again (dev mining methods). */
+  startedByOperator(method: string): void {
+    if (this.current.producing) return;
+    this.current = { producing: true };
+    this.logger.info('block production started', { by: method });
   }
 
   /**

@@ -84,6 +84,9 @@ export interface NodeConfig {
   'rest.address': HostPort;
   'rest.max-body-size': number;
   'rest.expensive-rate': number;
+  'metrics.enable': boolean;
+  'metrics.address': HostPort;
+  'health.max-head-age-blocks': number;
 }
 
 export type OptionKey = keyof NodeConfig;
@@ -568,6 +571,28 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     description:
       "Most expensive REST operations (crypto/encrypt and crypto/decrypt, about 20 ms of the main thread each) per second, bursts up to one second's worth; past it they answer 429. 0 for no limit.",
     parse: parseNonNegativeInteger,
+  }),
+  option({
+    key: 'metrics.enable',
+    boolean: true,
+    defaultText: 'false',
+    description:
+      'Serve Prometheus metrics at /metrics, and /health and /ready, on --metrics.address (docs/metrics.md).',
+    parse: parseBoolean,
+  }),
+  option({
+    key: 'metrics.address',
+    defaultText: '127.0.0.1:6060',
+    description:
+      'host:port of the metrics listener, used with --metrics.enable (port 0 picks a free port).',
+    parse: parseHostPort,
+  }),
+  option({
+    key: 'health.max-head-age-blocks',
+    defaultText: '5',
+    description:
+      'GET /ready fails when the head block is older than this many block times (not checked with --block-time 0 or --no-empty-blocks).',
+    parse: parsePositiveInteger,
   }),
   option({
     key: 'log-level',

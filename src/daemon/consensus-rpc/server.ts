@@ -61,6 +61,8 @@ export interface ConsensusRpcServerOptions {
   /** Whether blocks are being produced (`status` and `health` report it). */
   production: () => ProductionState;
   logger: Logger;
+  /** Told about each WebSocket client dropped as a slow consumer. */
+  onSlowConsumer?: () => void;
 }
 
 /**
@@ -76,6 +78,10 @@ export interface ConsensusTransportLimits extends HttpLimits {
 export interface ConsensusRpcServer extends RunningServer {
   /** `ws://host:port/websocket`, the value of `endpoints.consensusWs` in daemon.json. */
   websocketUrl: string;
+  /** Open WebSocket clients. */
+  connections(): number;
+  /** Subscriptions of all WebSocket clients. */
+  subscriptions(): number;
 }
 
 /** Close code for a client over the client limit (1013: try again later). */
@@ -189,6 +195,7 @@ export async function startConsensusRpcServer(
         routes: ROUTES,
         context,
         logger,
+        onSlowConsumer: options.onSlowConsumer,
       });
       sessions.add(session);
       ws.once('close', () => sessions.delete(session));
@@ -231,6 +238,13 @@ export async function startConsensusRpcServer(
   return {
     url: endpointUrl('http', options.address.host, port),
     websocketUrl: endpointUrl('ws', options.address.host, port, '/websocket'),
+    listening: () => server.listening,
+    connections: () => sessions.size,
+    subscriptions: () => {
+      let count = 0;
+      for (const session of sessions) count += session.subscriptionCount;
+      return count;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         stopListening();

@@ -32,6 +32,8 @@ export interface WsSessionOptions {
   routes: ReadonlyMap<string, Route>;
   context: RouteContext;
   logger: Logger;
+  /** Told when this client is dropped as a slow consumer. */
+  onSlowConsumer?: () => void;
 }
 
 function queryParam(params: unknown): string {
@@ -116,6 +118,7 @@ export class ConsensusWsSession {
       this.options.logger.warn('consensus WebSocket client dropped: slow consumer', {
         maxBacklogBytes: this.options.maxBacklogBytes,
       });
+      this.options.onSlowConsumer?.();
       return false;
     }
     return true;

@@ -42,6 +42,8 @@ export interface DevControlParts {
   engine: ConsensusEngine;
   pool: TxPoolApi;
   bus: EventBus;
+  /** Told the engine's mining mode each time these methods change it. */
+  onMiningMode?: (mode: MiningMode) => void;
 }
 
 export class DevControl {
@@ -99,7 +101,7 @@ export class DevControl {
       await this.rewind(0n, { nextId: chain.snapshots().nextId, taken: [] }, cause);
       this.clock.reset();
       this.impersonation.clear();
-      engine.setMiningMode(this.initialMode);
+      this.applyMiningMode(this.initialMode);
     });
   }
 
@@ -150,7 +152,13 @@ export class DevControl {
     if (mode.intervalMs !== undefined) {
       atMost(BigInt(mode.intervalMs), BigInt(MAX_MINING_INTERVAL_MS), 'mining interval (ms)');
     }
-    this.parts.engine.setMiningMode(mode);
+    this.applyMiningMode(mode);
+  }
+
+  private applyMiningMode(mode: Partial<MiningMode>): void {
+    const { engine, onMiningMode } = this.parts;
+    engine.setMiningMode(mode);
+    onMiningMode?.(engine.miningMode());
   }
 
   /** Moves the block clock forward by `seconds`; resolves with the offset from the wall clock. */

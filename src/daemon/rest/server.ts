@@ -15,6 +15,7 @@ import type { AuthToken } from '../datadir/auth-token.js';
 import { InvalidInputError, UnauthorizedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { WarningThrottle } from '../log/warning-throttle.js';
+import type { MetricsRecorder } from '../metrics/recorder.js';
 import { isAuthenticated } from '../transport/auth.js';
 import { ListenerGuard, type BrowserPolicy } from '../transport/browser-guard.js';
 import { endpointUrl, listenError } from '../transport/listen.js';
@@ -52,11 +53,14 @@ export interface RestServerOptions {
   /** Filled with the routes as fastify registers them. */
   routeTable: RouteTable;
   logger: Logger;
+  /** Told about every answered request; without it no hook is added. */
+  metrics?: Pick<MetricsRecorder, 'restRequest'>;
 }
 
 export interface RestServer {
   /** Base URL of the interface, prefix included: `http://127.0.0.1:1317/v1/api`. */
   url: string;
+  listening(): boolean;
   close(): Promise<void>;
 }
 
@@ -205,6 +209,15 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     });
   });
 
+  const { metrics } = options;
+  if (metrics !== undefined) {
+    app.addHook('onResponse', async (request, reply) => {
+      // The route's pattern, not the path, keeps the label set bounded.
+      const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+      metrics.restRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
+
   app.addHook('onRequest', async (request, reply) => {
     const upgrade = isUpgrade(request);
     const refused = upgrade
@@ -295,6 +308,7 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
   const port = typeof bound === 'object' && bound ? bound.port : address.port;
   return {
     url: endpointUrl('http', address.host, port, REST_PREFIX),
+    listening: () => app.server.listening,
     close: () => app.close(),
   };
 }

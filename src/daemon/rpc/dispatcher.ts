@@ -11,6 +11,18 @@ import { exceedsJsonDepth, nestingTooDeepMessage } from './json-depth.js';
 import { RpcError, RpcErrorCode } from './rpc-error.js';
 import type { CallContext, MethodRegistry } from './registry.js';
 
+/**
+ * Where the dispatcher reports each call it answered (`metrics/recorder.ts` implements it);
+ * `now` gives the start of a call, 0 when nothing is measured.
+ */
+export interface CallObserver {
+  now(): number;
+  /** `method` is '' for a message that is not a call; `errorCode` undefined for a success. */
+  rpcCall(method: string, errorCode: number | undefined, startedAt: number): void;
+}
+
+const UNOBSERVED: CallObserver = { now: () => 0, rpcCall: () => undefined };
+
 export type RpcId = string | number | null;
 
 export type MaybePromise<T> = T | Promise<T>;
@@ -67,6 +79,7 @@ export class RpcDispatcher {
     private readonly registry: MethodRegistry,
     private readonly limits: DispatcherLimits,
     private readonly logger: DispatcherLogger,
+    private readonly observer: CallObserver = UNOBSERVED,
   ) {
     this.warnings = new WarningThrottle((message, details) => logger.warn?.(message, details));
   }
@@ -77,22 +90,23 @@ export class RpcDispatcher {
    * pay for a chain of promises.
    */
   handleText(text: string, context: CallContext): MaybePromise<string | undefined> {
+    const startedAt = this.observer.now();
     if (exceedsJsonDepth(text, this.limits.maxNesting)) {
-      return errorResponse(
-        null,
+      return this.refused(
         new RpcError(
           RpcErrorCode.invalidRequest,
           nestingTooDeepMessage(this.limits.maxNesting, '--json-rpc.max-nesting'),
         ),
+        startedAt,
       );
     }
     let message: unknown;
     try {
       message = JSON.parse(text);
     } catch {
-      return errorResponse(
-        null,
+      return this.refused(
         new RpcError(RpcErrorCode.parseError, 'parse error: request body is not valid JSON'),
+        startedAt,
       );
     }
     return Array.isArray(message)
@@ -100,11 +114,18 @@ export class RpcDispatcher {
       : this.handleSingle(message, context);
   }
 
+  /** The answer to a message that is not a call (or a batch refused whole), reported as such. */
+  private refused(error: RpcError, startedAt: number): string {
+    this.observer.rpcCall('', error.code, startedAt);
+    return errorResponse(null, error);
+  }
+
   private async handleBatch(calls: unknown[], context: CallContext): Promise<string | undefined> {
+    const startedAt = this.observer.now();
     if (calls.length === 0) {
-      return errorResponse(
-        null,
+      return this.refused(
         new RpcError(RpcErrorCode.invalidRequest, 'invalid request: empty batch'),
+        startedAt,
       );
     }
     if (calls.length > this.limits.batchRequestLimit) {
@@ -113,7 +134,7 @@ export class RpcDispatcher {
         `batch too large: ${calls.length} calls exceed the limit of ${this.limits.batchRequestLimit} (--json-rpc.batch-request-limit)`,
       );
       this.reportRefusal('batch', error, context);
-      return errorResponse(null, error);
+      return this.refused(error, startedAt);
     }
     const responses: string[] = [];
     let size = 2;
@@ -137,8 +158,10 @@ export class RpcDispatcher {
   }
 
   private handleSingle(message: unknown, context: CallContext): MaybePromise<string | undefined> {
+    const startedAt = this.observer.now();
     const envelope = this.parseEnvelope(message);
     if (envelope instanceof RpcError) {
+      this.observer.rpcCall('', envelope.code, startedAt);
       const id = (message as { id?: unknown } | null)?.id;
       return errorResponse(isValidId(id) ? id : null, envelope);
     }
@@ -146,23 +169,29 @@ export class RpcDispatcher {
     try {
       result = this.invoke(envelope, context);
     } catch (error) {
-      return this.failure(envelope, error, context);
+      return this.failure(envelope, error, context, startedAt);
     }
     if (result instanceof Promise) {
       return result.then(
-        (value: unknown) => this.success(envelope, value),
-        (error: unknown) => this.failure(envelope, error, context),
+        (value: unknown) => this.success(envelope, value, startedAt),
+        (error: unknown) => this.failure(envelope, error, context, startedAt),
       );
     }
-    return this.success(envelope, result);
+    return this.success(envelope, result, startedAt);
   }
 
-  private success(envelope: Envelope, result: unknown): string | undefined {
+  private success(envelope: Envelope, result: unknown, startedAt: number): string | undefined {
+    this.observer.rpcCall(envelope.method, undefined, startedAt);
     if (envelope.isNotification) return undefined;
     return `{"jsonrpc":"2.0","id":${JSON.stringify(envelope.id)},"result":${resultText(result)}}`;
   }
 
-  private failure(envelope: Envelope, error: unknown, context: CallContext): string | undefined {
+  private failure(
+    envelope: Envelope,
+    error: unknown,
+    context: CallContext,
+    startedAt: number,
+  ): string | undefined {
     const rpcError = toRpcError(error, (internal) =>
       this.logger.error('JSON-RPC handler failed', {
         method: envelope.method,
@@ -172,6 +201,7 @@ export class RpcDispatcher {
     if (this.registry.resolve(envelope.method).kind === 'found') {
       this.reportRefusal(envelope.method, rpcError, context);
     }
+    this.observer.rpcCall(envelope.method, rpcError.code, startedAt);
     if (envelope.isNotification) return undefined;
     return errorResponse(envelope.id, rpcError);
   }

@@ -121,6 +121,11 @@ export class MethodRegistry {
     return this.unsupported.has(name) ? { kind: 'unsupported' } : { kind: 'unknown' };
   }
 
+  /** Whether `name` is a method the node has (served or not) or one declared unsupported. */
+  knows(name: string): boolean {
+    return this.methods.has(name) || this.unsupported.has(name);
+  }
+
   /** Names of the methods served, sorted. */
   servedMethods(): string[] {
     return [...this.methods.entries()]

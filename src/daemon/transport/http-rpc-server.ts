@@ -19,6 +19,8 @@ import {
 import type { HttpProtocolError } from './http-request-reader.js';
 import { createHttpServer, type HttpResponse } from './http-server.js';
 import { endpointUrl, listen } from './listen.js';
+import { probeResponse } from '../metrics/probe-routes.js';
+import type { ReadinessProbe } from '../metrics/readiness.js';
 
 /** The limits of one connection and of the listener, from the option table. */
 export interface HttpTransportLimits {
@@ -37,10 +39,14 @@ export interface HttpRpcServerOptions {
   token: AuthToken;
   dispatcher: RpcDispatcher;
   logger: Logger;
+  /** Answers `GET /health` and `GET /ready` (see `metrics/readiness.ts`). */
+  probe: ReadinessProbe;
 }
 
 export interface RunningServer {
   url: string;
+  /** Whether the listener still accepts connections. */
+  listening(): boolean;
   close(): Promise<void>;
 }
 
@@ -115,6 +121,10 @@ export async function startHttpRpcServer(options: HttpRpcServerOptions): Promise
       if (head.method === 'OPTIONS')
         return { status: 204, headers: guard.preflightHeaders(head.headers) };
       const cors = guard.corsHeaders(head.headers);
+      if (head.method === 'GET' || head.method === 'HEAD') {
+        const probed = probeResponse(head.target, options.probe);
+        if (probed !== undefined) return { ...probed, headers: cors };
+      }
       if (head.method !== 'POST') {
         return jsonError(
           405,
@@ -145,5 +155,9 @@ export async function startHttpRpcServer(options: HttpRpcServerOptions): Promise
   });
 
   const port = await listen(http.server, options.address, 'json-rpc.address');
-  return { url: endpointUrl('http', options.address.host, port), close: () => http.close() };
+  return {
+    url: endpointUrl('http', options.address.host, port),
+    listening: () => http.server.listening,
+    close: () => http.close(),
+  };
 }

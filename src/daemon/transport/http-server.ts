@@ -75,6 +75,7 @@ const REASONS: Readonly<Record<number, string>> = {
   204: 'No Content',
   400: 'Bad Request',
   403: 'Forbidden',
+  404: 'Not Found',
   405: 'Method Not Allowed',
   408: 'Request Timeout',
   413: 'Content Too Large',

@@ -39,6 +39,13 @@ export interface WsRpcServerOptions {
   token: AuthToken;
   dispatcher: RpcDispatcher;
   logger: Logger;
+  /** Told about each client dropped as a slow consumer. */
+  onSlowConsumer?: () => void;
+}
+
+export interface WsRpcServer extends RunningServer {
+  /** Open WebSocket connections. */
+  connections(): number;
 }
 
 /** Close code used when a client falls too far behind (1008: policy violation). */
@@ -54,6 +61,7 @@ class WsConnection implements RpcConnection {
     maxBacklogBytes: number,
     handle: MessageHandler,
     onHandlerError: (error: unknown) => void,
+    private readonly onSlowConsumer: () => void,
   ) {
     this.channel = new WsChannel(socket, maxBacklogBytes, handle, onHandlerError);
     socket.once('close', () => {
@@ -64,11 +72,13 @@ class WsConnection implements RpcConnection {
   notify(method: string, paramsJson: string): boolean {
     const text = `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`;
     if (this.channel.notify(text)) return true;
-    if (this.channel.open)
+    if (this.channel.open) {
       this.socket.close(
         CLOSE_SLOW_CONSUMER,
         'slow consumer: too many unread messages, disconnected',
       );
+      this.onSlowConsumer();
+    }
     return false;
   }
 
@@ -78,7 +88,7 @@ class WsConnection implements RpcConnection {
   }
 }
 
-export async function startWsRpcServer(options: WsRpcServerOptions): Promise<RunningServer> {
+export async function startWsRpcServer(options: WsRpcServerOptions): Promise<WsRpcServer> {
   const httpServer = createServer(
     nodeHttpServerOptions(options.readTimeoutMs),
     (_request, response) => {
@@ -121,6 +131,7 @@ export async function startWsRpcServer(options: WsRpcServerOptions): Promise<Run
       (text) => options.dispatcher.handleText(text, context),
       (error) =>
         options.logger.error('WebSocket JSON-RPC message failed', { error: String(error) }),
+      options.onSlowConsumer ?? (() => undefined),
     );
     socket.on('error', (error) =>
       options.logger.debug('WebSocket client error', { error: error.message }),
@@ -130,6 +141,8 @@ export async function startWsRpcServer(options: WsRpcServerOptions): Promise<Run
   const port = await listen(httpServer, options.address, 'json-rpc.ws-address');
   return {
     url: endpointUrl('ws', options.address.host, port),
+    listening: () => httpServer.listening,
+    connections: () => wss.clients.size,
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.close(1001, 'daemon shutting down');

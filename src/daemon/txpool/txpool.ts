@@ -70,14 +70,14 @@ export interface TxPoolOptions {
   now?: () => number;
   /** Told when a pending listener throws; the pool carries on. Default `console.error`. */
   onListenerError?: (error: unknown) => void;
-  /** Told the outcome of each submitted transaction's admission (for the log). */
+  /** Told the outcome of each submitted transaction's admission (for the log and metrics). */
   onAdmission?: (outcome: AdmissionOutcome) => void;
 }
 
 /** What became of a submitted transaction: pooled, or refused and why. */
 export type AdmissionOutcome =
   | { accepted: true; pooled: PooledTransaction }
-  | { accepted: false; hashHex: string | undefined; reason: string };
+  | { accepted: false; hashHex: string | undefined; reason: string; error: unknown };
 
 /** Where a transaction would stand in the pool, for eviction: pending outranks queued. */
 interface Rank {
@@ -155,6 +155,7 @@ export class TxPool implements TxPoolApi {
             accepted: false,
             hashHex: tx.isSigned() ? bytesToHex(tx.hash()) : undefined,
             reason: String((error as Error)?.message ?? error),
+            error,
           }),
       );
     }
