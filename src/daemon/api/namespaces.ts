@@ -8,6 +8,7 @@ import type { AccountManager } from '../accounts/account-manager.js';
 import { TransactionSigner } from '../accounts/transaction-signer.js';
 import type { NamespaceModule } from '../rpc/registry.js';
 import { debugRuntimeMethods } from './debug-runtime.js';
+import { debugTraceMethods } from './debug-trace.js';
 import { ethAccountsNamespace } from './eth-accounts.js';
 import { ethFilterMethods } from './eth-filters.js';
 import { ethLogMethods } from './eth-logs.js';
@@ -63,5 +64,6 @@ export function namespaceModules(
     personalNamespace(accounts, signer),
     minerNamespace(minerConfigMethods(services)),
     { namespace: 'debug', access: 'private', methods: debugRuntimeMethods },
+    { namespace: 'debug', access: 'private', methods: debugTraceMethods(services) },
   ];
 }
