@@ -21,7 +21,7 @@ import {
   type Contract,
   type Wallet,
 } from 'ethers';
-import { RpcResponseError } from '../../src/client/errors.js';
+import type { RpcResponseError } from '../../src/client/errors.js';
 import { deployFixture, loadContract } from '../helpers/contracts.js';
 import { devWallet, type RawReceipt } from '../helpers/dev-chain.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
@@ -503,7 +503,11 @@ describe('debug tracing', () => {
     expect(receipts).toHaveLength(1);
     expect(receipts[0].startsWith('0x02')).toBe(true);
     const [status, cumulative, , logs] = decodeRlp(`0x${receipts[0].slice(4)}`) as string[];
-    expect([status, BigInt(cumulative), logs.length]).toEqual(['0x01', BigInt(probe.gasUsed), 4]);
+    expect([status, BigInt(cumulative), logs.length]).toEqual([
+      '0x01',
+      BigInt(probe.gasUsed as string),
+      4,
+    ]);
     expect(await trace('debug_getBadBlocks', [])).toEqual([]);
     expect(await trace('debug_getRawTransaction', [zeroPadValue('0x01', 32)])).toBeNull();
   });
@@ -572,13 +576,13 @@ describe('debug tracing', () => {
       ),
     );
     expect(output).toMatch(/Transaction successfully executed/);
-    expect(output).toContain('Gas used: ' + BigInt(probe.gasUsed).toString());
+    expect(output).toContain('Gas used: ' + BigInt(probe.gasUsed as string).toString());
   }, 90_000);
 
   describe('a long trace', () => {
     let spin: RawReceipt;
     beforeAll(async () => {
-      spin = await send('spin', [120_000], 25_000_000n);
+      spin = await send('spin', [60_000], 25_000_000n);
       expect(spin.status).toBe('0x1');
     }, 60_000);
 
