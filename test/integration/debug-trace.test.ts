@@ -12,6 +12,7 @@ import {
   JsonRpcProvider,
   decodeRlp,
   encodeRlp,
+  getAddress,
   getCreate2Address,
   getCreateAddress,
   keccak256,
@@ -22,48 +23,21 @@ import {
   type Wallet,
 } from 'ethers';
 import type { RpcResponseError } from '../../src/client/errors.js';
+import { RestClient } from '../../src/client/rest-client.js';
+import type {
+  CallTraceFrame,
+  PrestateAccount,
+  StructLogResult,
+} from '../../src/shared/trace-results.js';
+import { runCli, runCliJson } from '../helpers/cli.js';
 import { deployFixture, loadContract } from '../helpers/contracts.js';
 import { devWallet, type RawReceipt } from '../helpers/dev-chain.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const CAST = fileURLToPath(new URL('../../node_modules/.bin/cast', import.meta.url));
 
-interface Frame {
-  type: string;
-  from: string;
-  to?: string;
-  gas: string;
-  gasUsed: string;
-  input: string;
-  output?: string;
-  error?: string;
-  revertReason?: string;
-  value?: string;
-  calls?: Frame[];
-  logs?: Array<{ address: string; topics: string[]; data: string; position: string }>;
-}
-
-interface StructLog {
-  pc: number;
-  op: string;
-  gas: number;
-  gasCost: number;
-  depth: number;
-  error?: string;
-  stack?: string[];
-  memory?: string[];
-  storage?: Record<string, string>;
-}
-
-interface StructResult {
-  gas: number;
-  failed: boolean;
-  returnValue: string;
-  structLogs: StructLog[];
-}
-
-type Account = { balance: string; nonce?: number; code?: string; storage?: Record<string, string> };
-type Prestate = Record<string, Account>;
+type Frame = CallTraceFrame;
+type Prestate = Record<string, PrestateAccount>;
 
 const callee = new Interface(loadContract('Callee').abi);
 const PROBE_GAS = 1_500_000n;
@@ -257,7 +231,7 @@ describe('debug tracing', () => {
       ]);
       expect(frame).toMatchObject({ error: 'out of gas', gas: '0x186a0', gasUsed: '0x186a0' });
       expect(frame.output).toBeUndefined();
-      const structured = await trace<StructResult>('debug_traceTransaction', [
+      const structured = await trace<StructLogResult>('debug_traceTransaction', [
         burnt.transactionHash,
       ]);
       expect(structured.failed).toBe(true);
@@ -268,9 +242,9 @@ describe('debug tracing', () => {
   });
 
   describe('struct logger', () => {
-    let result: StructResult;
+    let result: StructLogResult;
     beforeAll(async () => {
-      result = await trace<StructResult>('debug_traceTransaction', [probe.transactionHash, {}]);
+      result = await trace<StructLogResult>('debug_traceTransaction', [probe.transactionHash, {}]);
     });
 
     it('agrees with the receipt and the call tracer on gas, failure and output', () => {
@@ -301,7 +275,7 @@ describe('debug tracing', () => {
       expect(store.storage).toEqual({
         [zeroPadValue('0x01', 32).slice(2)]: zeroPadValue('0x01', 32).slice(2),
       });
-      const options = await trace<StructResult>('debug_traceTransaction', [
+      const options = await trace<StructLogResult>('debug_traceTransaction', [
         probe.transactionHash,
         { enableMemory: true, disableStack: true, disableStorage: true, limit: 40 },
       ]);
@@ -578,6 +552,104 @@ describe('debug tracing', () => {
     expect(output).toMatch(/Transaction successfully executed/);
     expect(output).toContain('Gas used: ' + BigInt(probe.gasUsed as string).toString());
   }, 90_000);
+
+  describe('tx trace', () => {
+    const proberAbi = fileURLToPath(new URL('../fixtures/contracts/Prober.json', import.meta.url));
+    beforeAll(async () => {
+      const rest = new RestClient(daemon.endpoints.rest!, { token: daemon.token });
+      await rest.addContract('Callee', calleeAddress, loadContract('Callee').abi as unknown[]);
+      await rest.close();
+    });
+
+    it('prints the call tree with names from the registry and --abi', async () => {
+      const { code, stdout } = await runCli([
+        'tx',
+        'trace',
+        probe.transactionHash,
+        '--datadir',
+        daemon.dataDir,
+        '--abi',
+        proberAbi,
+      ]);
+      expect(code).toBe(0);
+      const lines = stdout.trimEnd().split('\n');
+      expect(lines[0]).toBe(
+        `CALL ${proberAddress}.probe(${getAddress(calleeAddress)})  0.00000000000000001 ETH  ` +
+          `gas ${BigInt(probe.gasUsed as string)}/${PROBE_GAS}  ✓`,
+      );
+      expect(lines.slice(1)).toEqual([
+        `├─ CALL Callee(${calleeAddress}).ping()  0.000000000000000003 ETH  gas 1681/1424186  ✓`,
+        expect.stringMatching(/^│ {2}└─ emit Pinged\(0x[0-9a-fA-F]{40}, 3\)$/),
+        expect.stringMatching(/^├─ emit Step\(ping, 4\)$/),
+        expect.stringMatching(
+          /^├─ DELEGATECALL Callee\(0x[0-9a-f]{40}\)\.setStored\(7\) {2}0\.00000000000000001 ETH {2}gas \d+\/\d+ {2}✓$/,
+        ),
+        expect.stringMatching(
+          /^├─ STATICCALL Callee\(0x[0-9a-f]{40}\)\.peek\(\) {2}gas \d+\/\d+ {2}✓$/,
+        ),
+        expect.stringMatching(
+          /^├─ CALLCODE Callee\(0x[0-9a-f]{40}\)\.setStored\(9\) {2}gas \d+\/\d+ {2}✓$/,
+        ),
+        expect.stringMatching(
+          /^├─ CREATE 0x[0-9a-f]{40} \(\d+ bytes of init code\) {2}0\.000000000000000005 ETH {2}gas \d+\/\d+ {2}✓$/,
+        ),
+        expect.stringMatching(
+          /^├─ CREATE2 0x[0-9a-f]{40} \(\d+ bytes of init code\) {2}gas \d+\/\d+ {2}✓$/,
+        ),
+        expect.stringMatching(/^├─ CALL 0x[0-9a-f]{40} input 0x00f55d9d… {2}gas \d+\/\d+ {2}✓$/),
+        expect.stringMatching(
+          /^│ {2}└─ SELFDESTRUCT 0x[0-9a-f]{40} → 0x[0-9a-f]{40} {2}0\.000000000000000005 ETH {2}✓$/,
+        ),
+        expect.stringMatching(
+          /^├─ STATICCALL Callee\(0x[0-9a-f]{40}\)\.boom\(2\) {2}gas \d+\/\d+ {2}✗ execution reverted: Callee: boom 2$/,
+        ),
+        expect.stringMatching(/^├─ emit Step\(caught, 0\)$/),
+        expect.stringMatching(/^└─ emit Step\(done, \d+\)$/),
+      ]);
+    });
+
+    it("prints geth's JSON with --json, and the other tracers' views", async () => {
+      expect(
+        await runCliJson(['tx', 'trace', probe.transactionHash, '--datadir', daemon.dataDir]),
+      ).toEqual(
+        await trace('debug_traceTransaction', [
+          probe.transactionHash,
+          { tracer: 'callTracer', tracerConfig: { withLog: true } },
+        ]),
+      );
+      const selectors = await runCli([
+        'tx',
+        'trace',
+        probe.transactionHash,
+        '--tracer',
+        '4byte',
+        '--datadir',
+        daemon.dataDir,
+      ]);
+      expect(selectors.stdout).toMatch(/0x5c36b186-0\s+1\s+Callee\.ping/);
+      const prestate = await runCli([
+        'tx',
+        'trace',
+        probe.transactionHash,
+        '--tracer',
+        'prestate',
+        '--datadir',
+        daemon.dataDir,
+      ]);
+      expect(prestate.stdout).toContain(`${calleeAddress} Callee`);
+      const steps = await runCli([
+        'tx',
+        'trace',
+        probe.transactionHash,
+        '--tracer',
+        'struct',
+        '--datadir',
+        daemon.dataDir,
+      ]);
+      expect(steps.stdout).toMatch(new RegExp(`gas used\\s+${BigInt(probe.gasUsed as string)}`));
+      expect(steps.stdout).toMatch(/outcome\s+succeeded/);
+    });
+  });
 
   describe('a long trace', () => {
     let spin: RawReceipt;
