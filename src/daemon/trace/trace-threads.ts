@@ -45,32 +45,36 @@ export class TraceThreads {
     worker.unref();
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
-      const finish = (settle: () => void) => {
+      let settled = false;
+      // Later events of a settled job (its thread closing its reader, then exiting) change
+      // nothing; a thread that is not done in time is stopped here.
+      const settle = (outcome: () => void, stop = false) => {
         clearTimeout(timer);
-        worker.removeAllListeners();
-        void worker.terminate();
-        settle();
+        if (stop) void worker.terminate();
+        if (settled) return;
+        settled = true;
+        outcome();
       };
       worker.on('message', (message: TraceThreadMessage) => {
         switch (message.type) {
           case 'tx':
             clearTimeout(timer);
             timer = setTimeout(
-              () => finish(() => reject(new ServerError('execution timeout'))),
+              () => settle(() => reject(new ServerError('execution timeout')), true),
               options.timeoutMs,
             );
             break;
           case 'done':
-            finish(() => resolve(message.result));
+            settle(() => resolve(message.result));
             break;
           case 'failed':
-            finish(() => reject(errorOf(message.failure)));
+            settle(() => reject(errorOf(message.failure)));
             break;
         }
       });
-      worker.on('error', (error) => finish(() => reject(error)));
+      worker.on('error', (error) => settle(() => reject(error)));
       worker.on('exit', (code) =>
-        finish(() => reject(new ServerError(`trace thread stopped (exit code ${code})`))),
+        settle(() => reject(new ServerError(`trace thread stopped (exit code ${code})`))),
       );
     });
   }
