@@ -1,6 +1,6 @@
 /**
- * What crosses between the main thread and a trace thread: the one job the thread is started
- * for, the progress that restarts its time limit, and its result or failure.
+ * What crosses between the main thread and a trace thread: jobs, the progress that restarts a
+ * job's time limit, and its result or failure.
  */
 import type { ChainParameters } from '../chain/chain-reader.js';
 import type { CallRequestData, JobFailure } from '../call-threads/protocol.js';
@@ -25,10 +25,18 @@ export interface TraceThreadData {
   /** The producer's `SharedHead` buffer, which the thread's reader follows. */
   sharedHead: SharedArrayBuffer;
   chain: ChainParameters;
+}
+
+/** A job for a thread, which runs them one at a time. */
+export interface TraceJobMessage {
   job: TraceJob;
   options: TraceOptions;
 }
 
 export type TraceThreadMessage =
-  /** A traced transaction starts: its time limit starts now. */
-  { type: 'tx' } | { type: 'done'; result: unknown } | { type: 'failed'; failure: JobFailure };
+  /** The thread's reader is open: it takes jobs. */
+  | { type: 'ready' }
+  /** A traced transaction of the current job starts: its time limit starts now. */
+  | { type: 'tx' }
+  | { type: 'done'; result: unknown }
+  | { type: 'failed'; failure: JobFailure };

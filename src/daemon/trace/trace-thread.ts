@@ -1,8 +1,9 @@
 /**
- * Entry of a trace thread: started for one trace job, which it runs on a `ChainReader` of its
- * own and then ends. Tracing is CPU work of up to the trace's time limit per transaction; on a
- * thread of its own it never holds up block production or other requests, and the main thread
- * stops it at its limit by terminating the thread, as nothing else stops the EVM mid-run.
+ * Entry of a trace thread: runs the trace jobs the main thread sends, one at a time, on a
+ * `ChainReader` of its own that follows the producer's head. Tracing is CPU work of up to the
+ * trace's time limit per transaction; on a thread of its own it never holds up block
+ * production or other requests, and the main thread stops a job at its limit by terminating
+ * the thread, as nothing else stops the EVM mid-run.
  */
 import { createBlockFromRLP } from '@ethereumjs/block';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -10,7 +11,12 @@ import { ChainReader } from '../chain/chain-reader.js';
 import { failureOf, requestOf } from '../call-threads/protocol.js';
 import { NotFoundError } from '../errors.js';
 import { traceBlock, traceCall, type TxStarted } from './replay.js';
-import type { TraceJob, TraceThreadData, TraceThreadMessage } from './trace-protocol.js';
+import type {
+  TraceJob,
+  TraceJobMessage,
+  TraceThreadData,
+  TraceThreadMessage,
+} from './trace-protocol.js';
 import type { TraceOptions } from './trace-options.js';
 
 /** A trace reads blocks for BLOCKHASH and its own block, and no receipts. */
@@ -54,13 +60,11 @@ const reader = await ChainReader.openFollower({
   sharedHead: data.sharedHead,
   cacheBytes: THREAD_CACHE_BYTES,
 });
-try {
-  post({
-    type: 'done',
-    result: await run(reader, data.job, data.options, () => post({ type: 'tx' })),
-  });
-} catch (error) {
-  post({ type: 'failed', failure: failureOf(error) });
-} finally {
-  await reader.close();
-}
+
+parentPort!.on('message', ({ job, options }: TraceJobMessage) => {
+  run(reader, job, options, () => post({ type: 'tx' })).then(
+    (result) => post({ type: 'done', result }),
+    (error: unknown) => post({ type: 'failed', failure: failureOf(error) }),
+  );
+});
+post({ type: 'ready' });
