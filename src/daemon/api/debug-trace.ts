@@ -117,6 +117,8 @@ export function debugTraceMethods(services: NodeServices): MethodDefinition[] {
       sharedHead: chain.sharedHead.buffer,
       chain: chain.parameters,
     },
+    maxThreads: services.config['json-rpc.trace-threads'],
+    maxQueued: services.config['json-rpc.trace-queue'],
   });
   const trace = (job: TraceJob, config: TraceCallConfig | undefined) =>
     threads.run(job, blockTraceOptions(config));

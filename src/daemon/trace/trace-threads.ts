@@ -1,5 +1,5 @@
 /**
- * The trace threads (`trace-thread.ts`): up to {@link MAX_TRACE_THREADS} worker threads, started
+ * The trace threads (`trace-thread.ts`): up to `--json-rpc.trace-threads` worker threads, started
  * when traces first need them and kept, each with its own chain reader, running one trace job at
  * a time; further jobs wait for a thread. A job past its time limit (per traced transaction,
  * geth's `timeout`) fails with geth's "execution timeout" and its thread is terminated (nothing
@@ -7,7 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { errorOf } from '../call-threads/protocol.js';
-import { ServerError } from '../errors.js';
+import { LimitExceededError, ServerError } from '../errors.js';
 import type {
   TraceJob,
   TraceJobMessage,
@@ -16,13 +16,14 @@ import type {
 } from './trace-protocol.js';
 import type { TraceOptions } from './trace-options.js';
 
-/** Traces running at once; each holds a core while it runs. */
-export const MAX_TRACE_THREADS = 2;
-
 export interface TraceThreadsOptions {
   /** The compiled thread entry (`trace-thread.js`). */
   entry: URL;
   data: TraceThreadData;
+  /** Most threads, so traces running at once (`--json-rpc.trace-threads`). */
+  maxThreads: number;
+  /** Most traces waiting for a thread (`--json-rpc.trace-queue`). */
+  maxQueued: number;
 }
 
 interface WorkerListeners {
@@ -87,7 +88,12 @@ export class TraceThreads {
   private async acquire(): Promise<Worker> {
     const idle = this.idle.pop();
     if (idle !== undefined) return idle;
-    if (this.live.size + this.starting >= MAX_TRACE_THREADS) {
+    if (this.live.size + this.starting >= this.options.maxThreads) {
+      if (this.waiting.length >= this.options.maxQueued) {
+        throw new LimitExceededError(
+          `too many traces queued: ${this.waiting.length} wait for a trace thread (--json-rpc.trace-queue)`,
+        );
+      }
       return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
     }
     this.starting++;
