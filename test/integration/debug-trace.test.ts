@@ -515,6 +515,9 @@ describe('debug tracing', () => {
     expect(
       await trace('debug_traceBlockByNumber', ['0x0']).catch((error: Error) => error.message),
     ).toBe('genesis is not traceable');
+    expect(
+      await trace('debug_traceBlockByNumber', ['0xffff']).catch((error: Error) => error.message),
+    ).toBe('block #65535 not found');
   });
 
   it('refuses every tracing method without the token', async () => {

@@ -94,7 +94,12 @@ const bytes = (value: string) => hexToBytes(value as PrefixedHexString);
 function storedBlock(chain: ChainReader, selector: BlockSelector): StoredBlock {
   const number = resolveBlockNumber(chain, selector);
   const stored = number === undefined ? undefined : chain.getBlockByNumber(number);
-  if (stored === undefined) throw new NotFoundError(`block ${JSON.stringify(selector)} not found`);
+  if (stored === undefined) {
+    // geth's wording for a number past the head: "block #N not found".
+    const isNumber = typeof selector === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(selector);
+    const named = isNumber ? `#${BigInt(selector)}` : JSON.stringify(selector);
+    throw new NotFoundError(`block ${named} not found`);
+  }
   return stored;
 }
 
