@@ -270,6 +270,26 @@ describe('debug tracing', () => {
       expect(new Set(logs.map((log) => log.depth))).toEqual(new Set([1, 2]));
     });
 
+    it("counts the gas a call hands on in the call's cost, as geth does", async () => {
+      const tree = await trace<Frame>('debug_traceTransaction', [
+        probe.transactionHash,
+        { tracer: 'callTracer' },
+      ]);
+      const calls = result.structLogs.filter((log) =>
+        ['CALL', 'DELEGATECALL', 'STATICCALL', 'CALLCODE'].includes(log.op),
+      );
+      const frames = tree.calls!.filter((frame) => !frame.type.startsWith('CREATE'));
+      expect(calls).toHaveLength(frames.length);
+      calls.forEach((log, index) => {
+        const frame = frames[index];
+        const stipend = frame.type === 'CALL' && BigInt(frame.value ?? 0) > 0n ? 2300 : 0;
+        // What is left is the call's own fee: account access, value transfer, memory.
+        const own = log.gasCost - (Number(frame.gas) - stipend);
+        expect(own).toBeGreaterThanOrEqual(100);
+        expect(own).toBeLessThan(40_000);
+      });
+    });
+
     it('shows storage at SLOAD and SSTORE, memory on request, no stack when disabled', async () => {
       const store = result.structLogs.find((log) => log.op === 'SSTORE')!;
       expect(store.storage).toEqual({

@@ -6,7 +6,7 @@
  * written (SSTORE: the value stored) so far in the transaction. A failing opcode carries the
  * error of its frame; the return data is that of the frame's last finished call.
  */
-import type { EVM, InterpreterStep } from '@ethereumjs/evm';
+import type { EVM, InterpreterStep, Message } from '@ethereumjs/evm';
 import { bigIntToBytes, bytesToHex, setLengthLeft } from '@ethereumjs/util';
 import type { RunTxResult } from '@ethereumjs/vm';
 import { listenToEvm } from './evm-events.js';
@@ -17,6 +17,11 @@ import type { TxTracer } from './tracer.js';
 
 const SLOAD = 0x54;
 const SSTORE = 0x55;
+/** CALL, CALLCODE, DELEGATECALL, STATICCALL. */
+const FORWARDING_CALLS = new Set([0xf1, 0xf2, 0xf4, 0xfa]);
+/** CALL and CALLCODE, which may carry value. */
+const VALUE_CALLS = new Set([0xf1, 0xf2]);
+const CALL_STIPEND = 2300n;
 
 type StructLog = Record<string, unknown>;
 
@@ -53,6 +58,7 @@ export class StructLogger implements TxTracer {
       step: (step) => this.step(step),
       beforeMessage: (message) => {
         this.returnData[message.depth] = new Uint8Array();
+        if (message.depth > 0) this.chargeForwardedGas(message.depth - 1, message);
       },
       afterMessage: (result) => {
         const depth = this.returnData.length - 1;
@@ -69,6 +75,18 @@ export class StructLogger implements TxTracer {
         this.lastAt.length = depth;
       },
     });
+  }
+
+  /**
+   * geth counts the gas a CALL-family opcode hands to its callee in the opcode's `gasCost`;
+   * EthereumJS charges it apart from the opcode's fee. The stipend a value transfer adds is free.
+   */
+  private chargeForwardedGas(depth: number, message: Message): void {
+    const log = this.logs[this.lastAt[depth] ?? -1];
+    if (log === undefined || !FORWARDING_CALLS.has(log.opcode as number)) return;
+    const withStipend = message.value > 0n && VALUE_CALLS.has(log.opcode as number);
+    const forwarded = message.gasLimit - (withStipend ? CALL_STIPEND : 0n);
+    log.gasCost = (log.gasCost as number) + Number(forwarded);
   }
 
   result(outcome: RunTxResult): unknown {
@@ -89,7 +107,8 @@ export class StructLogger implements TxTracer {
       pc: step.pc,
       op: step.opcode.name,
       gas: Number(step.gasLeft),
-      // `dynamicFee` is the opcode's whole cost (base fee included) when it has one.
+      // `dynamicFee` is the opcode's whole cost (base fee included) when it has one; a call's
+      // forwarded gas is added when its message starts.
       gasCost: Number(step.opcode.dynamicFee ?? BigInt(step.opcode.fee)),
       depth: step.depth + 1,
       opcode: step.opcode.code,
