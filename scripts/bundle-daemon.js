@@ -24,7 +24,11 @@ import { fileURLToPath } from 'node:url';
 import { wasmBytes } from '@polkadot/wasm-crypto-wasm';
 
 const dist = fileURLToPath(new URL('../dist/daemon/', import.meta.url));
-const BUNDLES = [`${dist}run-daemon.js`, `${dist}call-threads/call-thread.js`];
+const BUNDLES = [
+  `${dist}run-daemon.js`,
+  `${dist}call-threads/call-thread.js`,
+  `${dist}trace/trace-thread.js`,
+];
 const errorsFile = `${dist}errors.js`;
 const wasmFile = `${dist}wasm-crypto.wasm`;
 /** First line of the bundle; also tells a bundle apart from tsc output. */

@@ -14,7 +14,7 @@ export interface ContractArtifact {
 }
 
 /** Names of the fixture contracts. */
-export type FixtureContractName = 'Token' | 'Fixture';
+export type FixtureContractName = 'Token' | 'Fixture' | 'Prober' | 'Callee' | 'Child';
 
 /** Reads `test/fixtures/contracts/<name>.json`. */
 export function loadContract(name: FixtureContractName): ContractArtifact {

@@ -10,6 +10,7 @@ import type { NamespaceModule } from '../rpc/registry.js';
 import { debugLoggingMethods } from './debug-logging.js';
 import { debugRuntimeMethods } from './debug-runtime.js';
 import { devNamespace } from './dev-methods.js';
+import { debugTraceMethods } from './debug-trace.js';
 import { ethAccountsNamespace } from './eth-accounts.js';
 import { ethFilterMethods } from './eth-filters.js';
 import { ethLogMethods } from './eth-logs.js';
@@ -71,6 +72,7 @@ export function namespaceModules(
       methods: [
         ...debugRuntimeMethods(services.layout.profilesDir),
         ...debugLoggingMethods(services.logger),
+        ...debugTraceMethods(services),
       ],
     },
     devNamespace(services.dev, services.config['dev.methods'] ?? services.config.dev),

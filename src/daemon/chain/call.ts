@@ -7,7 +7,7 @@
  * (`call-state.ts`), and the outcome of recent small calls by block hash and request.
  */
 import { createBlock } from '@ethereumjs/block';
-import type { Block } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
 import type { EVMMockBlockchainInterface, ExecResult, InterpreterStep } from '@ethereumjs/evm';
@@ -82,7 +82,12 @@ export function decodeRevertReason(data: Uint8Array): string | undefined {
   return undefined;
 }
 
-function buildTx(env: CallEnvironment, request: CallRequest, gasLimit: bigint): TypedTransaction {
+/** The unsigned transaction a call request stands for, sent by its `from` (or the zero address). */
+export function buildTx(
+  env: Pick<CallEnvironment, 'common'>,
+  request: CallRequest,
+  gasLimit: bigint,
+): TypedTransaction {
   const base = {
     to: request.to,
     value: request.value ?? 0n,
@@ -116,11 +121,34 @@ function buildTx(env: CallEnvironment, request: CallRequest, gasLimit: bigint): 
   return tx;
 }
 
-function hasFee(request: CallRequest): boolean {
+/** Whether the request names a price, and so pays for its gas. */
+export function hasFee(request: CallRequest): boolean {
   return (
     (request.gasPrice ?? 0n) > 0n ||
     request.maxFeePerGas !== undefined ||
     request.maxPriorityFeePerGas !== undefined
+  );
+}
+
+/**
+ * A block with `header`'s context for a call: a zero base fee for calls without fees (like geth,
+ * so they need no funds) and a gas limit of at least `gasLimit`.
+ */
+export function callBlock(
+  common: Common,
+  header: BlockHeader,
+  withFee: boolean,
+  gasLimit: bigint,
+): Block {
+  return createBlock(
+    {
+      header: {
+        ...header.toJSON(),
+        baseFeePerGas: withFee ? header.baseFeePerGas : 0n,
+        gasLimit: gasLimit > header.gasLimit ? gasLimit : header.gasLimit,
+      },
+    },
+    { common },
   );
 }
 
@@ -178,16 +206,7 @@ export class CallVmCache {
     const key = `${bytesToHex(header.hash())}:${withFee}:${limit}`;
     let block = this.blocks.get(key);
     if (block === undefined) {
-      block = createBlock(
-        {
-          header: {
-            ...header.toJSON(),
-            baseFeePerGas: withFee ? header.baseFeePerGas : 0n,
-            gasLimit: limit,
-          },
-        },
-        { common: env.common },
-      );
+      block = callBlock(env.common, header, withFee, limit);
       this.blocks.set(key, block);
     }
     return block;

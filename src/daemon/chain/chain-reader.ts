@@ -36,7 +36,7 @@ import { decodeReceipts, logsOfReceipts, receiptsOfBlock } from './receipt-codec
 import { blockRetainedBytes, receiptsRetainedBytes } from './retained-size.js';
 import { SharedHead } from './shared-head.js';
 import { ChainStore } from './store.js';
-import { TrieNodeOverlay } from './trie-node-overlay.js';
+import { TrieNodeOverlay, type TrieNodeReader } from './trie-node-overlay.js';
 import type { AccountReads } from '../txpool/types.js';
 import type { ChainLog, ChainReceipt, ChainTransaction, StoredBlock } from './types.js';
 
@@ -385,6 +385,11 @@ export class ChainReader {
   /** Finds an access list on this thread. */
   createAccessListHere(request: CallRequest, blockNumber: bigint): Promise<AccessListResult> {
     return createAccessList(this.callEnvironment(blockNumber), request);
+  }
+
+  /** Reads committed trie nodes: what a replay of a past block opens its state over. */
+  get trieNodes(): TrieNodeReader {
+    return this.store.readTrieNode;
   }
 
   async close(): Promise<void> {

@@ -60,6 +60,8 @@ export interface NodeConfig {
   'json-rpc.ws-max-subscriptions': number;
   'json-rpc.evm-queue': number;
   'json-rpc.evm-queue-per-client': number;
+  'json-rpc.trace-threads': number;
+  'json-rpc.trace-queue': number;
   'keystore.kdf-concurrency': number;
   'keystore.kdf-queue': number;
   'rpc.max-open-connections': number;
@@ -451,6 +453,19 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '64',
     description:
       'Most eth_call and eth_estimateGas calls of one client (one WebSocket connection, or one remote address over HTTP) waiting for or running on a call thread.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.trace-threads',
+    defaultText: '2',
+    description:
+      'Worker threads that run debug traces (debug_trace*), started when traces first come; a thread runs one trace at a time.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.trace-queue',
+    defaultText: '64',
+    description: 'Most debug traces waiting for a trace thread, all clients together.',
     parse: parsePositiveInteger,
   }),
   option({

@@ -1,0 +1,239 @@
+/**
+ * The tracing methods of the debug namespace (geth's `debug_trace*`, with its tracers and
+ * shapes) and the raw getters of execution-apis. Traces run on trace threads
+ * (`trace/trace-threads.ts`); the raw getters read the committed chain here.
+ */
+import { createBlockFromRLP } from '@ethereumjs/block';
+import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import type { TransactionType } from '@ethereumjs/tx';
+import { encodeReceipt } from '@ethereumjs/vm';
+import { requestData } from '../call-threads/protocol.js';
+import type { ChainReader } from '../chain/chain-reader.js';
+import type { StoredBlock } from '../chain/types.js';
+import { InvalidInputError, NotFoundError, UnsupportedError } from '../errors.js';
+import type { JsonSchema } from '../rpc/params.js';
+import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
+import { TRACE_THREAD_ENTRY } from '../thread-entries.js';
+import { checkStateOverrides, type StateOverrides } from '../trace/state-overrides.js';
+import { traceOptions, type TraceConfig } from '../trace/trace-options.js';
+import type { TraceJob } from '../trace/trace-protocol.js';
+import { TraceThreads } from '../trace/trace-threads.js';
+import { resolveBlockNumber, type BlockSelector } from './block-selector.js';
+import { callObjectSchema, toCallRequest, type CallObject } from './call-request.js';
+import { hex } from './formatters.js';
+import {
+  addressSchema,
+  blockNumberOrTagSchema,
+  blockSelectorSchema,
+  dataSchema,
+  hash32Schema,
+  uint256Schema,
+  uint64Schema,
+} from './hex-schemas.js';
+import type { NodeServices } from './services.js';
+
+const slotsSchema: JsonSchema = {
+  type: 'object',
+  propertyNames: hash32Schema,
+  additionalProperties: hash32Schema,
+  description: 'an object of 32-byte slots to 32-byte values',
+};
+
+const stateOverridesSchema: JsonSchema = {
+  type: 'object',
+  propertyNames: addressSchema,
+  additionalProperties: {
+    type: 'object',
+    properties: {
+      balance: uint256Schema,
+      nonce: uint64Schema,
+      code: dataSchema,
+      state: slotsSchema,
+      stateDiff: slotsSchema,
+    },
+    additionalProperties: false,
+    description: 'an account override {balance, nonce, code, state, stateDiff}',
+  },
+  description:
+    'state overrides: an object of addresses to {balance, nonce, code, state, stateDiff}',
+};
+
+const flag = { type: 'boolean' };
+
+/** geth's TraceConfig; `debug_traceCall` adds `stateOverrides` (and `blockOverrides`). */
+const traceConfigSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    tracer: { type: 'string' },
+    tracerConfig: { type: 'object' },
+    timeout: { type: 'string' },
+    disableStack: flag,
+    disableStorage: flag,
+    enableMemory: flag,
+    enableReturnData: flag,
+    debug: flag,
+    limit: { type: 'integer', minimum: 0 },
+    reexec: { type: 'integer', minimum: 0 },
+    stateOverrides: stateOverridesSchema,
+    blockOverrides: { type: 'object' },
+  },
+  additionalProperties: false,
+  description:
+    'a trace config object {tracer, tracerConfig, timeout, disableStack, disableStorage, enableMemory, enableReturnData, limit}',
+};
+
+type TraceCallConfig = TraceConfig & {
+  stateOverrides?: StateOverrides;
+  blockOverrides?: Record<string, unknown>;
+};
+
+const configParam = { name: 'config', schema: traceConfigSchema, optional: true };
+
+const bytes = (value: string) => hexToBytes(value as PrefixedHexString);
+
+function storedBlock(chain: ChainReader, selector: BlockSelector): StoredBlock {
+  const number = resolveBlockNumber(chain, selector);
+  const stored = number === undefined ? undefined : chain.getBlockByNumber(number);
+  if (stored === undefined) {
+    // geth's wording for a number past the head: "block #N not found".
+    const isNumber = typeof selector === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(selector);
+    const named = isNumber ? `#${BigInt(selector)}` : JSON.stringify(selector);
+    throw new NotFoundError(`block ${named} not found`);
+  }
+  return stored;
+}
+
+/** Checks a block-tracing config: the call-only fields have no place in it. */
+function blockTraceOptions(config: TraceCallConfig | undefined) {
+  if (config?.stateOverrides !== undefined || config?.blockOverrides !== undefined) {
+    throw new InvalidInputError(
+      'invalid config: stateOverrides and blockOverrides apply to debug_traceCall only',
+    );
+  }
+  return traceOptions(config);
+}
+
+export function debugTraceMethods(services: NodeServices): MethodDefinition[] {
+  const chain = services.chain;
+  const threads = new TraceThreads({
+    entry: TRACE_THREAD_ENTRY,
+    data: {
+      dataDir: services.layout.root,
+      sharedHead: chain.sharedHead.buffer,
+      chain: chain.parameters,
+    },
+    maxThreads: services.config['json-rpc.trace-threads'],
+    maxQueued: services.config['json-rpc.trace-queue'],
+  });
+  const trace = (job: TraceJob, config: TraceCallConfig | undefined) =>
+    threads.run(job, blockTraceOptions(config));
+  const traceBlock = (stored: StoredBlock, config: TraceCallConfig | undefined) => {
+    if (stored.number === 0n) throw new InvalidInputError('genesis is not traceable');
+    return trace({ kind: 'block', number: stored.number }, config);
+  };
+
+  return [
+    defineMethod<[string, TraceCallConfig?]>({
+      name: 'debug_traceTransaction',
+      params: [{ name: 'transaction hash', schema: hash32Schema }, configParam],
+      handler: ([hash, config]) => {
+        const found = chain.getTransaction(bytes(hash));
+        if (found === undefined) throw new NotFoundError('transaction not found');
+        return trace({ kind: 'block', number: found.blockNumber, only: found.index }, config);
+      },
+    }),
+    defineMethod<[string, TraceCallConfig?]>({
+      name: 'debug_traceBlockByNumber',
+      params: [{ name: 'block number', schema: blockNumberOrTagSchema }, configParam],
+      handler: ([selector, config]) => traceBlock(storedBlock(chain, selector), config),
+    }),
+    defineMethod<[string, TraceCallConfig?]>({
+      name: 'debug_traceBlockByHash',
+      params: [{ name: 'block hash', schema: hash32Schema }, configParam],
+      handler: ([hash, config]) => traceBlock(storedBlock(chain, hash), config),
+    }),
+    defineMethod<[string, TraceCallConfig?]>({
+      name: 'debug_traceBlock',
+      params: [{ name: 'block RLP', schema: dataSchema }, configParam],
+      handler: ([rlp, config]) => {
+        let block;
+        try {
+          block = createBlockFromRLP(bytes(rlp), { common: chain.common });
+        } catch (error) {
+          throw new InvalidInputError(`could not decode block: ${(error as Error).message}`);
+        }
+        if (block.header.number === 0n) throw new InvalidInputError('genesis is not traceable');
+        const parentHash = block.header.parentHash;
+        if (chain.getBlockByHash(parentHash) === undefined) {
+          throw new NotFoundError(`parent ${hex(parentHash)} not found`);
+        }
+        return trace({ kind: 'blockRlp', rlp: bytes(rlp) }, config);
+      },
+    }),
+    defineMethod<[CallObject, BlockSelector?, TraceCallConfig?]>({
+      name: 'debug_traceCall',
+      params: [
+        { name: 'transaction', schema: callObjectSchema },
+        { name: 'block', schema: blockSelectorSchema, optional: true },
+        configParam,
+      ],
+      handler: ([call, selector, config]) => {
+        if (config?.blockOverrides !== undefined) {
+          throw new UnsupportedError('blockOverrides are not supported by this node');
+        }
+        const overrides = config?.stateOverrides;
+        if (overrides !== undefined) checkStateOverrides(overrides);
+        const { stateOverrides: _s, blockOverrides: _b, ...rest } = config ?? {};
+        const stored = storedBlock(chain, selector ?? 'latest');
+        return threads.run(
+          {
+            kind: 'call',
+            request: requestData(toCallRequest(call)),
+            blockNumber: stored.number,
+            overrides,
+          },
+          traceOptions(rest),
+        );
+      },
+    }),
+    defineMethod<[BlockSelector]>({
+      name: 'debug_getRawHeader',
+      params: [{ name: 'block', schema: blockSelectorSchema }],
+      handler: ([selector]) => hex(storedBlock(chain, selector).block.header.serialize()),
+    }),
+    defineMethod<[BlockSelector]>({
+      name: 'debug_getRawBlock',
+      params: [{ name: 'block', schema: blockSelectorSchema }],
+      handler: ([selector]) => hex(storedBlock(chain, selector).block.serialize()),
+    }),
+    defineMethod<[BlockSelector]>({
+      name: 'debug_getRawReceipts',
+      params: [{ name: 'block', schema: blockSelectorSchema }],
+      handler: ([selector]) => {
+        const stored = storedBlock(chain, selector);
+        return (chain.getBlockReceipts(stored.number) ?? []).map((receipt) =>
+          hex(
+            encodeReceipt(
+              {
+                status: receipt.status,
+                cumulativeBlockGasUsed: receipt.cumulativeGasUsed,
+                bitvector: receipt.logsBloom,
+                logs: receipt.logs.map((log) => [log.address.bytes, log.topics, log.data]),
+              },
+              receipt.type as TransactionType,
+            ),
+          ),
+        );
+      },
+    }),
+    defineMethod<[string]>({
+      name: 'debug_getRawTransaction',
+      params: [{ name: 'transaction hash', schema: hash32Schema }],
+      handler: ([hash]) => {
+        const found = chain.getTransaction(bytes(hash));
+        return found === undefined ? null : hex(found.tx.serialize());
+      },
+    }),
+    defineMethod<[]>({ name: 'debug_getBadBlocks', params: [], handler: () => [] }),
+  ];
+}

@@ -1,0 +1,180 @@
+/**
+ * Re-executes committed history under a tracer: a block's transactions on its parent's state
+ * (those before the traced one untraced, as geth does), or a call on the state after a block.
+ * Runs on a trace thread (`trace-thread.ts`), over the thread's own `ChainReader`; every write
+ * lands in a private overlay over the committed trie nodes and is dropped with it.
+ */
+import type { Block } from '@ethereumjs/block';
+import type { EVM } from '@ethereumjs/evm';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { bytesToHex, createZeroAddress } from '@ethereumjs/util';
+import { createVM, runTx, type RunTxOpts, type VM } from '@ethereumjs/vm';
+import { buildTx, callBlock, hasFee, type CallRequest } from '../chain/call.js';
+import { blockHashSource, openTrie, type ChainReader } from '../chain/chain-reader.js';
+import { effectiveGasPrice, rejectionReason } from '../chain/executor.js';
+import { TrieNodeOverlay } from '../chain/trie-node-overlay.js';
+import { InvalidInputError, NotFoundError, TransactionRejectedError } from '../errors.js';
+import { applyStateOverrides, type StateOverrides } from './state-overrides.js';
+import type { TraceOptions } from './trace-options.js';
+import type { TracedTx, TxTracer } from './tracer.js';
+import { createTracer } from './tracers.js';
+
+/** One transaction's trace in a block trace, as geth lists them. */
+export interface TxTraceResult {
+  txHash: string;
+  result: unknown;
+}
+
+/** Called as each traced transaction starts: what the per-transaction time limit counts from. */
+export type TxStarted = () => void;
+
+async function vmAt(reader: ChainReader, stateRoot: Uint8Array): Promise<VM> {
+  const trie = openTrie(reader.common, new TrieNodeOverlay(reader.trieNodes), stateRoot);
+  const stateManager = new MerkleStateManager({
+    trie,
+    common: reader.common,
+    caches: new Caches(),
+  });
+  return createVM({
+    common: reader.common,
+    stateManager,
+    blockchain: blockHashSource((number) => reader.getBlockByNumber(number)?.hash),
+  });
+}
+
+/**
+ * Runs one transaction under `tracer`. A tracer that reads the state around the transaction
+ * gets it after, then (the transaction reverted) before; `keepState` runs it once more,
+ * untraced, for the transactions that follow it.
+ */
+async function runTraced(
+  vm: VM,
+  options: RunTxOpts,
+  tracer: TxTracer,
+  keepState: boolean,
+): Promise<unknown> {
+  const { states } = tracer;
+  if (states !== undefined) await vm.stateManager.checkpoint();
+  const detach = tracer.attach(vm.evm as EVM);
+  let outcome;
+  try {
+    outcome = await runTx(vm, options);
+  } finally {
+    detach();
+  }
+  if (states !== undefined) {
+    await states.afterTx(vm.stateManager);
+    await vm.stateManager.revert();
+    await states.beforeTx(vm.stateManager);
+    if (keepState) await runTx(vm, options);
+  }
+  return tracer.result(outcome);
+}
+
+function blockTx(block: Block, tx: TypedTransaction, index: number): TracedTx {
+  return {
+    from: tx.getSenderAddress(),
+    to: tx.to,
+    gasLimit: tx.gasLimit,
+    gasPrice: effectiveGasPrice(tx, block.header.baseFeePerGas ?? 0n),
+    value: tx.value,
+    coinbase: block.header.coinbase,
+    blockNumber: block.header.number,
+    blockHash: block.hash(),
+    hash: tx.hash(),
+    index,
+  };
+}
+
+/**
+ * Traces the transactions of `block` (only the one at `only` when given) on its parent's state.
+ * Transactions after the last traced one are not run.
+ */
+export async function traceBlock(
+  reader: ChainReader,
+  block: Block,
+  options: TraceOptions,
+  only: number | undefined,
+  started: TxStarted,
+): Promise<TxTraceResult[]> {
+  if (block.header.number === 0n) throw new InvalidInputError('genesis is not traceable');
+  const parent = reader.getBlockByHash(block.header.parentHash);
+  if (parent === undefined) {
+    throw new NotFoundError(`parent ${bytesToHex(block.header.parentHash)} not found`);
+  }
+  const vm = await vmAt(reader, parent.block.header.stateRoot);
+  const last = only ?? block.transactions.length - 1;
+  const results: TxTraceResult[] = [];
+  let blockGasUsed = 0n;
+  for (let index = 0; index <= last; index++) {
+    const tx = block.transactions[index];
+    const run: RunTxOpts = {
+      tx,
+      block,
+      blockGasUsed,
+      skipHardForkValidation: true,
+      skipBlockGasLimitValidation: true,
+    };
+    if (only !== undefined && index !== only) {
+      blockGasUsed += (await runTx(vm, run)).blockGasSpent;
+      continue;
+    }
+    started();
+    const tracer = createTracer(options.tracer, blockTx(block, tx, index));
+    results.push({
+      txHash: bytesToHex(tx.hash()),
+      result: await runTraced(vm, run, tracer, index < last),
+    });
+  }
+  return results;
+}
+
+/** Traces a call on the state after block `blockNumber`, with geth's state overrides. */
+export async function traceCall(
+  reader: ChainReader,
+  request: CallRequest,
+  blockNumber: bigint,
+  overrides: StateOverrides | undefined,
+  options: TraceOptions,
+  started: TxStarted,
+): Promise<unknown> {
+  const stored = reader.getBlockByNumber(blockNumber);
+  if (stored === undefined) throw new NotFoundError(`block #${blockNumber} not found`);
+  const vm = await vmAt(reader, stored.block.header.stateRoot);
+  if (overrides !== undefined) await applyStateOverrides(vm.stateManager, overrides);
+  const cap = reader.parameters.callGasCap;
+  const gasLimit = request.gas !== undefined && request.gas < cap ? request.gas : cap;
+  const withFee = hasFee(request);
+  const block = callBlock(reader.common, stored.block.header, withFee, gasLimit);
+  const tx = buildTx(reader, request, gasLimit);
+  const tracer = createTracer(options.tracer, {
+    from: request.from ?? createZeroAddress(),
+    to: request.to,
+    gasLimit,
+    gasPrice: withFee ? effectiveGasPrice(tx, block.header.baseFeePerGas ?? 0n) : 0n,
+    value: request.value ?? 0n,
+    coinbase: block.header.coinbase,
+    blockNumber: stored.number,
+    blockHash: stored.hash,
+    index: 0,
+  });
+  started();
+  try {
+    return await runTraced(
+      vm,
+      {
+        tx,
+        block,
+        skipNonce: true,
+        skipBalance: !withFee,
+        skipHardForkValidation: true,
+        skipBlockGasLimitValidation: true,
+      },
+      tracer,
+      false,
+    );
+  } catch (error) {
+    throw new TransactionRejectedError(rejectionReason(error), { cause: error });
+  }
+}

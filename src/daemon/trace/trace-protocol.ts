@@ -1,0 +1,42 @@
+/**
+ * What crosses between the main thread and a trace thread: jobs, the progress that restarts a
+ * job's time limit, and its result or failure.
+ */
+import type { ChainParameters } from '../chain/chain-reader.js';
+import type { CallRequestData, JobFailure } from '../call-threads/protocol.js';
+import type { StateOverrides } from './state-overrides.js';
+import type { TraceOptions } from './trace-options.js';
+
+export type TraceJob =
+  /** Block `number` (only its transaction at `only` when given). */
+  | { kind: 'block'; number: bigint; only?: number }
+  /** A block given as RLP, on top of its parent in the chain. */
+  | { kind: 'blockRlp'; rlp: Uint8Array }
+  | {
+      kind: 'call';
+      request: CallRequestData;
+      blockNumber: bigint;
+      overrides?: StateOverrides;
+    };
+
+/** The `workerData` of a trace thread. */
+export interface TraceThreadData {
+  dataDir: string;
+  /** The producer's `SharedHead` buffer, which the thread's reader follows. */
+  sharedHead: SharedArrayBuffer;
+  chain: ChainParameters;
+}
+
+/** A job for a thread, which runs them one at a time. */
+export interface TraceJobMessage {
+  job: TraceJob;
+  options: TraceOptions;
+}
+
+export type TraceThreadMessage =
+  /** The thread's reader is open: it takes jobs. */
+  | { type: 'ready' }
+  /** A traced transaction of the current job starts: its time limit starts now. */
+  | { type: 'tx' }
+  | { type: 'done'; result: unknown }
+  | { type: 'failed'; failure: JobFailure };
