@@ -33,6 +33,10 @@ export interface DataDirLayout {
   nodeKeyFile: string;
   /** Local wallets created by personal_initializeWallet. */
   walletsDir: string;
+  /** The storage volume used when no `--storage.volume` is given. */
+  defaultStorageVolume: string;
+  /** LMDB environment of the storage layer's metadata (files, chunks, uploads in progress). */
+  storageIndexDir: string;
 }
 
 /** `$XDG_DATA_HOME/node-cli`, or `~/.local/share/node-cli`. */
@@ -58,5 +62,7 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     keystoreDir: join(root, 'keystore'),
     walletsDir: join(root, 'wallets'),
     nodeKeyFile: join(root, 'node_key.json'),
+    defaultStorageVolume: join(root, 'storage'),
+    storageIndexDir: join(root, 'storage-index'),
   };
 }

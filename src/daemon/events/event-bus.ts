@@ -9,6 +9,7 @@
  */
 import type { ChainReceipt, StoredBlock, TxResult } from '../chain/types.js';
 import type { PooledTransaction } from '../txpool/types.js';
+import type { StorageEvent } from '../../shared/storage-api.js';
 
 /** A block the chain committed, with its receipts and the consensus result of each transaction. */
 export interface BlockCommittedEvent {
@@ -61,6 +62,7 @@ class Channel<E> {
 export class EventBus {
   private readonly blocks: Channel<BlockCommittedEvent>;
   private readonly pendingTxs: Channel<PooledTransaction>;
+  private readonly storage: Channel<StorageEvent>;
 
   constructor(options: EventBusOptions = {}) {
     const onError =
@@ -69,6 +71,7 @@ export class EventBus {
         console.error(`event bus: ${channel} listener failed`, error));
     this.blocks = new Channel('block', onError);
     this.pendingTxs = new Channel('pendingTx', onError);
+    this.storage = new Channel('storage', onError);
   }
 
   publishBlock(event: BlockCommittedEvent): void {
@@ -85,6 +88,15 @@ export class EventBus {
 
   onPendingTx(listener: Listener<PooledTransaction>): Unsubscribe {
     return this.pendingTxs.subscribe(listener);
+  }
+
+  /** File status and chunk replica changes of the storage layer. */
+  publishStorage(event: StorageEvent): void {
+    this.storage.publish(event);
+  }
+
+  onStorage(listener: Listener<StorageEvent>): Unsubscribe {
+    return this.storage.subscribe(listener);
   }
 
   /** Number of listeners per channel (for status output and tests). */
