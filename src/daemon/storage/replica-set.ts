@@ -78,13 +78,18 @@ export class ReplicaSet {
   }
 
   /**
-   * Reads the chunk from its recorded replicas (good ones first), verifying each by its hash.
+   * Reads the chunk from its recorded replicas (good ones first, then in volume order),
+   * verifying each by its hash.
    * With `all` every replica is checked (the scrubber); otherwise reading stops at the first
    * good one.
    */
   async inspect(record: ChunkRecord, all: boolean): Promise<ReplicaInspection> {
+    // Good replicas first, then in the configured order of the volumes.
+    const rank = (path: string, state: string) =>
+      (state === 'ok' ? 0 : this.volumes.length) +
+      this.volumes.findIndex((volume) => volume.path === path);
     const order = Object.entries(record.replicas)
-      .sort(([, a], [, b]) => Number(b === 'ok') - Number(a === 'ok'))
+      .sort(([a, stateA], [b, stateB]) => rank(a, stateA) - rank(b, stateB))
       .map(([path]) => path);
     const inspection: ReplicaInspection = { bad: new Map(), good: [] };
     for (const path of order) {

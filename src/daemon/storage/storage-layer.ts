@@ -107,7 +107,16 @@ export class StorageLayer {
   /** Opens the index and the volumes, then fails the uploads a stop interrupted and collects their bytes. */
   static async open(options: StorageLayerOptions): Promise<StorageLayer> {
     const volumes = options.volumes.map((path) => new StorageVolume(path));
-    for (const volume of volumes) await volume.create();
+    for (const volume of volumes) {
+      // A volume that cannot be prepared (read-only, gone) still serves what it holds; writes
+      // to it fail with a clear error, and the scrubber reports its replicas.
+      await volume.create().catch((error: unknown) =>
+        options.logger.warn('storage volume not writable', {
+          volume: volume.path,
+          error: String((error as Error).message),
+        }),
+      );
+    }
     const layer = new StorageLayer(
       options,
       StorageIndex.open(options.indexDir),
