@@ -106,9 +106,12 @@ const CHUNK_DETAIL = {
     belongsToFiles: {
       type: 'array',
       description: "[file id, index of the chunk in the file, the file's localPath] per holder.",
+      // A triple; OpenAPI 3.0 has no tuples, so: three items, each a string or an integer.
       items: {
         type: 'array',
-        items: [{ type: 'string' }, { type: 'integer' }, { type: 'string' }],
+        minItems: 3,
+        maxItems: 3,
+        items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
       },
     },
     ul_status: UL_STATUS,
