@@ -21,6 +21,7 @@ import { readSettings } from './settings.js';
 import { measureAnvilStart, measureNodeCliStart } from './workloads/cold-start.js';
 import { measureLogs } from './workloads/logs-latency.js';
 import { measureRestarts } from './workloads/restart.js';
+import { measureStorageThroughput } from './workloads/storage-throughput.js';
 import { measureReadsAlternating, readWorkloads } from './workloads/read-throughput.js';
 
 const COMMIT_TIMEOUT_MS = 600_000;
@@ -176,6 +177,9 @@ if (settings.nodes.includes('node-cli')) {
     ),
     restart: await step('node-cli: restarts and stops on a data directory with history', () =>
       measureRestarts(settings.coldStartRuns, dirname(settings.output), progress),
+    ),
+    storage: await step('node-cli: storage upload and download of 256 MiB beside dd and cat', () =>
+      measureStorageThroughput(256),
     ),
   };
 }

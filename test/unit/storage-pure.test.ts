@@ -1,7 +1,7 @@
 /**
  * The pure parts of the storage layer: the content addresses (the documented file id formula),
- * the fixed-size chunker at its boundaries and limit, the content encodings, the dl_status rule
- * and the CLI's --expires forms.
+ * the fixed-size chunker at its boundaries and limit, the content encodings, the dl_status rule,
+ * the CLI's --expires forms and the window of chunks in flight.
  */
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
@@ -11,6 +11,7 @@ import { InvalidInputError } from '../../src/daemon/errors.js';
 import { encodeContent } from '../../src/daemon/rest/storage-routes.js';
 import { chunkIdOf, fileIdOf, isContentId } from '../../src/daemon/storage/content-address.js';
 import { fixedChunks } from '../../src/daemon/storage/fixed-chunks.js';
+import { OrderedWindow } from '../../src/daemon/storage/ordered-window.js';
 import { chunkStatusOf } from '../../src/daemon/storage/storage-layer.js';
 
 async function split(pieces: Buffer[], chunkSize: number, max = 1 << 30): Promise<Buffer[]> {
@@ -113,5 +114,32 @@ describe('expiresOf', () => {
     expect(() => expiresOf('2020-01-01', now)).toThrow(/--expires: .* not in the future/);
     expect(() => expiresOf('0s', now)).toThrow(/--expires/);
     expect(() => expiresOf('soon', now)).toThrow(/--expires: expected never/);
+  });
+});
+
+describe('OrderedWindow', () => {
+  it('answers in the order work was added, whatever order it finishes in, and bounds the window', async () => {
+    const window = new OrderedWindow<number>(2);
+    let finishFirst: (value: number) => void = () => undefined;
+    window.push(new Promise<number>((resolve) => (finishFirst = resolve)));
+    window.push(Promise.resolve(2));
+    expect(window.full()).toBe(true);
+    const first = window.shift();
+    finishFirst(1);
+    expect(await first).toBe(1);
+    expect(await window.shift()).toBe(2);
+    expect(window.size).toBe(0);
+  });
+
+  it('holds a failure until it is shifted, without an unhandled rejection', async () => {
+    const window = new OrderedWindow<number>(3);
+    window.push(Promise.resolve(1));
+    window.push(Promise.reject(new Error('disk gone')));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await window.shift()).toBe(1);
+    await expect(window.shift()).rejects.toThrow('disk gone');
+    window.push(Promise.reject(new Error('later')));
+    await window.settle();
+    expect(window.size).toBe(0);
   });
 });

@@ -42,7 +42,8 @@ export class ReplicaSet {
 
   /**
    * Puts replicas of a chunk on up to `redundancy` distinct volumes, writing only where no good
-   * replica is recorded, and answers the volumes that now hold one.
+   * replica is recorded, and answers the volumes that now hold one. `unsyncedDirs` as for
+   * `StorageVolume.write`.
    *
    * @throws VolumeUnavailableError when no volume could take it (the first reason is named).
    */
@@ -51,6 +52,7 @@ export class ReplicaSet {
     bytes: Uint8Array,
     redundancy: number,
     existing: ChunkRecord | undefined,
+    unsyncedDirs?: Set<string>,
   ): Promise<string[]> {
     const held = Object.entries(existing?.replicas ?? {})
       .filter(([, state]) => state === 'ok')
@@ -62,7 +64,7 @@ export class ReplicaSet {
       const batch = queue.splice(0, redundancy - placed.length);
       const results = await Promise.allSettled(
         batch.map(async (volume) => {
-          if (!held.includes(volume.path)) await volume.write(id, bytes);
+          if (!held.includes(volume.path)) await volume.write(id, bytes, unsyncedDirs);
           return volume.path;
         }),
       );

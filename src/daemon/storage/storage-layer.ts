@@ -32,9 +32,10 @@ import {
 import type { Logger } from '../logger.js';
 import { chunkIdOf, fileIdOf } from './content-address.js';
 import { fixedChunks } from './fixed-chunks.js';
+import { OrderedWindow } from './ordered-window.js';
 import { ReplicaSet } from './replica-set.js';
 import { StorageIndex, type ChunkRecord, type FileRecord } from './storage-index.js';
-import { StorageVolume } from './volume.js';
+import { StorageVolume, fsyncDir } from './volume.js';
 
 export interface StorageLimits {
   chunkSize: number;
@@ -74,6 +75,12 @@ interface StoredChunk {
   length: number;
   volumes: string[];
 }
+
+/**
+ * Chunks of one transfer written or read at once: enough to keep the disk busy while one
+ * syncs or is sent, and a bound on what a transfer holds in memory.
+ */
+const CHUNKS_IN_FLIGHT = 4;
 
 const unixNow = (): number => Math.floor(Date.now() / 1000);
 
@@ -166,7 +173,8 @@ export class StorageLayer {
     };
     let size = 0;
     try {
-      let previous: Promise<void> = Promise.resolve();
+      const writes = new OrderedWindow<void>(CHUNKS_IN_FLIGHT);
+      const unsyncedDirs = new Set<string>();
       try {
         for await (const bytes of fixedChunks(source, chunkSize, maxUploadSize, tooLarge)) {
           const position = stored.length;
@@ -174,16 +182,19 @@ export class StorageLayer {
           const id = chunkIdOf(bytes);
           stored.push({ id, length: bytes.length, volumes: [] });
           this.hold(id);
-          await previous;
-          // Written while the next chunk arrives.
-          previous = this.replicas
-            .store(id, bytes, params.redundancy, this.index.chunk(id))
-            .then((volumes) => void (stored[position].volumes = volumes));
+          if (writes.full()) await writes.shift();
+          writes.push(
+            this.replicas
+              .store(id, bytes, params.redundancy, this.index.chunk(id), unsyncedDirs)
+              .then((volumes) => void (stored[position].volumes = volumes)),
+          );
         }
+        while (writes.size > 0) await writes.shift();
+        // The renames of this upload are durable before the index names them.
+        await Promise.all([...unsyncedDirs].map(fsyncDir));
       } finally {
-        await previous.catch(() => undefined);
+        await writes.settle();
       }
-      await previous;
       return await this.commitUpload(uploadId, params, stored, size);
     } catch (error) {
       const written = stored.map(({ id }) => id);
@@ -332,11 +343,25 @@ export class StorageLayer {
 
   /**
    * The file's bytes chunk by chunk, each verified (and its bad replicas repaired) before it is
-   * yielded; only one chunk is held at a time.
+   * yielded; the next chunks are read meanwhile, at most `CHUNKS_IN_FLIGHT` held at a time.
    */
   async *content(id: string): AsyncGenerator<Buffer> {
-    const file = this.fileRecord(id);
-    for (const chunkId of file.chunkIds) yield await this.readChunk(chunkId);
+    const { chunkIds } = this.fileRecord(id);
+    const reads = new OrderedWindow<Buffer>(CHUNKS_IN_FLIGHT);
+    let next = 0;
+    const readAhead = () => {
+      while (next < chunkIds.length && !reads.full()) reads.push(this.readChunk(chunkIds[next++]));
+    };
+    try {
+      readAhead();
+      while (reads.size > 0) {
+        const bytes = await reads.shift();
+        readAhead();
+        yield bytes;
+      }
+    } finally {
+      await reads.settle();
+    }
   }
 
   /** The size of a stored file, for Content-Length. */

@@ -8,7 +8,7 @@
  * missing disk cannot silently become an empty directory on the root file system.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VolumeUnavailableError } from '../errors.js';
 import { isContentId } from './content-address.js';
@@ -16,7 +16,8 @@ import { isContentId } from './content-address.js';
 const CHUNKS_DIR = 'chunks';
 const TEMP_DIR = 'tmp';
 
-async function fsyncDir(path: string): Promise<void> {
+/** Makes the entries of a directory (renames into it) durable. */
+export async function fsyncDir(path: string): Promise<void> {
   const handle = await open(path, 'r');
   try {
     await handle.sync();
@@ -56,11 +57,26 @@ export class StorageVolume {
 
   /** The replica's bytes, or undefined when it (or the whole volume) is missing. */
   async read(id: string): Promise<Buffer | undefined> {
+    let handle: FileHandle;
     try {
-      return await readFile(this.chunkPath(id));
+      handle = await open(this.chunkPath(id), 'r');
     } catch (error) {
       if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return undefined;
       throw error;
+    }
+    try {
+      // One read of the whole file into a buffer of its size (readFile reads in small pieces).
+      const { size } = await handle.stat();
+      const bytes = Buffer.allocUnsafe(size);
+      let filled = 0;
+      while (filled < size) {
+        const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      return bytes.subarray(0, filled);
+    } finally {
+      await handle.close();
     }
   }
 
@@ -74,11 +90,13 @@ export class StorageVolume {
   }
 
   /**
-   * Writes a replica durably (temporary name, fsync, rename, fsync of the directory).
+   * Writes a replica durably: temporary name, fsync, rename, fsync of the directory. With
+   * `unsyncedDirs` the last step is left to the caller, which fsyncs every directory added to
+   * the set before it records the replicas (an upload syncs each directory once, not per chunk).
    *
    * @throws VolumeUnavailableError naming the volume when it is gone, full or read-only.
    */
-  async write(id: string, bytes: Uint8Array): Promise<void> {
+  async write(id: string, bytes: Uint8Array, unsyncedDirs?: Set<string>): Promise<void> {
     if (!this.present()) {
       throw new VolumeUnavailableError(
         `storage volume ${this.path} is not available (directory missing)`,
@@ -96,7 +114,8 @@ export class StorageVolume {
       }
       const shard = join(this.path, CHUNKS_DIR, id.slice(0, 2));
       await rename(temp, join(shard, id));
-      await fsyncDir(shard);
+      if (unsyncedDirs) unsyncedDirs.add(shard);
+      else await fsyncDir(shard);
     } catch (error) {
       await rm(temp, { force: true }).catch(() => undefined);
       throw this.unavailable(error);
