@@ -1,12 +1,16 @@
 /**
  * The pure parts of the storage layer: the content addresses (the documented file id formula),
  * the fixed-size chunker at its boundaries and limit, the content encodings, the dl_status rule,
- * the CLI's --expires forms and the window of chunks in flight.
+ * the CLI's --expires forms, the window of chunks in flight and the `--storage.volume` list.
  */
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { expiresOf } from '../../src/cli/expiry-input.js';
+import { readConfigFile, resolveConfig } from '../../src/daemon/config/resolve-config.js';
 import { InvalidInputError } from '../../src/daemon/errors.js';
 import { encodeContent } from '../../src/daemon/rest/storage-routes.js';
 import { chunkIdOf, fileIdOf, isContentId } from '../../src/daemon/storage/content-address.js';
@@ -141,5 +145,32 @@ describe('OrderedWindow', () => {
     window.push(Promise.reject(new Error('later')));
     await window.settle();
     expect(window.size).toBe(0);
+  });
+});
+
+describe('--storage.volume', () => {
+  it('takes several volumes from repeated flags (joined by ":"), the environment and a config file array', () => {
+    const flags = resolveConfig({ flags: { 'storage.volume': 'a:/b' }, env: {}, file: {} });
+    expect(flags.config['storage.volume']).toEqual([resolve('a'), '/b']);
+    const env = resolveConfig({ flags: {}, env: { NODE_CLI_STORAGE_VOLUME: '/x:/y' }, file: {} });
+    expect(env.config['storage.volume']).toEqual(['/x', '/y']);
+    const dir = mkdtempSync(join(tmpdir(), 'node-cli-config-'));
+    try {
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ 'storage.volume': ['/p', '/q'] }));
+      const file = readConfigFile(join(dir, 'config.json'));
+      expect(resolveConfig({ flags: {}, env: {}, file }).config['storage.volume']).toEqual([
+        '/p',
+        '/q',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(resolveConfig({ flags: {}, env: {}, file: {} }).config['storage.volume']).toEqual([]);
+  });
+
+  it('refuses a volume named twice', () => {
+    expect(() =>
+      resolveConfig({ flags: { 'storage.volume': '/a:/a' }, env: {}, file: {} }),
+    ).toThrow(/--storage.volume: a volume is named twice/);
   });
 });
