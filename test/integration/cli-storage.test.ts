@@ -1,19 +1,23 @@
 /**
  * The `files` and `chunk` commands against a real daemon, as a user runs them: round trips of
  * the edge sizes through `files add` and `files get` (bytes, and every encoding), tables for
- * people and `--json` for scripts, no progress bar off a terminal, removal, and the exit codes
+ * people and `--json` for scripts, a progress bar on a terminal (through script(1)) and none off
+ * one, removal, and the exit codes
  * of bad input (2) and of the daemon's refusals (1).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChunkDetail, FileDetail, FileListItem } from '../../src/shared/storage-api.js';
-import { runCli, runCliJson } from '../helpers/cli.js';
+import { CLI_ENTRY, runCli, runCliJson } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const MiB = 1024 * 1024;
+const execFileAsync = promisify(execFile);
 const SIZES = [0, 1, MiB, MiB + 1, 50 * MiB];
 /** A CLI process per transfer and 50 MiB strings in four encodings: minutes on a loaded machine. */
 const ROUND_TRIP_TIMEOUT_MS = 300_000;
@@ -124,6 +128,28 @@ describe('round trips', () => {
     expect(big.code).toBe(0);
     expect(big.stderr).toBe('');
     expect(big.stdout).toMatch(/^[0-9a-f]{64} {2}uploaded {2}5242880 bytes {2}\S+big\n$/);
+  });
+});
+
+describe('on a terminal', () => {
+  it('files add and files get draw a progress bar with bytes, rate and ETA', async () => {
+    const path = source('terminal.bin', randomBytes(5 * MiB));
+    const output = join(work, 'terminal.out');
+    // util-linux script(1) runs the command on a pseudo-terminal and copies what it prints.
+    const onTerminal = (args: string[]) =>
+      execFileAsync('script', [
+        '-qfec',
+        [process.execPath, CLI_ENTRY, ...args, ...datadir].map((arg) => `'${arg}'`).join(' '),
+        '/dev/null',
+      ]);
+    const added = await onTerminal(['files', 'add', path]);
+    expect(added.stdout).toMatch(
+      /add \S+terminal\.bin \[.*\] 100% \| 5\.0\/5\.0 MiB \| [\d.]+ MiB\/s \| ETA/,
+    );
+    const id = /([0-9a-f]{64}) {2}uploaded/.exec(added.stdout)?.[1] as string;
+    const got = await onTerminal(['files', 'get', id, '-o', output]);
+    expect(got.stdout).toMatch(/get \S+terminal\.out \[.*\] 100% \| 5\.0\/5\.0 MiB/);
+    expect(readFileSync(output).equals(readFileSync(path))).toBe(true);
   });
 });
 
