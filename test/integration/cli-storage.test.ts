@@ -2,8 +2,7 @@
  * The `files` and `chunk` commands against a real daemon, as a user runs them: round trips of
  * the edge sizes through `files add` and `files get` (bytes, and every encoding), tables for
  * people and `--json` for scripts, a progress bar on a terminal (through script(1)) and none off
- * one, removal, and the exit codes
- * of bad input (2) and of the daemon's refusals (1).
+ * one, removal, and the exit codes of bad input (2) and of the daemon's refusals (1).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
