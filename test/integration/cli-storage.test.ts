@@ -222,38 +222,23 @@ describe('bad input', () => {
     const malformed = await runCli(['chunk', 'show', 'nope', ...datadir]);
     expect(malformed.code).toBe(1);
     expect(malformed.message).toMatch(/REST error 400: .*id/);
-    const noFile = await runCli(['files', 'add', join(work, 'absent'), ...datadir]);
-    expect(noFile.code).toBe(2);
-    expect(noFile.message).toMatch(/cannot read .*absent/);
-    const badExpiry = await runCli([
-      'files',
-      'add',
-      source('x', Buffer.from('x')),
-      '--expires',
-      'soon',
-      ...datadir,
-    ]);
-    expect(badExpiry.code).toBe(2);
-    expect(badExpiry.message).toMatch(/--expires: expected never/);
-    const renewAlone = await runCli([
-      'files',
-      'add',
-      source('y', Buffer.from('y')),
-      '--autorenew',
-      ...datadir,
-    ]);
-    expect(renewAlone.code).toBe(2);
-    expect(renewAlone.message).toMatch(/--autorenew needs --expires/);
-    const jsonToStdout = await runCli(['files', 'get', zeros, '--json', ...datadir]);
-    expect(jsonToStdout.code).toBe(2);
-    const redundancy = await runCli([
-      'files',
-      'add',
-      source('z', Buffer.from('z')),
-      '--redundancy',
-      '0',
-      ...datadir,
-    ]);
-    expect(redundancy.code).toBe(2);
+    const usageErrors: Array<[string[], RegExp]> = [
+      [['files', 'add', join(work, 'absent')], /cannot read .*absent/],
+      [
+        ['files', 'add', source('x', Buffer.from('x')), '--expires', 'soon'],
+        /--expires: expected never/,
+      ],
+      [
+        ['files', 'add', source('y', Buffer.from('y')), '--autorenew'],
+        /--autorenew needs --expires/,
+      ],
+      [['files', 'get', zeros, '--json'], /--json needs -o FILE/],
+      [['files', 'add', source('z', Buffer.from('z')), '--redundancy', '0'], /redundancy/],
+    ];
+    for (const [args, message] of usageErrors) {
+      const refused = await runCli([...args, ...datadir]);
+      expect({ args, code: refused.code }).toEqual({ args, code: 2 });
+      expect(refused.message + refused.stdout).toMatch(message);
+    }
   });
 });
