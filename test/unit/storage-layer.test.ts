@@ -43,7 +43,7 @@ afterEach(async () => {
     await fixture.storage.close();
     rmSync(fixture.root, { recursive: true, force: true });
   }
-  for (const mount of mounts.splice(0)) execFileSync('umount', [mount]);
+  for (const mount of mounts.splice(0)) unmount(mount);
 });
 
 async function openStorage(volumeCount: number, volumes?: string[]): Promise<Fixture> {
@@ -220,6 +220,11 @@ describe('expiry', () => {
   });
 });
 
+function unmount(dir: string): void {
+  execFileSync('umount', [dir]);
+  rmSync(dir, { recursive: true, force: true });
+}
+
 /** A tmpfs of `size` mounted on a fresh directory, or undefined where the tests may not mount. */
 function tmpfs(options: string): string | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'node-cli-volume-'));
@@ -235,7 +240,7 @@ function tmpfs(options: string): string | undefined {
 
 const canMount = (() => {
   const probe = tmpfs('size=64k');
-  if (probe) execFileSync('umount', [mounts.pop() as string]);
+  if (probe) unmount(mounts.pop() as string);
   return probe !== undefined;
 })();
 
