@@ -22,6 +22,7 @@ import { measureAnvilStart, measureNodeCliStart } from './workloads/cold-start.j
 import { measureLogs } from './workloads/logs-latency.js';
 import { measureMetricsOverhead } from './workloads/metrics-overhead.js';
 import { measureRestarts } from './workloads/restart.js';
+import { measureStorageThroughput } from './workloads/storage-throughput.js';
 import { measureStallProbes } from './workloads/stall-probes.js';
 import { measureReadsAlternating, readWorkloads } from './workloads/read-throughput.js';
 
@@ -178,6 +179,9 @@ if (settings.nodes.includes('node-cli')) {
     ),
     restart: await step('node-cli: restarts and stops on a data directory with history', () =>
       measureRestarts(settings.coldStartRuns, dirname(settings.output), progress),
+    ),
+    storage: await step('node-cli: storage upload and download of 256 MiB beside dd and cat', () =>
+      measureStorageThroughput(256),
     ),
   };
 }

@@ -2,6 +2,7 @@
  * The `daemon start` flags, generated from the daemon's option table so that the flags, the
  * environment variables and the config file keys are always the same set.
  */
+import { delimiter } from 'node:path';
 import { Flags } from '@oclif/core';
 import { OPTION_SPECS, envVarName } from '../daemon/config/options.js';
 
@@ -20,10 +21,16 @@ export const daemonOptionFlags = Object.fromEntries(
           allowNo: true,
           helpGroup: 'NODE',
         })
-      : Flags.string({
-          description: helpText(spec.description, spec.key, spec.defaultText),
-          helpGroup: 'NODE',
-        }),
+      : spec.repeatable
+        ? Flags.string({
+            description: helpText(spec.description, spec.key, spec.defaultText),
+            helpGroup: 'NODE',
+            multiple: true,
+          })
+        : Flags.string({
+            description: helpText(spec.description, spec.key, spec.defaultText),
+            helpGroup: 'NODE',
+          }),
   ]),
 );
 
@@ -32,7 +39,8 @@ export function explicitOptionValues(flags: Record<string, unknown>): Record<str
   const values: Record<string, string> = {};
   for (const spec of OPTION_SPECS) {
     const value = flags[spec.key];
-    if (value !== undefined) values[spec.key] = String(value);
+    if (Array.isArray(value)) values[spec.key] = value.join(delimiter);
+    else if (value !== undefined) values[spec.key] = String(value);
   }
   return values;
 }

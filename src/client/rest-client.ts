@@ -3,6 +3,7 @@
  * token, when given, goes in `Authorization: Bearer` on every request; error bodies become
  * `RestResponseError` with the HTTP status and the daemon's message.
  */
+import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import type {
   ContractInstance,
@@ -14,6 +15,14 @@ import type {
   SentTransaction,
   SignedContent,
 } from '../shared/rest-api.js';
+import type {
+  ChunkDetail,
+  ChunkListItem,
+  ContentEncoding,
+  FileDetail,
+  FileListItem,
+  StoragePage,
+} from '../shared/storage-api.js';
 import { RestResponseError } from './errors.js';
 
 export interface RestClientOptions {
@@ -27,9 +36,51 @@ export interface RestAnswer {
   body: unknown;
 }
 
+/** The JSON value of `text`; the text itself when it is not JSON, undefined when empty. */
+function parseJson(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 function isErrorBody(body: unknown): body is RestErrorBody {
   const error = (body as RestErrorBody | undefined)?.error;
   return typeof error === 'object' && error !== null && typeof error.message === 'string';
+}
+
+function failure(status: number, body: unknown): RestResponseError {
+  const message = isErrorBody(body) ? body.error.message : `unexpected answer: ${String(body)}`;
+  return new RestResponseError(status, message);
+}
+
+/** The query string of the defined entries of `params` ('' when none). */
+function queryOf(params: Record<string, string | number | boolean | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined) query.set(key, String(value));
+  }
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** What an upload says about the file besides its bytes. */
+export interface UploadOptions {
+  /** The localPath to list it under. */
+  name?: string;
+  redundancy?: number;
+  /** Unix seconds; 0 = never. */
+  expires?: number;
+  autorenew?: boolean;
+  /** The byte count, sent as Content-Length (the daemon refuses an oversized one at once). */
+  size?: number;
+}
+
+export interface PageOptions {
+  limit?: number;
+  cursor?: string;
 }
 
 export class RestClient {
@@ -64,23 +115,23 @@ export class RestClient {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.body.text();
-    let parsed: unknown = text.length === 0 ? undefined : text;
-    try {
-      if (text.length > 0) parsed = JSON.parse(text);
-    } catch {
-      // Not JSON: keep the text.
-    }
-    return { status: response.statusCode, headers: response.headers, body: parsed };
+    return { status: response.statusCode, headers: response.headers, body: parseJson(text) };
+  }
+
+  /** The body of a 200 answer; rejects with `RestResponseError` otherwise. */
+  private async ok<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    const answer = await this.request(method, path, body);
+    if (answer.status === 200) return answer.body as T;
+    throw failure(answer.status, answer.body);
   }
 
   /** The `data` of a 200 answer; rejects with `RestResponseError` otherwise. */
-  private async data<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const answer = await this.request(method, path, body);
-    if (answer.status === 200) return (answer.body as { data: T }).data;
-    const message = isErrorBody(answer.body)
-      ? answer.body.error.message
-      : `unexpected answer: ${String(answer.body)}`;
-    throw new RestResponseError(answer.status, message);
+  private async data<T>(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<T> {
+    return (await this.ok<{ data: T }>(method, path, body)).data;
   }
 
   ping(): Promise<string> {
@@ -165,6 +216,69 @@ export class RestClient {
   async ownerIdentity(owner: string): Promise<string> {
     const path = `/owners/${encodeURIComponent(owner)}/identity`;
     return (await this.data<{ identity: string }>('GET', path)).identity;
+  }
+
+  /** One page of the stored files. */
+  files(page: PageOptions = {}): Promise<{ files: FileListItem[] } & StoragePage> {
+    return this.ok('GET', `/storage/files${queryOf({ ...page })}`);
+  }
+
+  async file(id: string): Promise<FileDetail> {
+    return (await this.ok<{ file: FileDetail }>('GET', `/storage/files/${encodeURIComponent(id)}`))
+      .file;
+  }
+
+  /** A file's bytes as one string in `encoding` (files up to --storage.max-content-size). */
+  async fileContent(id: string, encoding: ContentEncoding): Promise<string> {
+    const path = `/storage/files/${encodeURIComponent(id)}/content${queryOf({ encoding })}`;
+    return (await this.ok<{ data: string }>('GET', path)).data;
+  }
+
+  /** Streams a file's bytes (any size); `length` is its Content-Length. */
+  async download(id: string): Promise<{ length: number; stream: Readable }> {
+    const response = await this.pool.request({
+      method: 'GET',
+      path: `${this.prefix}/storage/files/${encodeURIComponent(id)}/raw`,
+      headers: this.options.token ? { authorization: `Bearer ${this.options.token}` } : {},
+    });
+    if (response.statusCode !== 200) {
+      const text = await response.body.text();
+      throw failure(response.statusCode, parseJson(text));
+    }
+    return { length: Number(response.headers['content-length']), stream: response.body };
+  }
+
+  /** Uploads `source` as a file, streamed; resolves once it is stored and listed. */
+  async upload(source: Readable | Uint8Array, options: UploadOptions = {}): Promise<FileDetail> {
+    const { size, ...params } = options;
+    const response = await this.pool.request({
+      method: 'POST',
+      path: `${this.prefix}/storage/files${queryOf(params)}`,
+      headers: {
+        'content-type': 'application/octet-stream',
+        ...(size === undefined ? {} : { 'content-length': String(size) }),
+        ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
+      },
+      body: source,
+    });
+    const body = parseJson(await response.body.text());
+    if (response.statusCode !== 200) throw failure(response.statusCode, body);
+    return (body as { file: FileDetail }).file;
+  }
+
+  /** Removes a file (and the chunks no other file holds). */
+  async removeFile(id: string): Promise<void> {
+    await this.data('DELETE', `/storage/files/${encodeURIComponent(id)}`);
+  }
+
+  /** One page of the stored chunks. */
+  chunks(page: PageOptions = {}): Promise<{ chunks: ChunkListItem[] } & StoragePage> {
+    return this.ok('GET', `/storage/chunks${queryOf({ ...page })}`);
+  }
+
+  async chunk(id: string): Promise<ChunkDetail> {
+    const path = `/storage/chunks/${encodeURIComponent(id)}`;
+    return (await this.ok<{ chunk: { chunk: ChunkDetail } }>('GET', path)).chunk.chunk;
   }
 
   close(): Promise<void> {

@@ -59,3 +59,12 @@ export class StorageError extends ServerError {}
 
 /** A store file is missing, truncated or damaged; the node refuses to run on it. */
 export class DamagedStoreError extends ServerError {}
+
+/**
+ * No storage volume can take the bytes: full, read-only or gone (HTTP 507). The message names
+ * the volume and the reason; nothing of the refused upload is listed.
+ */
+export class VolumeUnavailableError extends ServerError {}
+
+/** Every replica of a stored chunk is missing or corrupt (HTTP 503 until a repair succeeds). */
+export class ChunkLostError extends ServerError {}

@@ -47,6 +47,8 @@ import { IdentityFunding } from './identity/identity-funding.js';
 import { restResources } from './rest/resources.js';
 import { RouteTable } from './rest/route-table.js';
 import { startRestServer } from './rest/server.js';
+import { StorageLayer } from './storage/storage-layer.js';
+import { StorageMaintenance } from './storage/storage-maintenance.js';
 import type { BrowserPolicy } from './transport/browser-guard.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
@@ -277,6 +279,36 @@ function headOf(chain: Chain): { number: bigint; timestampSeconds: bigint } {
   return { number: head.number, timestampSeconds: head.block.header.timestamp };
 }
 
+/**
+ * Opens the storage layer (failing the uploads a stop interrupted and collecting their bytes)
+ * and starts its scrubber and expiry collector; both stop before the index closes.
+ */
+async function startStorage(
+  config: NodeConfig,
+  layout: DataDirLayout,
+  services: NodeServices,
+  shutdownSteps: Array<() => Promise<void> | void>,
+): Promise<StorageLayer> {
+  const volumes = config['storage.volume'];
+  const storage = await StorageLayer.open({
+    indexDir: layout.storageIndexDir,
+    volumes: volumes.length > 0 ? volumes : [layout.defaultStorageVolume],
+    chunkSize: config['storage.chunk-size'],
+    maxUploadSize: config['storage.max-upload-size'],
+    publish: (event) => services.bus.publishStorage(event),
+    logger: services.logger,
+  });
+  shutdownSteps.push(() => storage.close());
+  const maintenance = new StorageMaintenance(storage, {
+    scrubRate: config['storage.scrub-rate'],
+    collectIntervalMs: config['storage.collect-interval'],
+    logger: services.logger,
+  });
+  maintenance.start();
+  shutdownSteps.push(() => maintenance.stop());
+  return storage;
+}
+
 /** How often the pool is swept for expired queued transactions at most (geth: every minute). */
 const QUEUED_EXPIRY_SWEEP_MS = 60_000;
 
@@ -383,6 +415,7 @@ export async function startNode(
     metrics.read({ metric: 'pool', read: () => services.pool.status() });
     metrics.read({ metric: 'caches', read: () => services.chain.cacheCounts() });
     metrics.read({ metric: 'database_bytes', read: () => chainStoreBytes(layout.root) });
+    const storage = await startStorage(config, layout, services, shutdownSteps);
     const accounts = new AccountManager({
       keystoreDir: layout.keystoreDir,
       walletsDir: layout.walletsDir,
@@ -512,6 +545,11 @@ export async function startNode(
           }),
           routeTable,
           wsMaxBacklogBytes: WS_MAX_BACKLOG_BYTES,
+          storage: {
+            storage,
+            defaultRedundancy: config['storage.redundancy'],
+            maxContentSize: config['storage.max-content-size'],
+          },
         }),
         routeTable,
         logger,

@@ -41,6 +41,10 @@ export interface DataDirLayout {
   walletsDir: string;
   /** Profiles, heap snapshots and traces of the debug methods: the only place they write. */
   profilesDir: string;
+  /** The storage volume used when no `--storage.volume` is given. */
+  defaultStorageVolume: string;
+  /** LMDB environment of the storage layer's metadata (files, chunks, uploads in progress). */
+  storageIndexDir: string;
 }
 
 /** `$XDG_DATA_HOME/node-cli`, or `~/.local/share/node-cli`. */
@@ -68,5 +72,7 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     walletsDir: join(root, 'wallets'),
     nodeKeyFile: join(root, 'node_key.json'),
     profilesDir: join(root, 'profiles'),
+    defaultStorageVolume: join(root, 'storage'),
+    storageIndexDir: join(root, 'storage-index'),
   };
 }

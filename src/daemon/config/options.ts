@@ -3,7 +3,7 @@
  * variable, default, parser and help text. The `daemon start` flags, the environment and the
  * config file are all read through this table, so they cannot drift apart.
  */
-import { resolve } from 'node:path';
+import { delimiter, resolve } from 'node:path';
 import {
   parseBoolean,
   parseByteSize,
@@ -18,6 +18,7 @@ import {
 } from './option-parsers.js';
 import { LOG_LEVEL_CHOICES, parseLogLevelName, type LogLevel } from '../../shared/log-levels.js';
 import { minimumGasPriceProblem } from '../chain/base-fee.js';
+import { MAX_REDUNDANCY } from '../storage/storage-limits.js';
 import { HostAllowlist, OriginAllowlist } from '../transport/host-origin-patterns.js';
 
 export interface NodeConfig {
@@ -89,6 +90,13 @@ export interface NodeConfig {
   'metrics.enable': boolean;
   'metrics.address': HostPort;
   'health.max-head-age-blocks': number;
+  'storage.volume': string[];
+  'storage.chunk-size': number;
+  'storage.max-upload-size': number;
+  'storage.max-content-size': number;
+  'storage.redundancy': number;
+  'storage.scrub-rate': number;
+  'storage.collect-interval': number;
 }
 
 export type OptionKey = keyof NodeConfig;
@@ -104,6 +112,11 @@ export interface OptionSpec<K extends OptionKey = OptionKey> {
   defaultText: string | undefined;
   /** True for on/off options: `--name` / `--no-name` on the command line. */
   boolean?: boolean;
+  /**
+   * May be given several times on the command line; the values reach `parse` joined by the
+   * platform's path delimiter (`:`), which is also how the environment variable lists them.
+   */
+  repeatable?: boolean;
   parse(raw: string): NodeConfig[K];
 }
 
@@ -161,6 +174,34 @@ function parseThreadCount(raw: string): number {
   if (count > MAX_EVM_THREADS) {
     throw new Error(`expected at most ${MAX_EVM_THREADS} threads, got ${count}`);
   }
+  return count;
+}
+
+/** Storage volume directories, `:`-separated (a repeated `--storage.volume` arrives so). */
+function parseVolumeList(raw: string): string[] {
+  const volumes = raw
+    .split(delimiter)
+    .filter((path) => path !== '')
+    .map((path) => resolve(path));
+  if (new Set(volumes).size !== volumes.length) {
+    throw new Error(`a volume is named twice in "${raw}"; replicas need distinct volumes`);
+  }
+  return volumes;
+}
+
+/** Chunk sizes from 4 KiB to 64 MiB: smaller makes the index huge, larger makes reads coarse. */
+function parseChunkSize(raw: string): number {
+  const size = parseByteSize(raw);
+  if (size < 4096 || size > 64 * 1024 * 1024) {
+    throw new Error(`expected a size from 4KiB to 64MiB, got "${raw}"`);
+  }
+  return size;
+}
+
+function parseRedundancy(raw: string): number {
+  const count = parsePositiveInteger(raw);
+  if (count > MAX_REDUNDANCY)
+    throw new Error(`expected 1 to ${MAX_REDUNDANCY} replicas, got ${count}`);
   return count;
 }
 
@@ -608,6 +649,55 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     description:
       'GET /ready fails when the head block is older than this many block times (not checked with --block-time 0 or --no-empty-blocks).',
     parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'storage.volume',
+    repeatable: true,
+    defaultText: '',
+    description:
+      'A storage volume directory (repeat the flag for several; in the environment or config file separate them with ":"). Replicas of a chunk go to distinct volumes. Default: <datadir>/storage.',
+    parse: parseVolumeList,
+  }),
+  option({
+    key: 'storage.chunk-size',
+    defaultText: '1MiB',
+    description:
+      'Size of the chunks files are split into (4KiB to 64MiB). Changing it changes the ids of files added afterwards.',
+    parse: parseChunkSize,
+  }),
+  option({
+    key: 'storage.max-upload-size',
+    defaultText: '4GiB',
+    description:
+      'Largest file an upload (POST /v1/api/storage/files) may send; a larger one is refused with 413.',
+    parse: parseByteSize,
+  }),
+  option({
+    key: 'storage.max-content-size',
+    defaultText: '64MiB',
+    description:
+      'Largest file GET /v1/api/storage/files/:id/content answers as one JSON string (held in memory); larger files answer 413 and are read from /raw, which streams.',
+    parse: parseByteSize,
+  }),
+  option({
+    key: 'storage.redundancy',
+    defaultText: '1',
+    description: `Replicas on distinct volumes of an upload that does not ask for a number (1 to ${MAX_REDUNDANCY}).`,
+    parse: parseRedundancy,
+  }),
+  option({
+    key: 'storage.scrub-rate',
+    defaultText: '10',
+    description:
+      'Chunks per second the scrubber reads back and verifies (all replicas of each), repairing bad replicas; 0 turns it off.',
+    parse: parseNonNegativeInteger,
+  }),
+  option({
+    key: 'storage.collect-interval',
+    defaultText: '1m',
+    description:
+      'How often expired files are renewed (autorenew) or removed with the chunks no other file holds.',
+    parse: parsePositiveDuration,
   }),
   option({
     key: 'log-level',

@@ -3,6 +3,7 @@
  * config file in the data directory > default, and reports where each value came from.
  */
 import { readFileSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import { InvalidInputError } from '../errors.js';
 import {
   OPTION_SPECS,
@@ -99,7 +100,9 @@ export function readConfigFile(path: string): Partial<Record<string, string>> {
   for (const [key, value] of Object.entries(parsed)) {
     if (!findOption(key))
       throw new InvalidInputError(`config file ${path}: unknown option "${key}"`);
-    if (Array.isArray(value)) values[key] = value.join(',');
+    // A repeatable option's entries are joined as its repeated flags are (`storage.volume`).
+    if (Array.isArray(value))
+      values[key] = value.join(findOption(key)?.repeatable ? delimiter : ',');
     else if (['string', 'number', 'boolean'].includes(typeof value)) values[key] = String(value);
     else
       throw new InvalidInputError(

@@ -15,6 +15,7 @@ import type {
   TxResult,
 } from '../chain/types.js';
 import type { PooledTransaction } from '../txpool/types.js';
+import type { StorageEvent } from '../../shared/storage-api.js';
 
 /** A block the chain committed, with its receipts and the consensus result of each transaction. */
 export interface BlockCommittedEvent {
@@ -93,6 +94,7 @@ export class EventBus {
   private readonly blocks: Channel<BlockCommittedEvent>;
   private readonly pendingTxs: Channel<PooledTransaction>;
   private readonly rewinds: Channel<ChainRewoundEvent>;
+  private readonly storage: Channel<StorageEvent>;
 
   constructor(options: EventBusOptions = {}) {
     const onError =
@@ -102,6 +104,7 @@ export class EventBus {
     this.blocks = new Channel('block', onError);
     this.pendingTxs = new Channel('pendingTx', onError);
     this.rewinds = new Channel('rewind', onError);
+    this.storage = new Channel('storage', onError);
   }
 
   publishBlock(event: BlockCommittedEvent): void {
@@ -127,6 +130,15 @@ export class EventBus {
   /** Listens to development rewinds: whoever keeps anything by block number must drop it. */
   onRewind(listener: Listener<ChainRewoundEvent>): Unsubscribe {
     return this.rewinds.subscribe(listener);
+  }
+
+  /** File status and chunk replica changes of the storage layer. */
+  publishStorage(event: StorageEvent): void {
+    this.storage.publish(event);
+  }
+
+  onStorage(listener: Listener<StorageEvent>): Unsubscribe {
+    return this.storage.subscribe(listener);
   }
 
   /** Number of listeners per channel (for status output and tests). */

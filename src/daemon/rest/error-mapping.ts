@@ -7,6 +7,7 @@
  */
 import type { RestErrorBody } from '../../shared/rest-api.js';
 import {
+  ChunkLostError,
   ConflictError,
   ExecutionRevertedError,
   InvalidInputError,
@@ -17,6 +18,7 @@ import {
   TransactionRejectedError,
   UnauthorizedError,
   UnsupportedError,
+  VolumeUnavailableError,
 } from '../errors.js';
 
 export interface RestErrorAnswer {
@@ -45,6 +47,8 @@ const STATUS_BY_CLASS: ReadonlyArray<[abstract new (...args: never[]) => NodeErr
   [PayloadTooLargeError, 413],
   [LimitExceededError, 429],
   [UnsupportedError, 501],
+  [ChunkLostError, 503],
+  [VolumeUnavailableError, 507],
 ];
 
 function statusOf(error: NodeError): number {

@@ -1,13 +1,15 @@
 /**
  * `GET /ws/node`: a WebSocket that streams node events as JSON text messages, read from the
- * event bus like every other subscriber. Today one kind:
+ * event bus like every other subscriber:
  * `{"type":"block","data":{"number":12,"hash":"0x…","txCount":1,"timestamp":1764000000}}`
- * for every committed block (the storage layer adds file status changes). A client that reads
- * slower than blocks come is disconnected with close code 1008 and a reason once its unsent
+ * for every committed block, and the storage layer's `{"type":"file","data":{"id","ul_status",
+ * "localPath"}}` and `{"type":"chunk","data":{"id","dl_status","volume","replica"}}` changes
+ * (docs/storage.md). A client that reads slower than events come is disconnected with close code 1008 and a reason once its unsent
  * backlog passes the bound, as on the JSON-RPC and consensus sockets.
  */
 import type { WebSocket } from 'ws';
 import type { NodeBlockEvent } from '../../shared/rest-api.js';
+import type { StorageEvent } from '../../shared/storage-api.js';
 import type { BlockCommittedEvent, EventBus } from '../events/event-bus.js';
 import type { RestResource } from './resource.js';
 
@@ -27,16 +29,23 @@ export function blockEventOf({ block }: BlockCommittedEvent): NodeBlockEvent {
 }
 
 function streamEvents(socket: WebSocket, bus: EventBus, maxBacklogBytes: number): void {
-  const unsubscribe = bus.onBlock((event) => {
+  const send = (message: NodeBlockEvent | StorageEvent) => {
     if (socket.readyState !== socket.OPEN) return;
-    const text = JSON.stringify(blockEventOf(event));
+    const text = JSON.stringify(message);
     if (socket.bufferedAmount + text.length > maxBacklogBytes) {
       unsubscribe();
       socket.close(CLOSE_SLOW_CONSUMER, 'slow consumer: too many unread messages, disconnected');
       return;
     }
     socket.send(text);
-  });
+  };
+  const subscriptions = [
+    bus.onBlock((event) => send(blockEventOf(event))),
+    bus.onStorage((event) => send(event)),
+  ];
+  const unsubscribe = () => {
+    for (const stop of subscriptions) stop();
+  };
   socket.once('close', unsubscribe);
 }
 
@@ -49,7 +58,8 @@ export function nodeEventsResource(bus: EventBus, maxBacklogBytes: number): Rest
       {
         path: '/ws/node',
         operationId: 'nodeEvents',
-        summary: 'Stream of node events: every new block as {type: "block", data: {…}}.',
+        summary:
+          'Stream of node events: every new block as {type: "block", data: {…}}, file status and chunk replica changes as {type: "file" | "chunk", data: {…}}.',
         open: (socket) => streamEvents(socket, bus, maxBacklogBytes),
       },
     ],

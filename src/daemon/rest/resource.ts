@@ -6,7 +6,8 @@
  * of `GET /status/meta`. A new resource is one module that exports a `RestResource`, added to
  * the list in `resources.ts`.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { WebSocket } from 'ws';
 
 /** A JSON schema as ajv and the OpenAPI generator read it. */
@@ -17,6 +18,19 @@ export interface RestInput<B, P, Q> {
   body: B;
   params: P;
   query: Q;
+  headers: IncomingHttpHeaders;
+}
+
+/**
+ * A handler's answer that is a byte stream rather than JSON (a raw download): sent as is with
+ * its type and length; the response schema is not applied.
+ */
+export class RawContent {
+  constructor(
+    readonly stream: Readable,
+    readonly length: number,
+    readonly contentType = 'application/octet-stream',
+  ) {}
 }
 
 export interface RestRoute<B = unknown, P = unknown, Q = unknown> {
@@ -30,6 +44,13 @@ export interface RestRoute<B = unknown, P = unknown, Q = unknown> {
   /** Served without the token; only `GET /status/ping` (decisions §3). */
   public?: boolean;
   body?: JsonSchema;
+  /**
+   * The body is a byte stream (`application/octet-stream`), handed to the handler as the
+   * request's `Readable` without a size limit of the server's: the handler applies its own.
+   */
+  rawBody?: boolean;
+  /** Content types of the 200 answer, for OpenAPI, when not JSON (a `RawContent` answer). */
+  produces?: readonly string[];
   params?: JsonSchema;
   querystring?: JsonSchema;
   /** Schema of the 200 body. */

@@ -15,6 +15,7 @@ import { nodeEventsResource } from './node-events-socket.js';
 import type { RestResource } from './resource.js';
 import type { RouteTable } from './route-table.js';
 import { statusResource } from './status-routes.js';
+import { storageResource, type StorageRouteOptions } from './storage-routes.js';
 
 export interface RestNodeParts {
   bus: EventBus;
@@ -32,16 +33,23 @@ export interface RestNodeParts {
   routeTable: RouteTable;
   /** Unsent bytes a WebSocket client may accumulate before it is dropped. */
   wsMaxBacklogBytes: number;
+  /** The storage layer and the limits of its routes. */
+  storage: StorageRouteOptions;
 }
 
 export function restResources(parts: RestNodeParts): RestResource[] {
   const contracts = contractServices(parts);
   const identities = new IdentityLookup(contracts.calls);
   return [
-    statusResource({ routeTable: parts.routeTable, fileCount: () => 0, peersCount: () => 0 }),
+    statusResource({
+      routeTable: parts.routeTable,
+      fileCount: () => parts.storage.storage.fileCount(),
+      peersCount: () => 0,
+    }),
     cryptoResource({ identityKey: parts.identityKey, resolveOwner: identities.resolveOwner }),
     contractResource(contracts),
     identityResource(identities),
+    storageResource(parts.storage),
     nodeEventsResource(parts.bus, parts.wsMaxBacklogBytes),
   ];
 }

@@ -7,6 +7,7 @@
  * except routes marked public. Failures are answered by `error-mapping.ts` alone.
  */
 import { STATUS_CODES } from 'node:http';
+import { Readable } from 'node:stream';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -21,7 +22,13 @@ import { ListenerGuard, type BrowserPolicy } from '../transport/browser-guard.js
 import { endpointUrl, listenError } from '../transport/listen.js';
 import type { RestErrorBody } from '../../shared/rest-api.js';
 import { ERROR_BODY_SCHEMA, restErrorOf } from './error-mapping.js';
-import type { JsonSchema, RestResource, RestRoute, RestSocketRoute } from './resource.js';
+import {
+  RawContent,
+  type JsonSchema,
+  type RestResource,
+  type RestRoute,
+  type RestSocketRoute,
+} from './resource.js';
 import { ExpensiveOperationLimit } from './rate-limit.js';
 import type { RouteTable } from './route-table.js';
 import { lazySerializerFactory, lazyValidatorFactory } from './lazy-schema-compilers.js';
@@ -114,15 +121,27 @@ function addRoute(
       tags: [resource.name],
       security: route.public ? [] : [{ bearerAuth: [] }],
       ...inputSchemas(route),
+      ...(route.rawBody ? { consumes: ['application/octet-stream'] } : {}),
+      ...(route.produces ? { produces: route.produces } : {}),
       response: {
         200: { description: 'Success', ...route.response },
-        ...errorResponses(route, route.body !== undefined),
+        ...errorResponses(route, route.body !== undefined || route.rawBody === true),
       },
     },
     // After authentication and validation, so refused requests do not spend the budget.
     ...(route.expensive ? { preHandler: async () => limit.take() } : {}),
-    handler: async (request) =>
-      route.handle({ body: request.body, params: request.params, query: request.query }),
+    handler: async (request, reply) => {
+      const answer = await route.handle({
+        body: request.body,
+        params: request.params,
+        query: request.query,
+        headers: request.headers,
+      });
+      if (!(answer instanceof RawContent)) return answer;
+      reply.header('content-type', answer.contentType);
+      reply.header('content-length', String(answer.length));
+      return reply.send(answer.stream);
+    },
   });
 }
 
@@ -182,7 +201,8 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
       info: {
         title: 'node-cli REST interface',
         version: REST_API_VERSION,
-        description: 'Node metadata, signing and encryption with the node key, node events.',
+        description:
+          'Node metadata, contracts, identities, signing and encryption with the node key, the storage layer, node events.',
       },
       components: {
         securitySchemes: {
@@ -197,6 +217,11 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     },
   });
   await app.register(fastifyWebsocket, { options: { maxPayload: WS_MAX_CLIENT_MESSAGE_BYTES } });
+
+  // Streamed uploads: the handler reads the request itself (RestRoute.rawBody).
+  app.addContentTypeParser('application/octet-stream', (_request, payload, done) =>
+    done(null, payload),
+  );
 
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith(REST_PREFIX)) return;
@@ -248,6 +273,10 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
         route: `${request.method} ${request.url.split('?')[0]}`,
         error: String((error as Error)?.stack ?? error),
       });
+    }
+    // A refused stream upload may still be arriving: end the connection instead of reading it.
+    if (request.body instanceof Readable && !request.body.readableEnded) {
+      reply.header('connection', 'close');
     }
     return reply.code(status).send(body);
   });

@@ -11,7 +11,7 @@ import type { RouteTable } from './route-table.js';
 
 export interface StatusSources {
   routeTable: RouteTable;
-  /** Files the storage layer holds; 0 until it exists. */
+  /** Files the storage layer lists. */
   fileCount(): number;
   /** Connected peers; a single-validator node has none. */
   peersCount(): number;

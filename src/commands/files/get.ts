@@ -1,0 +1,80 @@
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { transferProgress } from '../../cli/transfer-progress.js';
+import { connectRest } from '../../client/daemon-connection.js';
+import { CONTENT_ENCODINGS, type ContentEncoding } from '../../shared/storage-api.js';
+
+/** The content string as the stream the bytes would be, so both take one path to the output. */
+function textStream(text: string): { length: number; stream: Readable } {
+  const bytes = Buffer.from(text, 'utf8');
+  return { length: bytes.length, stream: Readable.from([bytes]) };
+}
+
+export interface FilesGetResult {
+  id: string;
+  size: number;
+  output: string;
+}
+
+export default class FilesGet extends BaseCommand {
+  static override summary = "Download a file's bytes, streamed.";
+  static override description =
+    'Writes to FILE with -o (through a temporary name, renamed when complete) or to stdout. ' +
+    'Every chunk is verified by its hash on the daemon. A progress bar shows on a terminal for ' +
+    'files of 4 MiB and more when writing to a file. With --encoding the daemon answers the ' +
+    'file as one string in that encoding (files up to its --storage.max-content-size), which is ' +
+    'written instead of the bytes.';
+  static override examples = [
+    '<%= config.bin %> files get <id> -o photo.jpg',
+    '<%= config.bin %> files get <id> > photo.jpg',
+    '<%= config.bin %> files get <id> --encoding base64',
+  ];
+  static override args = {
+    id: Args.string({ description: 'File id (64 hex digits).', required: true }),
+  };
+  static override flags = {
+    output: Flags.string({ char: 'o', description: 'Write to this file instead of stdout.' }),
+    encoding: Flags.string({
+      description: 'Write the file as text in this encoding instead of its bytes.',
+      options: [...CONTENT_ENCODINGS],
+    }),
+  };
+
+  async run(): Promise<FilesGetResult> {
+    const { args, flags } = await this.parse(FilesGet);
+    if (flags.output === undefined && this.jsonEnabled()) {
+      this.usageError('--json needs -o FILE: the bytes would mix with the JSON on stdout');
+    }
+    const rest = connectRest(this.dataDir(flags));
+    try {
+      const { length, stream } =
+        flags.encoding === undefined
+          ? await rest.download(args.id)
+          : textStream(await rest.fileContent(args.id, flags.encoding as ContentEncoding));
+      const output = flags.output;
+      if (output === undefined) {
+        await pipeline(stream, process.stdout as Writable, { end: false });
+        return { id: args.id, size: length, output: '-' };
+      }
+      const partial = `${output}.partial-${process.pid}`;
+      const progress = transferProgress(`get ${output}`, length, this.jsonEnabled());
+      try {
+        await pipeline(stream, progress.meter, createWriteStream(partial));
+        await rename(partial, output);
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      } finally {
+        progress.stop();
+      }
+      this.log(`wrote ${length} bytes to ${output}`);
+      return { id: args.id, size: length, output };
+    } finally {
+      await rest.close();
+    }
+  }
+}

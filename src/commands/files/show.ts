@@ -1,0 +1,28 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { fileLines } from '../../cli/storage-display.js';
+import { connectRest } from '../../client/daemon-connection.js';
+import type { FileDetail } from '../../shared/storage-api.js';
+
+export default class FilesShow extends BaseCommand {
+  static override summary = "Show one file's metadata and upload status.";
+  static override examples = [
+    '<%= config.bin %> files show <id>',
+    '<%= config.bin %> files show <id> --json',
+  ];
+  static override args = {
+    id: Args.string({ description: 'File id (64 hex digits).', required: true }),
+  };
+
+  async run(): Promise<FileDetail> {
+    const { args, flags } = await this.parse(FilesShow);
+    const rest = connectRest(this.dataDir(flags));
+    try {
+      const file = await rest.file(args.id);
+      for (const line of fileLines(file)) this.log(line);
+      return file;
+    } finally {
+      await rest.close();
+    }
+  }
+}

@@ -1,0 +1,375 @@
+/**
+ * `/storage/...`: the storage layer's files and chunks (docs/storage.md). Bodies are the spec's
+ * shapes (`{files}`, `{file}`, `{chunks}`, `{chunk: {chunk}}`, `{data}`); lists are pages of
+ * `limit` items after `cursor` with `nextCursor` present only when more follow. Uploads are
+ * streamed (`application/octet-stream`), downloads too through `/raw`; `/content` answers the
+ * whole file as one JSON string in the asked encoding, up to `--storage.max-content-size`.
+ */
+import { Readable } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  CONTENT_ENCODINGS,
+  type ContentEncoding,
+  type FileDetail,
+} from '../../shared/storage-api.js';
+import { InvalidInputError, PayloadTooLargeError } from '../errors.js';
+import { CONTENT_ID_PATTERN } from '../storage/content-address.js';
+import type { StorageLayer } from '../storage/storage-layer.js';
+import { MAX_REDUNDANCY } from '../storage/storage-limits.js';
+import { RawContent, restRoute, type RestResource } from './resource.js';
+
+/** Items of a list page when `limit` is not given, and the most a page may hold. */
+const DEFAULT_PAGE = 1000;
+
+export interface StorageRouteOptions {
+  storage: StorageLayer;
+  /** `--storage.redundancy`: replicas of an upload that does not say. */
+  defaultRedundancy: number;
+  /** `--storage.max-content-size`: largest file `/content` answers as a JSON string. */
+  maxContentSize: number;
+}
+
+const ID_SCHEMA = {
+  type: 'string',
+  pattern: CONTENT_ID_PATTERN,
+  description: 'A file or chunk id: 64 lower-case hex digits (SHA-256).',
+} as const;
+const ID_PARAMS = { type: 'object', required: ['id'], properties: { id: ID_SCHEMA } };
+const PAGE_QUERY = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: DEFAULT_PAGE, default: DEFAULT_PAGE },
+    cursor: { ...ID_SCHEMA, description: 'The `nextCursor` of the previous page.' },
+  },
+  additionalProperties: false,
+};
+const NEXT_CURSOR = { type: 'string', description: 'Present when more items follow.' };
+const LEASE_PROPERTIES = {
+  redundancy: { type: 'integer', description: 'Wanted replicas on distinct volumes.' },
+  expires: { type: 'integer', description: 'Unix seconds; 0 = never.' },
+  autorenew: { type: 'boolean', description: 'Renewed for its original lease when it expires.' },
+};
+const UL_STATUS = {
+  type: 'string',
+  enum: ['queued', 'uploading', 'uploaded', 'degraded', 'failed'],
+};
+const FILE_DETAIL = {
+  type: 'object',
+  required: [
+    'localPath',
+    'size',
+    'chunkIds',
+    'id',
+    'redundancy',
+    'expires',
+    'autorenew',
+    'ul_status',
+  ],
+  properties: {
+    localPath: { type: 'string', description: 'The name the file was added under.' },
+    size: { type: 'integer' },
+    chunkIds: { type: 'array', items: { type: 'string' } },
+    id: { type: 'string' },
+    ...LEASE_PROPERTIES,
+    ul_status: UL_STATUS,
+  },
+};
+const FILE_ITEM = {
+  type: 'object',
+  required: ['id', 'localPath', 'size', 'redundancy', 'expires', 'autorenew', 'chunkCount'],
+  properties: {
+    id: { type: 'string' },
+    localPath: { type: 'string' },
+    size: { type: 'integer' },
+    ...LEASE_PROPERTIES,
+    chunkCount: { type: 'integer' },
+  },
+};
+const CHUNK_ITEM = {
+  type: 'object',
+  required: ['id', 'redundancy', 'expires', 'autorenew'],
+  properties: { id: { type: 'string' }, ...LEASE_PROPERTIES },
+};
+const CHUNK_DETAIL = {
+  type: 'object',
+  required: [
+    'belongsToFiles',
+    'ul_status',
+    'id',
+    'redundancy',
+    'expires',
+    'autorenew',
+    'dl_status',
+    'length',
+  ],
+  properties: {
+    belongsToFiles: {
+      type: 'array',
+      description: "[file id, index of the chunk in the file, the file's localPath] per holder.",
+      // A triple; OpenAPI 3.0 has no tuples, so: three items, each a string or an integer.
+      items: {
+        type: 'array',
+        minItems: 3,
+        maxItems: 3,
+        items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+      },
+    },
+    ul_status: UL_STATUS,
+    id: { type: 'string' },
+    ...LEASE_PROPERTIES,
+    dl_status: { type: 'string', enum: ['downloaded', 'missing', 'corrupt', 'repairing'] },
+    length: { type: 'integer' },
+  },
+};
+
+interface PageQuery {
+  limit: number;
+  cursor?: string;
+}
+
+interface UploadQuery {
+  name?: string;
+  redundancy?: number;
+  expires: number;
+  autorenew: boolean;
+}
+
+function contentLength(headers: IncomingHttpHeaders): number | undefined {
+  const value = headers['content-length'];
+  return value === undefined ? undefined : Number(value);
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The file's bytes as a string in `encoding`; utf-8 refuses bytes that are not UTF-8. */
+/** How long a refused upload's remaining bytes are read and discarded before its connection closes. */
+const LINGER_MS = 5_000;
+
+/**
+ * Reads and discards the rest of a refused upload, for at most LINGER_MS, before the 413 goes
+ * out: a client still sending its body would otherwise meet a reset connection instead of the
+ * answer (the lingering close of nginx and others). Past the time the request is destroyed.
+ */
+function discardRest(body: Readable): Promise<void> {
+  if (body.readableEnded || body.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      body.destroy();
+      resolve();
+    }, LINGER_MS);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    body.once('end', done).once('error', done).once('close', done).resume();
+  });
+}
+
+export function encodeContent(bytes: Buffer, encoding: ContentEncoding): string {
+  switch (encoding) {
+    case 'utf-8':
+      try {
+        return strictUtf8.decode(bytes);
+      } catch {
+        throw new InvalidInputError(
+          'encoding: the file is not valid UTF-8 text; ask for base64, hex or binary',
+        );
+      }
+    case 'base64':
+      return bytes.toString('base64');
+    case 'hex':
+      return bytes.toString('hex');
+    case 'binary':
+      return bytes.toString('latin1');
+  }
+}
+
+async function wholeContent(options: StorageRouteOptions, id: string): Promise<Buffer> {
+  const size = options.storage.fileSize(id);
+  if (size > options.maxContentSize) {
+    throw new PayloadTooLargeError(
+      `file ${id} is ${size} bytes, more than --storage.max-content-size (${options.maxContentSize}) answers as one string: download it from GET /v1/api/storage/files/${id}/raw`,
+    );
+  }
+  const parts: Buffer[] = [];
+  for await (const part of options.storage.content(id)) parts.push(part);
+  return Buffer.concat(parts, size);
+}
+
+export function storageResource(options: StorageRouteOptions): RestResource {
+  const { storage } = options;
+  return {
+    name: 'storage',
+    description: 'Files and chunks of the storage layer.',
+    routes: [
+      restRoute<unknown, unknown, PageQuery>({
+        method: 'GET',
+        path: '/storage/files',
+        operationId: 'listFiles',
+        summary: 'Metadata of the stored files, a page at a time, in id order.',
+        querystring: PAGE_QUERY,
+        response: {
+          type: 'object',
+          required: ['files'],
+          properties: { files: { type: 'array', items: FILE_ITEM }, nextCursor: NEXT_CURSOR },
+        },
+        handle: ({ query }) => {
+          const page = storage.list(query.cursor, query.limit);
+          return { files: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+        },
+      }),
+      restRoute<Readable, unknown, UploadQuery>({
+        method: 'POST',
+        path: '/storage/files',
+        operationId: 'uploadFile',
+        summary: 'Stores the request body (application/octet-stream, streamed) as a file.',
+        description:
+          'Answers once every chunk is durable on its volumes and the file is listed. 413 past --storage.max-upload-size, 507 when no volume can take the bytes (full, read-only or gone); a refused upload lists nothing.',
+        rawBody: true,
+        querystring: {
+          type: 'object',
+          properties: {
+            name: {
+              type: 'string',
+              maxLength: 4096,
+              description: 'The localPath to list the file under.',
+            },
+            redundancy: { type: 'integer', minimum: 1, maximum: MAX_REDUNDANCY },
+            expires: {
+              type: 'integer',
+              minimum: 0,
+              default: 0,
+              description: 'Unix seconds; 0 = never.',
+            },
+            autorenew: { type: 'boolean', default: false },
+          },
+          additionalProperties: false,
+        },
+        response: { type: 'object', required: ['file'], properties: { file: FILE_DETAIL } },
+        errors: [507],
+        handle: async ({ body, query, headers }): Promise<{ file: FileDetail }> => {
+          if (!(body instanceof Readable)) {
+            throw new InvalidInputError('body: send the file as application/octet-stream');
+          }
+          try {
+            const file = await storage.upload(body, {
+              localPath: query.name ?? '',
+              redundancy: query.redundancy ?? options.defaultRedundancy,
+              expires: query.expires,
+              autorenew: query.autorenew,
+              declaredSize: contentLength(headers),
+            });
+            return { file };
+          } catch (error) {
+            if (error instanceof PayloadTooLargeError) await discardRest(body);
+            throw error;
+          }
+        },
+      }),
+      restRoute<unknown, { id: string }>({
+        method: 'GET',
+        path: '/storage/files/:id',
+        operationId: 'getFile',
+        summary: "One file's metadata and upload status.",
+        params: ID_PARAMS,
+        response: { type: 'object', required: ['file'], properties: { file: FILE_DETAIL } },
+        errors: [404],
+        handle: ({ params }) => ({ file: storage.fileDetail(params.id) }),
+      }),
+      restRoute<unknown, { id: string }, { encoding: ContentEncoding }>({
+        method: 'GET',
+        path: '/storage/files/:id/content',
+        operationId: 'getFileContent',
+        summary:
+          "A file's bytes as one string: utf-8 (default), base64, binary (one char per byte) or hex.",
+        description:
+          'Every chunk is verified by its hash; a bad replica is served from a good one and repaired. Files above --storage.max-content-size answer 413: read them from /raw.',
+        params: ID_PARAMS,
+        querystring: {
+          type: 'object',
+          properties: {
+            encoding: { type: 'string', enum: [...CONTENT_ENCODINGS], default: 'utf-8' },
+          },
+          additionalProperties: false,
+        },
+        response: { type: 'object', required: ['data'], properties: { data: { type: 'string' } } },
+        errors: [404, 503],
+        handle: async ({ params, query }) => ({
+          data: encodeContent(await wholeContent(options, params.id), query.encoding),
+        }),
+      }),
+      restRoute<unknown, { id: string }>({
+        method: 'GET',
+        path: '/storage/files/:id/raw',
+        operationId: 'downloadFile',
+        summary: "A file's bytes as application/octet-stream, streamed chunk by chunk (any size).",
+        description:
+          'Each chunk is verified before it is sent; should no replica of a chunk be intact, the connection ends before Content-Length bytes.',
+        params: ID_PARAMS,
+        produces: ['application/octet-stream'],
+        response: { type: 'string', format: 'binary' },
+        errors: [404, 503],
+        handle: ({ params }) =>
+          new RawContent(Readable.from(storage.content(params.id)), storage.fileSize(params.id)),
+      }),
+      restRoute<unknown, { id: string }>({
+        method: 'DELETE',
+        path: '/storage/files/:id',
+        operationId: 'deleteFile',
+        summary: 'Removes a file and the chunks no other file holds.',
+        params: ID_PARAMS,
+        response: {
+          type: 'object',
+          required: ['data'],
+          properties: {
+            data: {
+              type: 'object',
+              required: ['removed'],
+              properties: { removed: { type: 'string' } },
+            },
+          },
+        },
+        errors: [404],
+        handle: async ({ params }) => {
+          await storage.remove(params.id);
+          return { data: { removed: params.id } };
+        },
+      }),
+      restRoute<unknown, unknown, PageQuery>({
+        method: 'GET',
+        path: '/storage/chunks',
+        operationId: 'listChunks',
+        summary: 'Metadata of the stored chunks, a page at a time, in id order.',
+        querystring: PAGE_QUERY,
+        response: {
+          type: 'object',
+          required: ['chunks'],
+          properties: { chunks: { type: 'array', items: CHUNK_ITEM }, nextCursor: NEXT_CURSOR },
+        },
+        handle: ({ query }) => {
+          const page = storage.chunks(query.cursor, query.limit);
+          return {
+            chunks: page.items,
+            ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+          };
+        },
+      }),
+      restRoute<unknown, { id: string }>({
+        method: 'GET',
+        path: '/storage/chunks/:id',
+        operationId: 'getChunk',
+        summary: "One chunk's metadata: the files holding it and the state of its replicas.",
+        params: ID_PARAMS,
+        response: {
+          type: 'object',
+          required: ['chunk'],
+          properties: {
+            chunk: { type: 'object', required: ['chunk'], properties: { chunk: CHUNK_DETAIL } },
+          },
+        },
+        errors: [404],
+        handle: ({ params }) => ({ chunk: { chunk: storage.chunkDetail(params.id) } }),
+      }),
+    ],
+  };
+}

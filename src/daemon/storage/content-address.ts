@@ -1,0 +1,27 @@
+/**
+ * Content addresses of the storage layer. A chunk id is the hex SHA-256 of the chunk's bytes.
+ * A file id is the hex SHA-256 of the file's size as an 8-byte big-endian integer followed by
+ * the 32 raw bytes of each chunk id in order, so it names both the content and its split.
+ */
+import { createHash } from 'node:crypto';
+
+/** 64 lower-case hex digits: the form of every chunk and file id. */
+export const CONTENT_ID_PATTERN = '^[0-9a-f]{64}$';
+const CONTENT_ID = new RegExp(CONTENT_ID_PATTERN);
+
+export function isContentId(text: string): boolean {
+  return CONTENT_ID.test(text);
+}
+
+export function chunkIdOf(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function fileIdOf(chunkIds: readonly string[], size: number): string {
+  const hash = createHash('sha256');
+  const sizeBytes = Buffer.alloc(8);
+  sizeBytes.writeBigUInt64BE(BigInt(size));
+  hash.update(sizeBytes);
+  for (const id of chunkIds) hash.update(Buffer.from(id, 'hex'));
+  return hash.digest('hex');
+}

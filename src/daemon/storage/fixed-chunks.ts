@@ -1,0 +1,32 @@
+/**
+ * Splits a byte stream into chunks of exactly `chunkSize` bytes (the last one shorter), holding
+ * one chunk at a time, and refuses a stream longer than `maxBytes` as soon as it passes it.
+ */
+export async function* fixedChunks(
+  source: AsyncIterable<Uint8Array>,
+  chunkSize: number,
+  maxBytes: number,
+  tooLarge: () => Error,
+): AsyncGenerator<Buffer> {
+  let chunk = Buffer.allocUnsafe(chunkSize);
+  let filled = 0;
+  let total = 0;
+  for await (const piece of source) {
+    total += piece.length;
+    if (total > maxBytes) throw tooLarge();
+    let offset = 0;
+    while (offset < piece.length) {
+      const take = Math.min(chunkSize - filled, piece.length - offset);
+      chunk.set(piece.subarray(offset, offset + take), filled);
+      filled += take;
+      offset += take;
+      if (filled === chunkSize) {
+        yield chunk;
+        // A fresh buffer: the consumer may still be writing the one it was given.
+        chunk = Buffer.allocUnsafe(chunkSize);
+        filled = 0;
+      }
+    }
+  }
+  if (filled > 0) yield chunk.subarray(0, filled);
+}

@@ -1,0 +1,133 @@
+/**
+ * The storage layer's metadata, in its own LMDB environment (`<datadir>/storage-index`):
+ * files, chunks (who holds them, where their replicas are and in what state) and uploads in
+ * progress. Every change is one transaction through `commitLmdb`, after the bytes it describes
+ * are durable on their volumes, so the index never names bytes that are not on disk.
+ */
+import { mkdirSync } from 'node:fs';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { ChunkOwner, ReplicaState, UploadStatus } from '../../shared/storage-api.js';
+import { commitLmdb } from '../chain/lmdb-file.js';
+
+/** Room for millions of chunk records; LMDB grows the file only as it fills. */
+const INDEX_MAP_SIZE = 4 * 1024 * 1024 * 1024;
+
+export interface FileRecord {
+  id: string;
+  localPath: string;
+  size: number;
+  chunkIds: string[];
+  redundancy: number;
+  expires: number;
+  autorenew: boolean;
+  /** Seconds from upload to `expires`: what `autorenew` extends by; 0 when it never expires. */
+  lease: number;
+}
+
+export interface ChunkRecord {
+  id: string;
+  length: number;
+  owners: ChunkOwner[];
+  /** State of the replica on each volume (by the volume's path) that should hold one. */
+  replicas: Record<string, ReplicaState>;
+}
+
+/** An upload in progress; found at start only when the node stopped during it. */
+export interface UploadRecord {
+  id: string;
+  localPath: string;
+  status: Extract<UploadStatus, 'queued' | 'uploading'>;
+  startedAt: number;
+}
+
+/** What a transaction may do: read and write all three tables. */
+export interface IndexWriter {
+  file(id: string): FileRecord | undefined;
+  chunk(id: string): ChunkRecord | undefined;
+  putFile(record: FileRecord): void;
+  removeFile(id: string): void;
+  putChunk(record: ChunkRecord): void;
+  removeChunk(id: string): void;
+  putUpload(record: UploadRecord): void;
+  removeUpload(id: string): void;
+}
+
+export class StorageIndex implements Pick<IndexWriter, 'file' | 'chunk'> {
+  private constructor(
+    private readonly root: RootDatabase,
+    private readonly files: Database<FileRecord, string>,
+    private readonly chunks: Database<ChunkRecord, string>,
+    private readonly uploads: Database<UploadRecord, string>,
+  ) {}
+
+  static open(path: string): StorageIndex {
+    mkdirSync(path, { recursive: true });
+    const root = open({ path, maxDbs: 3, compression: false, mapSize: INDEX_MAP_SIZE });
+    return new StorageIndex(
+      root,
+      root.openDB<FileRecord, string>('files', { keyEncoding: 'ordered-binary' }),
+      root.openDB<ChunkRecord, string>('chunks', { keyEncoding: 'ordered-binary' }),
+      root.openDB<UploadRecord, string>('uploads', { keyEncoding: 'ordered-binary' }),
+    );
+  }
+
+  file(id: string): FileRecord | undefined {
+    return this.files.get(id);
+  }
+
+  chunk(id: string): ChunkRecord | undefined {
+    return this.chunks.get(id);
+  }
+
+  fileCount(): number {
+    return this.files.getCount();
+  }
+
+  /** Up to `limit` files with ids after `after`, in id order. */
+  filesAfter(after: string | undefined, limit: number): FileRecord[] {
+    return this.page(this.files, after, limit);
+  }
+
+  chunksAfter(after: string | undefined, limit: number): ChunkRecord[] {
+    return this.page(this.chunks, after, limit);
+  }
+
+  allFiles(): FileRecord[] {
+    return [...this.files.getRange({}).map(({ value }) => value)];
+  }
+
+  uploadsInProgress(): UploadRecord[] {
+    return [...this.uploads.getRange({}).map(({ value }) => value)];
+  }
+
+  /** Runs `write` as one committed transaction; rejects with `StorageError` when it fails. */
+  async change(what: string, write: (writer: IndexWriter) => void): Promise<void> {
+    const writer: IndexWriter = {
+      file: (id) => this.files.get(id),
+      chunk: (id) => this.chunks.get(id),
+      putFile: (record) => void this.files.putSync(record.id, record),
+      removeFile: (id) => void this.files.removeSync(id),
+      putChunk: (record) => void this.chunks.putSync(record.id, record),
+      removeChunk: (id) => void this.chunks.removeSync(id),
+      putUpload: (record) => void this.uploads.putSync(record.id, record),
+      removeUpload: (id) => void this.uploads.removeSync(id),
+    };
+    await commitLmdb(this.root, what, () => write(writer));
+    // Committed survives the process; flushed survives the machine.
+    await this.root.flushed;
+  }
+
+  close(): Promise<void> {
+    return this.root.close();
+  }
+
+  private page<T>(db: Database<T, string>, after: string | undefined, limit: number): T[] {
+    const items: T[] = [];
+    for (const { key, value } of db.getRange(after === undefined ? {} : { start: after })) {
+      if (key === after) continue;
+      items.push(value);
+      if (items.length >= limit) break;
+    }
+    return items;
+  }
+}

@@ -1,0 +1,639 @@
+/**
+ * The storage layer: content-addressed files split into chunks, kept as replicas on storage
+ * volumes, described by the storage index. docs/storage.md is the design note; in short:
+ *
+ * - An upload streams into fixed-size chunks; each chunk's replicas are durable on their
+ *   volumes before one index transaction lists the file, so nothing half-written is listed.
+ *   An upload the node did not finish (stopped, killed) is marked failed at the next start and
+ *   the bytes it left are collected.
+ * - Every read hashes what it reads; a missing or corrupt replica is served from a good one and
+ *   rewritten. The scrubber walks the chunks at a set rate and does the same to each replica.
+ * - A chunk lives as long as a file holds it; removing or expiring a file removes only the
+ *   chunks no other file holds, and never bytes an upload in progress is using.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type {
+  ChunkDetail,
+  ChunkListItem,
+  ChunkStatus,
+  FileDetail,
+  FileListItem,
+  ReplicaState,
+  StorageEvent,
+  UploadStatus,
+} from '../../shared/storage-api.js';
+import {
+  ChunkLostError,
+  InvalidInputError,
+  NotFoundError,
+  PayloadTooLargeError,
+} from '../errors.js';
+import type { Logger } from '../logger.js';
+import { chunkIdOf, fileIdOf } from './content-address.js';
+import { fixedChunks } from './fixed-chunks.js';
+import { OrderedWindow } from './ordered-window.js';
+import { ReplicaSet } from './replica-set.js';
+import { StorageIndex, type ChunkRecord, type FileRecord } from './storage-index.js';
+import { StorageVolume, fsyncDir } from './volume.js';
+
+export interface StorageLimits {
+  chunkSize: number;
+  /** Largest upload in bytes (`--storage.max-upload-size`). */
+  maxUploadSize: number;
+}
+
+export interface StorageLayerOptions extends StorageLimits {
+  /** The LMDB environment of the index. */
+  indexDir: string;
+  /** Volume directories, in order; created when missing at start. */
+  volumes: readonly string[];
+  publish(event: StorageEvent): void;
+  logger: Logger;
+  /** Unix seconds now; tests of expiry may move it. */
+  now?: () => number;
+}
+
+export interface UploadParams {
+  localPath: string;
+  redundancy: number;
+  /** Unix seconds, 0 = never. */
+  expires: number;
+  autorenew: boolean;
+  /** The request's Content-Length, when it sent one: refused at once when over the limit. */
+  declaredSize?: number;
+}
+
+/** A page of a list and the cursor of the next one (absent on the last page). */
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+interface StoredChunk {
+  id: string;
+  length: number;
+  volumes: string[];
+}
+
+/**
+ * Chunks of one transfer written or read at once: enough to keep the disk busy while one
+ * syncs or is sent, and a bound on what a transfer holds in memory.
+ */
+const CHUNKS_IN_FLIGHT = 4;
+
+const unixNow = (): number => Math.floor(Date.now() / 1000);
+
+/** dl_status of a chunk from the states of its replicas: the worst one wins. */
+export function chunkStatusOf(replicas: Record<string, ReplicaState>): ChunkStatus {
+  const states = Object.values(replicas);
+  if (states.includes('repairing')) return 'repairing';
+  if (states.includes('corrupt')) return 'corrupt';
+  if (states.includes('missing') || states.length === 0) return 'missing';
+  return 'downloaded';
+}
+
+function goodReplicas(record: ChunkRecord): number {
+  return Object.values(record.replicas).filter((state) => state === 'ok').length;
+}
+
+export class StorageLayer {
+  /** Chunk ids an upload in progress uses, with how many uploads use each. */
+  private readonly inUse = new Map<string, number>();
+  private readonly fileStatus = new Map<string, UploadStatus>();
+  private readonly now: () => number;
+
+  private constructor(
+    private readonly options: StorageLayerOptions,
+    private readonly index: StorageIndex,
+    readonly replicas: ReplicaSet,
+  ) {
+    this.now = options.now ?? unixNow;
+  }
+
+  /** Opens the index and the volumes, then fails the uploads a stop interrupted and collects their bytes. */
+  static async open(options: StorageLayerOptions): Promise<StorageLayer> {
+    const volumes = options.volumes.map((path) => new StorageVolume(path));
+    for (const volume of volumes) {
+      // A volume that cannot be prepared (read-only, gone) still serves what it holds; writes
+      // to it fail with a clear error, and the scrubber reports its replicas.
+      await volume.create().catch((error: unknown) =>
+        options.logger.warn('storage volume not writable', {
+          volume: volume.path,
+          error: String((error as Error).message),
+        }),
+      );
+    }
+    const layer = new StorageLayer(
+      options,
+      StorageIndex.open(options.indexDir),
+      new ReplicaSet(volumes),
+    );
+    await layer.recover();
+    return layer;
+  }
+
+  get chunkSize(): number {
+    return this.options.chunkSize;
+  }
+
+  fileCount(): number {
+    return this.index.fileCount();
+  }
+
+  // ---- uploads ----
+
+  /** Stores a stream as a file and answers its detail (the same file again if already stored). */
+  async upload(source: Readable, params: UploadParams): Promise<FileDetail> {
+    const { maxUploadSize, chunkSize } = this.options;
+    const tooLarge = () =>
+      new PayloadTooLargeError(
+        `upload larger than ${maxUploadSize} bytes (set by --storage.max-upload-size)`,
+      );
+    if (params.declaredSize !== undefined && params.declaredSize > maxUploadSize) throw tooLarge();
+    if (params.expires !== 0 && params.expires <= this.now()) {
+      throw new InvalidInputError(
+        `expires ${params.expires} is not in the future (unix seconds, 0 = never)`,
+      );
+    }
+    const uploadId = `upload-${randomBytes(8).toString('hex')}`;
+    this.announce(uploadId, 'queued', params.localPath);
+    await this.index.change('the upload record', (w) =>
+      w.putUpload({
+        id: uploadId,
+        localPath: params.localPath,
+        status: 'uploading',
+        startedAt: this.now(),
+      }),
+    );
+    this.announce(uploadId, 'uploading', params.localPath);
+    const stored: StoredChunk[] = [];
+    const releaseHeld = () => {
+      for (const { id } of stored.splice(0)) this.release(id);
+    };
+    let size = 0;
+    try {
+      const writes = new OrderedWindow<void>(CHUNKS_IN_FLIGHT);
+      const unsyncedDirs = new Set<string>();
+      try {
+        for await (const bytes of fixedChunks(source, chunkSize, maxUploadSize, tooLarge)) {
+          const position = stored.length;
+          size += bytes.length;
+          const id = chunkIdOf(bytes);
+          stored.push({ id, length: bytes.length, volumes: [] });
+          this.hold(id);
+          if (writes.full()) await writes.shift();
+          writes.push(
+            this.replicas
+              .store(id, bytes, params.redundancy, this.index.chunk(id), unsyncedDirs)
+              .then((volumes) => void (stored[position].volumes = volumes)),
+          );
+        }
+        while (writes.size > 0) await writes.shift();
+        // The renames of this upload are durable before the index names them.
+        await Promise.all([...unsyncedDirs].map(fsyncDir));
+      } finally {
+        await writes.settle();
+      }
+      return await this.commitUpload(uploadId, params, stored, size);
+    } catch (error) {
+      const written = stored.map(({ id }) => id);
+      // Released first, so the collection takes the bytes this upload wrote.
+      releaseHeld();
+      await this.failUpload(uploadId, params.localPath, written, error);
+      throw error;
+    } finally {
+      releaseHeld();
+    }
+  }
+
+  private async commitUpload(
+    uploadId: string,
+    params: UploadParams,
+    stored: StoredChunk[],
+    size: number,
+  ): Promise<FileDetail> {
+    const chunkIds = stored.map(({ id }) => id);
+    const id = fileIdOf(chunkIds, size);
+    const now = this.now();
+    await this.index.change('the uploaded file', (w) => {
+      const existing = w.file(id);
+      const file: FileRecord = existing
+        ? {
+            ...existing,
+            redundancy: Math.max(existing.redundancy, params.redundancy),
+            expires:
+              existing.expires === 0 || params.expires === 0
+                ? 0
+                : Math.max(existing.expires, params.expires),
+            autorenew: existing.autorenew || params.autorenew,
+          }
+        : {
+            id,
+            localPath: params.localPath,
+            size,
+            chunkIds,
+            redundancy: params.redundancy,
+            expires: params.expires,
+            autorenew: params.autorenew,
+            lease: params.expires === 0 ? 0 : params.expires - now,
+          };
+      if (existing && file.expires !== existing.expires)
+        file.lease = file.expires === 0 ? 0 : file.expires - now;
+      w.putFile(file);
+      const updates = new Map<string, ChunkRecord>();
+      stored.forEach((chunk, position) => {
+        const record = updates.get(chunk.id) ??
+          w.chunk(chunk.id) ?? { id: chunk.id, length: chunk.length, owners: [], replicas: {} };
+        if (!existing) record.owners.push([id, position, file.localPath]);
+        for (const volume of chunk.volumes) record.replicas[volume] = 'ok';
+        updates.set(chunk.id, record);
+      });
+      for (const record of updates.values()) w.putChunk(record);
+      w.removeUpload(uploadId);
+    });
+    const detail = this.fileDetail(id);
+    this.options.logger.info('file stored', {
+      id,
+      size,
+      chunks: chunkIds.length,
+      ul_status: detail.ul_status,
+    });
+    this.announce(id, detail.ul_status, detail.localPath);
+    this.fileStatus.delete(uploadId);
+    return detail;
+  }
+
+  private async failUpload(
+    uploadId: string,
+    localPath: string,
+    written: readonly string[],
+    error: unknown,
+  ): Promise<void> {
+    await this.index
+      .change('the failed upload', (w) => w.removeUpload(uploadId))
+      .catch(() => undefined);
+    let collected = 0;
+    for (const volume of this.replicas.volumes) {
+      for (const id of new Set(written)) collected += await this.collectUnlisted(volume, id);
+    }
+    this.options.logger.warn('upload failed', {
+      upload: uploadId,
+      localPath,
+      error: String(error),
+      collected,
+    });
+    this.announce(uploadId, 'failed', localPath, (error as Error)?.message ?? String(error));
+    this.fileStatus.delete(uploadId);
+  }
+
+  // ---- reads ----
+
+  list(cursor: string | undefined, limit: number): Page<FileListItem> {
+    const records = this.index.filesAfter(cursor, limit + 1);
+    const items = records.slice(0, limit).map((file) => ({
+      id: file.id,
+      localPath: file.localPath,
+      size: file.size,
+      redundancy: file.redundancy,
+      expires: file.expires,
+      autorenew: file.autorenew,
+      chunkCount: file.chunkIds.length,
+    }));
+    return { items, nextCursor: records.length > limit ? items[items.length - 1]?.id : undefined };
+  }
+
+  fileDetail(id: string): FileDetail {
+    const file = this.fileRecord(id);
+    return {
+      localPath: file.localPath,
+      size: file.size,
+      chunkIds: file.chunkIds,
+      id: file.id,
+      redundancy: file.redundancy,
+      expires: file.expires,
+      autorenew: file.autorenew,
+      ul_status: this.uploadStatusOf(file),
+    };
+  }
+
+  chunks(cursor: string | undefined, limit: number): Page<ChunkListItem> {
+    const records = this.index.chunksAfter(cursor, limit + 1);
+    const items = records
+      .slice(0, limit)
+      .map((record) => ({ id: record.id, ...this.leaseOf(record) }));
+    return { items, nextCursor: records.length > limit ? items[items.length - 1]?.id : undefined };
+  }
+
+  chunkDetail(id: string): ChunkDetail {
+    const record = this.index.chunk(id);
+    if (!record) throw new NotFoundError(`chunk ${id} not found`);
+    const lease = this.leaseOf(record);
+    return {
+      belongsToFiles: record.owners,
+      ul_status: goodReplicas(record) >= lease.redundancy ? 'uploaded' : 'degraded',
+      id: record.id,
+      redundancy: lease.redundancy,
+      expires: lease.expires,
+      autorenew: lease.autorenew,
+      dl_status: chunkStatusOf(record.replicas),
+      length: record.length,
+    };
+  }
+
+  /**
+   * The file's bytes chunk by chunk, each verified (and its bad replicas repaired) before it is
+   * yielded; the next chunks are read meanwhile, at most `CHUNKS_IN_FLIGHT` held at a time.
+   */
+  async *content(id: string): AsyncGenerator<Buffer> {
+    const { chunkIds } = this.fileRecord(id);
+    const reads = new OrderedWindow<Buffer>(CHUNKS_IN_FLIGHT);
+    let next = 0;
+    const readAhead = () => {
+      while (next < chunkIds.length && !reads.full()) reads.push(this.readChunk(chunkIds[next++]));
+    };
+    try {
+      readAhead();
+      while (reads.size > 0) {
+        const bytes = await reads.shift();
+        readAhead();
+        yield bytes;
+      }
+    } finally {
+      await reads.settle();
+    }
+  }
+
+  /** The size of a stored file, for Content-Length. */
+  fileSize(id: string): number {
+    return this.fileRecord(id).size;
+  }
+
+  private async readChunk(id: string): Promise<Buffer> {
+    const record = this.index.chunk(id);
+    if (!record) throw new ChunkLostError(`chunk ${id} is not in the storage index`);
+    const inspection = await this.replicas.inspect(record, false);
+    await this.settle(record, inspection.bad, inspection.good, inspection.bytes);
+    if (!inspection.bytes) {
+      throw new ChunkLostError(
+        `chunk ${id} has no intact replica (${[...inspection.bad].map(([v, s]) => `${v}: ${s}`).join(', ')})`,
+      );
+    }
+    return inspection.bytes;
+  }
+
+  // ---- removal ----
+
+  /** Removes a file and then every chunk no other file holds. */
+  async remove(id: string, reason = 'removed'): Promise<void> {
+    this.fileRecord(id);
+    const unheld: ChunkRecord[] = [];
+    await this.index.change('the file removal', (w) => {
+      const file = w.file(id);
+      if (!file) return;
+      w.removeFile(id);
+      for (const chunkId of new Set(file.chunkIds)) {
+        const record = w.chunk(chunkId);
+        if (!record) continue;
+        record.owners = record.owners.filter(([owner]) => owner !== id);
+        if (record.owners.length > 0) w.putChunk(record);
+        else {
+          w.removeChunk(chunkId);
+          unheld.push(record);
+        }
+      }
+    });
+    for (const record of unheld) {
+      if (this.inUse.has(record.id)) continue;
+      for (const path of Object.keys(record.replicas)) {
+        await this.replicas
+          .volume(path)
+          ?.remove(record.id)
+          .catch(() => undefined);
+      }
+    }
+    this.fileStatus.delete(id);
+    this.options.logger.info('file removed', { id, reason, chunksRemoved: unheld.length });
+    this.options.publish({
+      type: 'file',
+      data: { id, ul_status: 'removed', localPath: '', reason },
+    });
+  }
+
+  /**
+   * Renews expired files that have `autorenew` (by whole leases until they lie in the future)
+   * and removes the others. Answers how many were removed.
+   */
+  async collectExpired(): Promise<number> {
+    const now = this.now();
+    let removed = 0;
+    for (const file of this.index.allFiles()) {
+      if (file.expires === 0 || file.expires > now) continue;
+      if (file.autorenew && file.lease > 0) {
+        const leases = Math.floor((now - file.expires) / file.lease) + 1;
+        const expires = file.expires + leases * file.lease;
+        await this.index.change('the renewed lease', (w) => {
+          const current = w.file(file.id);
+          if (current) w.putFile({ ...current, expires });
+        });
+        this.options.logger.info('file lease renewed', { id: file.id, expires });
+      } else {
+        await this.remove(file.id, 'expired');
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * Removes replica files that no index entry names on their volume and that no upload in
+   * progress uses: what a crash or a failed upload left behind. Answers how many.
+   */
+  async collectOrphans(): Promise<number> {
+    let collected = 0;
+    for (const volume of this.replicas.volumes) {
+      if (!volume.present()) continue;
+      for (const id of await volume.chunkIds()) collected += await this.collectUnlisted(volume, id);
+    }
+    return collected;
+  }
+
+  /** Removes the replica of `id` on `volume` unless the index lists it there or an upload uses it. */
+  private async collectUnlisted(volume: StorageVolume, id: string): Promise<number> {
+    if (this.inUse.has(id) || this.index.chunk(id)?.replicas[volume.path] !== undefined) return 0;
+    if (!(await volume.holds(id))) return 0;
+    await volume.remove(id);
+    return 1;
+  }
+
+  // ---- integrity ----
+
+  /** Checks every replica of one chunk, repairs what it can; answers the bad replicas found. */
+  async scrub(id: string): Promise<number> {
+    const record = this.index.chunk(id);
+    if (!record) return 0;
+    const inspection = await this.replicas.inspect(record, true);
+    await this.settle(record, inspection.bad, inspection.good, inspection.bytes);
+    return inspection.bad.size;
+  }
+
+  /** The chunk ids after `after` in index order (the scrubber's walk). */
+  chunkIdsAfter(after: string | undefined, limit: number): string[] {
+    return this.index.chunksAfter(after, limit).map(({ id }) => id);
+  }
+
+  /**
+   * Records what a read found, then rewrites bad replicas from the good bytes on volumes that
+   * are there and adds replicas on other volumes while the chunk has fewer than its files ask.
+   */
+  private async settle(
+    record: ChunkRecord,
+    bad: ReadonlyMap<string, 'missing' | 'corrupt'>,
+    good: readonly string[],
+    bytes: Buffer | undefined,
+  ): Promise<void> {
+    const changes = new Map<string, ReplicaState>();
+    for (const [path, state] of bad) if (record.replicas[path] !== state) changes.set(path, state);
+    for (const path of good) if (record.replicas[path] !== 'ok') changes.set(path, 'ok');
+    await this.setReplicaStates(record.id, changes);
+    if (!bytes) return;
+    const { redundancy } = this.leaseOf(record);
+    const repairable = [...bad.keys()].filter((path) => this.replicas.volume(path)?.present());
+    const extra = this.replicas
+      .candidates(record.id)
+      .map((volume) => volume.path)
+      .filter((path) => record.replicas[path] === undefined)
+      .slice(0, Math.max(0, redundancy - good.length - repairable.length));
+    for (const path of [...repairable, ...extra]) await this.repair(record.id, path, bytes);
+  }
+
+  private async repair(id: string, path: string, bytes: Buffer): Promise<void> {
+    const volume = this.replicas.volume(path);
+    if (!volume) return;
+    await this.setReplicaStates(id, new Map([[path, 'repairing']]));
+    try {
+      await volume.write(id, bytes);
+      await this.setReplicaStates(id, new Map([[path, 'ok']]));
+      this.options.logger.info('chunk replica repaired', { chunk: id, volume: path });
+    } catch (error) {
+      await this.setReplicaStates(id, new Map([[path, 'missing']]));
+      this.options.logger.warn('chunk replica repair failed', {
+        chunk: id,
+        volume: path,
+        error: String(error),
+      });
+    }
+  }
+
+  private async setReplicaStates(
+    id: string,
+    changes: ReadonlyMap<string, ReplicaState>,
+  ): Promise<void> {
+    if (changes.size === 0) return;
+    let updated: ChunkRecord | undefined;
+    await this.index.change('the chunk replica state', (w) => {
+      const record = w.chunk(id);
+      if (!record) return;
+      for (const [path, state] of changes) record.replicas[path] = state;
+      w.putChunk(record);
+      updated = record;
+    });
+    if (!updated) return;
+    const record: ChunkRecord = updated;
+    const dlStatus = chunkStatusOf(record.replicas);
+    for (const [volume, replica] of changes) {
+      if (replica === 'missing' || replica === 'corrupt') {
+        this.options.logger.warn('chunk replica bad', { chunk: id, volume, replica });
+      }
+      this.options.publish({ type: 'chunk', data: { id, dl_status: dlStatus, volume, replica } });
+    }
+    for (const fileId of new Set(record.owners.map(([owner]) => owner))) {
+      const file = this.index.file(fileId);
+      if (file) this.announce(file.id, this.uploadStatusOf(file), file.localPath);
+    }
+  }
+
+  // ---- helpers ----
+
+  private fileRecord(id: string): FileRecord {
+    const file = this.index.file(id);
+    if (!file) throw new NotFoundError(`file ${id} not found`);
+    return file;
+  }
+
+  private uploadStatusOf(file: FileRecord): UploadStatus {
+    for (const id of new Set(file.chunkIds)) {
+      const record = this.index.chunk(id);
+      if (!record || goodReplicas(record) < file.redundancy) return 'degraded';
+    }
+    return 'uploaded';
+  }
+
+  /** A chunk's redundancy, expiry and renewal: the most any file holding it asks for. */
+  private leaseOf(
+    record: ChunkRecord,
+  ): Pick<ChunkListItem, 'redundancy' | 'expires' | 'autorenew'> {
+    const files = [...new Set(record.owners.map(([owner]) => owner))]
+      .map((id) => this.index.file(id))
+      .filter((file): file is FileRecord => file !== undefined);
+    return {
+      redundancy: Math.max(1, ...files.map((file) => file.redundancy)),
+      expires: files.some((file) => file.expires === 0)
+        ? 0
+        : Math.max(0, ...files.map((file) => file.expires)),
+      autorenew: files.some((file) => file.autorenew),
+    };
+  }
+
+  /** Publishes a file status when it changed since the last one published for that id. */
+  private announce(id: string, status: UploadStatus, localPath: string, reason?: string): void {
+    if (this.fileStatus.get(id) === status) return;
+    this.fileStatus.set(id, status);
+    this.options.publish({
+      type: 'file',
+      data: { id, ul_status: status, localPath, ...(reason ? { reason } : {}) },
+    });
+  }
+
+  private hold(id: string): void {
+    this.inUse.set(id, (this.inUse.get(id) ?? 0) + 1);
+  }
+
+  private release(id: string): void {
+    const count = (this.inUse.get(id) ?? 0) - 1;
+    if (count <= 0) this.inUse.delete(id);
+    else this.inUse.set(id, count);
+  }
+
+  private async recover(): Promise<void> {
+    const interrupted = this.index.uploadsInProgress();
+    if (interrupted.length > 0) {
+      await this.index.change('the interrupted uploads', (w) => {
+        for (const upload of interrupted) w.removeUpload(upload.id);
+      });
+    }
+    for (const upload of interrupted) {
+      this.options.logger.warn('upload interrupted by a stop: marked failed', {
+        upload: upload.id,
+        localPath: upload.localPath,
+      });
+      this.announce(upload.id, 'failed', upload.localPath, 'interrupted by a stop of the node');
+      this.fileStatus.delete(upload.id);
+    }
+    let temp = 0;
+    for (const volume of this.replicas.volumes)
+      if (volume.present()) temp += await volume.clearTemp();
+    const orphans = await this.collectOrphans();
+    if (interrupted.length + temp + orphans > 0) {
+      this.options.logger.info('storage recovered', {
+        failedUploads: interrupted.length,
+        tempFiles: temp,
+        orphanChunks: orphans,
+      });
+    }
+  }
+
+  close(): Promise<void> {
+    return this.index.close();
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * One storage volume: a directory holding chunk replicas as `chunks/<first two hex digits>/<id>`
+ * and the temporary files of writes in progress under `tmp/`.
+ *
+ * A replica is made durable before anyone is told it exists: the bytes go to a temporary name,
+ * are fsynced, renamed to the chunk's name, and the directory is fsynced. A volume whose
+ * directory is gone (unmounted, removed) is never re-created here: writing to it fails, so a
+ * missing disk cannot silently become an empty directory on the root file system.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { VolumeUnavailableError } from '../errors.js';
+import { isContentId } from './content-address.js';
+
+const CHUNKS_DIR = 'chunks';
+const TEMP_DIR = 'tmp';
+
+/** Makes the entries of a directory (renames into it) durable. */
+export async function fsyncDir(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function errnoOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException)?.code;
+}
+
+export class StorageVolume {
+  private readonly knownShards = new Set<string>();
+  private tempCounter = 0;
+
+  constructor(readonly path: string) {}
+
+  /** Whether the volume's directory is there (it may still be read-only or full). */
+  present(): boolean {
+    return existsSync(this.path);
+  }
+
+  /** Creates the volume's directory and layout; called once at start for configured volumes. */
+  async create(): Promise<void> {
+    try {
+      await mkdir(join(this.path, CHUNKS_DIR), { recursive: true });
+      await mkdir(join(this.path, TEMP_DIR), { recursive: true });
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+  }
+
+  chunkPath(id: string): string {
+    return join(this.path, CHUNKS_DIR, id.slice(0, 2), id);
+  }
+
+  /** The replica's bytes, or undefined when it (or the whole volume) is missing. */
+  async read(id: string): Promise<Buffer | undefined> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.chunkPath(id), 'r');
+    } catch (error) {
+      if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return undefined;
+      throw error;
+    }
+    try {
+      // One read of the whole file into a buffer of its size (readFile reads in small pieces).
+      const { size } = await handle.stat();
+      const bytes = Buffer.allocUnsafe(size);
+      let filled = 0;
+      while (filled < size) {
+        const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      return bytes.subarray(0, filled);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Whether a replica file of `id` is there (its bytes are checked on read and by the scrubber). */
+  async holds(id: string): Promise<boolean> {
+    try {
+      return (await stat(this.chunkPath(id))).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Writes a replica durably: temporary name, fsync, rename, fsync of the directory. With
+   * `unsyncedDirs` the last step is left to the caller, which fsyncs every directory added to
+   * the set before it records the replicas (an upload syncs each directory once, not per chunk).
+   *
+   * @throws VolumeUnavailableError naming the volume when it is gone, full or read-only.
+   */
+  async write(id: string, bytes: Uint8Array, unsyncedDirs?: Set<string>): Promise<void> {
+    if (!this.present()) {
+      throw new VolumeUnavailableError(
+        `storage volume ${this.path} is not available (directory missing)`,
+      );
+    }
+    const temp = join(this.path, TEMP_DIR, `${id}.${process.pid}.${this.tempCounter++}`);
+    try {
+      await this.ensureLayout(id);
+      const handle = await open(temp, 'w');
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      const shard = join(this.path, CHUNKS_DIR, id.slice(0, 2));
+      await rename(temp, join(shard, id));
+      if (unsyncedDirs) unsyncedDirs.add(shard);
+      else await fsyncDir(shard);
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw this.unavailable(error);
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    await rm(this.chunkPath(id), { force: true });
+  }
+
+  /** Ids of every replica file on the volume (nothing when the volume is missing). */
+  async chunkIds(): Promise<string[]> {
+    const ids: string[] = [];
+    let shards: string[];
+    try {
+      shards = await readdir(join(this.path, CHUNKS_DIR));
+    } catch {
+      return ids;
+    }
+    for (const shard of shards) {
+      const names = await readdir(join(this.path, CHUNKS_DIR, shard)).catch(() => []);
+      ids.push(...names.filter(isContentId));
+    }
+    return ids;
+  }
+
+  /** Removes what interrupted writes left under `tmp/`. */
+  async clearTemp(): Promise<number> {
+    const dir = join(this.path, TEMP_DIR);
+    const names = await readdir(dir).catch(() => []);
+    await Promise.all(names.map((name) => rm(join(dir, name), { force: true })));
+    return names.length;
+  }
+
+  private async ensureLayout(id: string): Promise<void> {
+    const shard = id.slice(0, 2);
+    if (this.knownShards.has(shard) && existsSync(join(this.path, CHUNKS_DIR, shard))) return;
+    // Not recursive below the volume's own directory: a vanished volume stays vanished.
+    for (const dir of [join(this.path, CHUNKS_DIR), join(this.path, TEMP_DIR)]) {
+      await mkdir(dir).catch((error: unknown) => {
+        if (errnoOf(error) !== 'EEXIST') throw error;
+      });
+    }
+    await mkdir(join(this.path, CHUNKS_DIR, shard)).catch((error: unknown) => {
+      if (errnoOf(error) !== 'EEXIST') throw error;
+    });
+    await fsyncDir(join(this.path, CHUNKS_DIR));
+    this.knownShards.add(shard);
+  }
+
+  private unavailable(error: unknown): Error {
+    if (error instanceof VolumeUnavailableError) return error;
+    const code = errnoOf(error);
+    const reason =
+      code === 'ENOSPC' || code === 'EDQUOT'
+        ? 'is full'
+        : code === 'EROFS' || code === 'EACCES' || code === 'EPERM'
+          ? 'is read-only'
+          : code === 'ENOENT'
+            ? 'is not available (directory missing)'
+            : `could not be written`;
+    return new VolumeUnavailableError(
+      `storage volume ${this.path} ${reason} (${code ?? String(error)})`,
+      {
+        cause: error,
+      },
+    );
+  }
+}

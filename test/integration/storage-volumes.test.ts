@@ -1,0 +1,164 @@
+/**
+ * The storage layer's background work on a real daemon: with the scrubber running, a volume
+ * directory removed while the node runs turns its replicas `missing` (and the file `degraded`)
+ * while the file stays readable, and both are whole again when the directory returns; the
+ * collector removes an expired file with the chunks only it held and renews one with
+ * `autorenew`; a full volume refuses an upload with 507 and lists nothing (on a small tmpfs,
+ * where the tests may mount one).
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RestClient } from '../../src/client/rest-client.js';
+import { RestResponseError } from '../../src/client/errors.js';
+import type { ChunkStatus } from '../../src/shared/storage-api.js';
+import { waitFor } from '../helpers/processes.js';
+import { makeDataDir, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+
+const MiB = 1024 * 1024;
+
+let daemon: TestDaemon;
+let rest: RestClient;
+let volumes: string[];
+
+beforeAll(async () => {
+  const dataDir = makeDataDir();
+  volumes = [join(dataDir, 'vol-a'), join(dataDir, 'vol-b')];
+  daemon = await startTestDaemon(
+    [
+      ...volumes.flatMap((volume) => ['--storage.volume', volume]),
+      '--storage.scrub-rate',
+      '200',
+      '--storage.collect-interval',
+      '200ms',
+    ],
+    dataDir,
+  );
+  rest = new RestClient(daemon.endpoints.rest as string, { token: daemon.token });
+});
+
+afterAll(async () => {
+  await rest?.close();
+  await daemon?.stop();
+});
+
+async function chunkStatuses(ids: readonly string[]): Promise<ChunkStatus[]> {
+  return Promise.all(ids.map(async (id) => (await rest.chunk(id)).dl_status));
+}
+
+function statusIs(ids: readonly string[], status: ChunkStatus) {
+  return async () => (await chunkStatuses(ids)).every((each) => each === status);
+}
+
+describe('a volume that leaves and returns', () => {
+  it('marks its replicas missing while away and whole again when back', async () => {
+    const bytes = randomBytes(2 * MiB + 3);
+    const file = await rest.upload(bytes, { redundancy: 2 });
+    expect(file.ul_status).toBe('uploaded');
+    renameSync(volumes[1], `${volumes[1]}.away`);
+    await waitFor(statusIs(file.chunkIds, 'missing'), 20_000, 'the replicas to be missing');
+    expect((await rest.file(file.id)).ul_status).toBe('degraded');
+    expect(existsSync(volumes[1])).toBe(false);
+    expect(Buffer.from(await rest.fileContent(file.id, 'base64'), 'base64').equals(bytes)).toBe(
+      true,
+    );
+
+    renameSync(`${volumes[1]}.away`, volumes[1]);
+    await waitFor(statusIs(file.chunkIds, 'downloaded'), 20_000, 'the replicas to be back');
+    expect((await rest.file(file.id)).ul_status).toBe('uploaded');
+  });
+});
+
+describe('expiry', () => {
+  it('removes a file whose lease ended with its unshared chunks; keeps and renews one with autorenew', async () => {
+    const shared = randomBytes(MiB);
+    const holder = await rest.upload(Buffer.concat([shared, Buffer.from('holder')]));
+    const now = Math.floor(Date.now() / 1000);
+    const leased = await rest.upload(Buffer.concat([shared, Buffer.from('leased')]), {
+      expires: now + 2,
+    });
+    const renewing = await rest.upload(randomBytes(1000), { expires: now + 2, autorenew: true });
+    const unshared = leased.chunkIds[1];
+
+    await waitFor(
+      () =>
+        rest.file(leased.id).then(
+          () => false,
+          (error: unknown) => error instanceof RestResponseError && error.status === 404,
+        ),
+      20_000,
+      'the expired file to be collected',
+    );
+    await expect(rest.chunk(unshared)).rejects.toThrow(/not found/);
+    for (const volume of volumes) {
+      expect(existsSync(join(volume, 'chunks', unshared.slice(0, 2), unshared))).toBe(false);
+    }
+    expect((await rest.chunk(holder.chunkIds[0])).belongsToFiles).toEqual([[holder.id, 0, '']]);
+    const renewed = await rest.file(renewing.id);
+    // Renewed by whole leases (its lease is what was left at upload: 2 s or less on a slow machine).
+    expect(renewed.expires).toBeGreaterThan(renewing.expires);
+  });
+});
+
+/** A tmpfs of `size` on a fresh directory, or undefined where the tests may not mount. */
+function smallTmpfs(size: string): string | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'node-cli-volume-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+    return dir;
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
+}
+
+function unmount(dir: string): void {
+  execFileSync('umount', [dir]);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Whether these tests may mount (root in a container that allows it); probed and undone at once. */
+const canMount = (() => {
+  const probe = smallTmpfs('64k');
+  if (probe) unmount(probe);
+  return probe !== undefined;
+})();
+
+describe('a full volume', () => {
+  const maybe = canMount ? it : it.skip;
+  let small: TestDaemon | undefined;
+  let mount: string | undefined;
+
+  afterAll(async () => {
+    await small?.stop();
+    if (mount) unmount(mount);
+  });
+
+  maybe('refuses an upload with 507 naming the volume, and lists and keeps nothing', async () => {
+    mount = smallTmpfs('2m') as string;
+    const volume = join(mount, 'volume');
+    small = await startTestDaemon(['--storage.volume', volume]);
+    const client = new RestClient(small.endpoints.rest as string, { token: small.token });
+    try {
+      const error = await client
+        .upload(randomBytes(5 * MiB), { size: 5 * MiB })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RestResponseError);
+      expect((error as RestResponseError).status).toBe(507);
+      expect((error as Error).message).toMatch(new RegExp(`storage volume ${volume} is full`));
+      expect((await client.files()).files).toEqual([]);
+      expect((await client.chunks()).chunks).toEqual([]);
+      const left = readdirSync(join(volume, 'chunks')).flatMap((shard) =>
+        readdirSync(join(volume, 'chunks', shard)),
+      );
+      expect(left).toEqual([]);
+      const fits = await client.upload(randomBytes(MiB / 2));
+      expect(fits.ul_status).toBe('uploaded');
+    } finally {
+      await client.close();
+    }
+  });
+});

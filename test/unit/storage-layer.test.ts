@@ -1,0 +1,271 @@
+/**
+ * The storage layer on real volumes (temporary directories, a real LMDB index) without the
+ * daemon around it: shared chunks and removal, repair of a corrupt replica on read, degraded
+ * redundancy, a volume that leaves and comes back, expiry with and without autorenew, and
+ * uploads refused by a full or read-only volume (small tmpfs mounts, when the tests may mount).
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { StorageEvent } from '../../src/shared/storage-api.js';
+import { VolumeUnavailableError } from '../../src/daemon/errors.js';
+import type { Logger } from '../../src/daemon/logger.js';
+import { StorageLayer } from '../../src/daemon/storage/storage-layer.js';
+
+const CHUNK = 4096;
+const quiet: Logger = { error() {}, warn() {}, info() {}, debug() {} };
+
+interface Fixture {
+  root: string;
+  volumes: string[];
+  storage: StorageLayer;
+  events: StorageEvent[];
+  clock: { now: number };
+}
+
+const open: Fixture[] = [];
+const mounts: string[] = [];
+
+afterEach(async () => {
+  for (const fixture of open.splice(0)) {
+    await fixture.storage.close();
+    rmSync(fixture.root, { recursive: true, force: true });
+  }
+  for (const mount of mounts.splice(0)) unmount(mount);
+});
+
+async function openStorage(volumeCount: number, volumes?: string[]): Promise<Fixture> {
+  const root = mkdtempSync(join(tmpdir(), 'node-cli-storage-'));
+  const paths = volumes ?? Array.from({ length: volumeCount }, (_, i) => join(root, `v${i}`));
+  const events: StorageEvent[] = [];
+  const clock = { now: 1_800_000_000 };
+  const storage = await StorageLayer.open({
+    indexDir: join(root, 'index'),
+    volumes: paths,
+    chunkSize: CHUNK,
+    maxUploadSize: 1 << 20,
+    publish: (event) => events.push(event),
+    logger: quiet,
+    now: () => clock.now,
+  });
+  const fixture = { root, volumes: paths, storage, events, clock };
+  open.push(fixture);
+  return fixture;
+}
+
+function upload(
+  storage: StorageLayer,
+  bytes: Buffer,
+  redundancy = 1,
+  lease = { expires: 0, autorenew: false },
+) {
+  return storage.upload(Readable.from([bytes]), { localPath: 'f', redundancy, ...lease });
+}
+
+async function read(storage: StorageLayer, id: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of storage.content(id)) parts.push(part);
+  return Buffer.concat(parts);
+}
+
+function replicaPath(volume: string, id: string): string {
+  return join(volume, 'chunks', id.slice(0, 2), id);
+}
+
+describe('shared chunks', () => {
+  it('two files share their common chunks; removing one keeps the other readable', async () => {
+    const { storage } = await openStorage(1);
+    const common = randomBytes(2 * CHUNK);
+    const a = await upload(storage, Buffer.concat([common, Buffer.from('A')]));
+    const b = await upload(storage, Buffer.concat([common, Buffer.from('B')]));
+    expect(a.chunkIds.slice(0, 2)).toEqual(b.chunkIds.slice(0, 2));
+    expect(storage.chunkDetail(a.chunkIds[0]).belongsToFiles).toEqual([
+      [a.id, 0, 'f'],
+      [b.id, 0, 'f'],
+    ]);
+    expect(storage.chunks(undefined, 100).items).toHaveLength(4);
+
+    await storage.remove(a.id);
+    expect(() => storage.fileDetail(a.id)).toThrow(/not found/);
+    expect(storage.chunkDetail(a.chunkIds[0]).belongsToFiles).toEqual([[b.id, 0, 'f']]);
+    expect(() => storage.chunkDetail(a.chunkIds[2])).toThrow(/not found/);
+    expect(await read(storage, b.id)).toEqual(Buffer.concat([common, Buffer.from('B')]));
+    expect(storage.fileCount()).toBe(1);
+  });
+
+  it('stores a chunk once per volume even when a file repeats it', async () => {
+    const { storage, volumes } = await openStorage(1);
+    const block = randomBytes(CHUNK);
+    const file = await upload(storage, Buffer.concat([block, block, block]));
+    expect(new Set(file.chunkIds).size).toBe(1);
+    expect(storage.chunkDetail(file.chunkIds[0]).belongsToFiles.map(([, index]) => index)).toEqual([
+      0, 1, 2,
+    ]);
+    expect(existsSync(replicaPath(volumes[0], file.chunkIds[0]))).toBe(true);
+  });
+});
+
+describe('replicas', () => {
+  it('a corrupt replica is detected on read, served from the other volume and rewritten', async () => {
+    const { storage, volumes, events } = await openStorage(2);
+    const bytes = randomBytes(3 * CHUNK);
+    const file = await upload(storage, bytes, 2);
+    expect(file.ul_status).toBe('uploaded');
+    const id = file.chunkIds[1];
+    for (const volume of volumes) expect(existsSync(replicaPath(volume, id))).toBe(true);
+    const damaged = Buffer.from(readFileSync(replicaPath(volumes[0], id)));
+    damaged[100] ^= 0xff;
+    writeFileSync(replicaPath(volumes[0], id), damaged);
+    // The first volume is read first: the read finds the damage, answers from the second
+    // volume and rewrites the first before it answers.
+    expect(await read(storage, file.id)).toEqual(bytes);
+    expect(readFileSync(replicaPath(volumes[0], id))).toEqual(bytes.subarray(CHUNK, 2 * CHUNK));
+    expect(storage.chunkDetail(id).dl_status).toBe('downloaded');
+    const replicaEvents = events.filter((e) => e.type === 'chunk' && e.data.id === id);
+    expect(replicaEvents.map((e) => e.type === 'chunk' && e.data.replica)).toEqual(
+      expect.arrayContaining(['corrupt', 'repairing', 'ok']),
+    );
+  });
+
+  it('asks for 3 replicas on 2 volumes: degraded, and readable', async () => {
+    const { storage } = await openStorage(2);
+    const bytes = randomBytes(CHUNK + 1);
+    const file = await upload(storage, bytes, 3);
+    expect(file.ul_status).toBe('degraded');
+    expect(storage.chunkDetail(file.chunkIds[0]).ul_status).toBe('degraded');
+    expect(storage.chunkDetail(file.chunkIds[0]).dl_status).toBe('downloaded');
+    await storage.scrub(file.chunkIds[0]);
+    expect(storage.fileDetail(file.id).ul_status).toBe('degraded');
+    expect(await read(storage, file.id)).toEqual(bytes);
+  });
+
+  it('a volume directory removed marks its replicas missing; when it returns they are good again', async () => {
+    const { storage, volumes } = await openStorage(2);
+    const bytes = randomBytes(2 * CHUNK);
+    const file = await upload(storage, bytes, 2);
+    renameSync(volumes[1], `${volumes[1]}.away`);
+    for (const id of file.chunkIds) await storage.scrub(id);
+    expect(file.chunkIds.map((id) => storage.chunkDetail(id).dl_status)).toEqual([
+      'missing',
+      'missing',
+    ]);
+    expect(storage.fileDetail(file.id).ul_status).toBe('degraded');
+    expect(existsSync(volumes[1])).toBe(false);
+    expect(await read(storage, file.id)).toEqual(bytes);
+
+    renameSync(`${volumes[1]}.away`, volumes[1]);
+    for (const id of file.chunkIds) await storage.scrub(id);
+    expect(file.chunkIds.map((id) => storage.chunkDetail(id).dl_status)).toEqual([
+      'downloaded',
+      'downloaded',
+    ]);
+    expect(storage.fileDetail(file.id).ul_status).toBe('uploaded');
+  });
+
+  it('a volume that returns empty gets its replicas rewritten by the scrubber', async () => {
+    const { storage, volumes } = await openStorage(2);
+    const file = await upload(storage, randomBytes(CHUNK), 2);
+    rmSync(volumes[0], { recursive: true });
+    await storage.scrub(file.chunkIds[0]);
+    expect(storage.chunkDetail(file.chunkIds[0]).dl_status).toBe('missing');
+    mkdirSync(volumes[0]);
+    await storage.scrub(file.chunkIds[0]);
+    expect(existsSync(replicaPath(volumes[0], file.chunkIds[0]))).toBe(true);
+    expect(storage.chunkDetail(file.chunkIds[0]).dl_status).toBe('downloaded');
+  });
+});
+
+describe('expiry', () => {
+  it('removes an expired file with its unshared chunks; renews one with autorenew by its lease', async () => {
+    const { storage, clock, volumes } = await openStorage(1);
+    const shared = randomBytes(CHUNK);
+    const keeper = await upload(storage, Buffer.concat([shared, Buffer.from('keep')]));
+    const leased = await upload(storage, Buffer.concat([shared, Buffer.from('lease')]), 1, {
+      expires: clock.now + 60,
+      autorenew: false,
+    });
+    const renewed = await upload(storage, Buffer.from('renewed'), 1, {
+      expires: clock.now + 60,
+      autorenew: true,
+    });
+    clock.now += 61;
+    expect(await storage.collectExpired()).toBe(1);
+    expect(() => storage.fileDetail(leased.id)).toThrow(/not found/);
+    expect(existsSync(replicaPath(volumes[0], leased.chunkIds[1]))).toBe(false);
+    expect(existsSync(replicaPath(volumes[0], leased.chunkIds[0]))).toBe(true);
+    expect(storage.fileDetail(keeper.id).size).toBe(CHUNK + 4);
+    expect(storage.fileDetail(renewed.id).expires).toBe(renewed.expires + 60);
+    clock.now += 600;
+    await storage.collectExpired();
+    expect(storage.fileDetail(renewed.id).expires).toBeGreaterThan(clock.now);
+  });
+
+  it('refuses an expiry in the past', async () => {
+    const { storage, clock } = await openStorage(1);
+    await expect(
+      upload(storage, Buffer.from('x'), 1, { expires: clock.now - 1, autorenew: false }),
+    ).rejects.toThrow(/not in the future/);
+  });
+});
+
+function unmount(dir: string): void {
+  execFileSync('umount', [dir]);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** A tmpfs of `size` mounted on a fresh directory, or undefined where the tests may not mount. */
+function tmpfs(options: string): string | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'node-cli-volume-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir], { stdio: 'ignore' });
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
+  mounts.push(dir);
+  return dir;
+}
+
+const canMount = (() => {
+  const probe = tmpfs('size=64k');
+  if (probe) unmount(mounts.pop() as string);
+  return probe !== undefined;
+})();
+
+describe.each([canMount ? 'mounted' : 'skipped'])('volumes that refuse writes (%s)', () => {
+  const maybe = canMount ? it : it.skip;
+
+  maybe('a full volume refuses the upload with a clear error and lists nothing', async () => {
+    const small = tmpfs('size=64k') as string;
+    const { storage } = await openStorage(0, [join(small, 'v')]);
+    const error = await upload(storage, randomBytes(40 * CHUNK)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VolumeUnavailableError);
+    expect((error as Error).message).toMatch(/storage volume .* is full/);
+    expect(storage.fileCount()).toBe(0);
+    expect(storage.chunks(undefined, 100).items).toEqual([]);
+    expect(await storage.collectOrphans()).toBe(0);
+  });
+
+  maybe('a read-only volume refuses the upload naming it read-only', async () => {
+    const readOnly = tmpfs('size=1m') as string;
+    mkdirSync(join(readOnly, 'v'));
+    execFileSync('mount', ['-o', 'remount,ro', readOnly]);
+    const { storage } = await openStorage(0, [join(readOnly, 'v')]);
+    await expect(upload(storage, randomBytes(10))).rejects.toThrow(
+      /storage volume .* is read-only/,
+    );
+    expect(storage.fileCount()).toBe(0);
+  });
+});
