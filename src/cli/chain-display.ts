@@ -2,7 +2,7 @@
  * Human views of blocks, transactions and receipts for the chain commands: which fields an
  * operator reads, in decimal, ether and gwei. `--json` prints the JSON-RPC objects instead.
  */
-import { formatEther, formatUnits } from 'ethers';
+import { formatEther, formatUnits } from '../shared/units.js';
 import type { Block, Hex, Log, Receipt, Transaction } from '../client/eth-client.js';
 import { colours, keyValueLines, type KeyValue } from './key-value-lines.js';
 
@@ -12,7 +12,7 @@ export function etherAmount(wei: bigint): string {
 }
 
 function gwei(wei: bigint): string {
-  return `${formatUnits(wei, 'gwei')} gwei`;
+  return `${formatUnits(wei, 9)} gwei`;
 }
 
 function timestamp(seconds: bigint): string {

@@ -1,9 +1,9 @@
 /**
- * Typed client of the daemon's REST interface (`/v1/api`) over a keep-alive undici pool. The
+ * Typed client of the daemon's REST interface (`/v1/api`) over keep-alive HTTP connections. The
  * token, when given, goes in `Authorization: Bearer` on every request; error bodies become
  * `RestResponseError` with the HTTP status and the daemon's message.
  */
-import { Pool } from 'undici';
+import { HttpTransport, type HttpAnswer } from './http-transport.js';
 import type {
   ContractInstance,
   ContractSummary,
@@ -21,11 +21,7 @@ export interface RestClientOptions {
 }
 
 /** Status and parsed body of one answer, whatever its status. */
-export interface RestAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: unknown;
-}
+export type RestAnswer = HttpAnswer;
 
 function isErrorBody(body: unknown): body is RestErrorBody {
   const error = (body as RestErrorBody | undefined)?.error;
@@ -33,7 +29,7 @@ function isErrorBody(body: unknown): body is RestErrorBody {
 }
 
 export class RestClient {
-  private readonly pool: Pool;
+  private readonly transport: HttpTransport;
   private readonly prefix: string;
 
   /** @param baseUrl the `rest` endpoint of daemon.json, e.g. `http://127.0.0.1:1317/v1/api`. */
@@ -42,7 +38,7 @@ export class RestClient {
     private readonly options: RestClientOptions = {},
   ) {
     const parsed = new URL(baseUrl);
-    this.pool = new Pool(parsed.origin, { connections: 4 });
+    this.transport = new HttpTransport(parsed, 4);
     this.prefix = parsed.pathname.replace(/\/$/, '');
   }
 
@@ -53,7 +49,7 @@ export class RestClient {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<RestAnswer> {
-    const response = await this.pool.request({
+    return this.transport.request({
       method,
       path: `${this.prefix}${path}`,
       headers: {
@@ -63,14 +59,6 @@ export class RestClient {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await response.body.text();
-    let parsed: unknown = text.length === 0 ? undefined : text;
-    try {
-      if (text.length > 0) parsed = JSON.parse(text);
-    } catch {
-      // Not JSON: keep the text.
-    }
-    return { status: response.statusCode, headers: response.headers, body: parsed };
   }
 
   /** The `data` of a 200 answer; rejects with `RestResponseError` otherwise. */
@@ -168,6 +156,6 @@ export class RestClient {
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.transport.close();
   }
 }

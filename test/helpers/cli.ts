@@ -19,11 +19,15 @@ function unwrap(stderr: string): string {
     .trim();
 }
 
-/** Runs the CLI; `input`, when given, is written to its stdin (which is then closed). */
+/**
+ * Runs the CLI; `input`, when given, is written to its stdin (which is then closed); `cwd` is
+ * its working directory (default: the test's).
+ */
 export function runCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
   input?: string,
+  cwd?: string,
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
@@ -31,6 +35,7 @@ export function runCli(
       [CLI_ENTRY, ...args],
       {
         env: { ...process.env, NO_COLOR: '1', ...env },
+        cwd,
         timeout: 120_000,
         maxBuffer: 16 * 1024 * 1024,
       },

@@ -1,9 +1,8 @@
-import { formatEther } from 'ethers';
-import { BaseCommand } from '../../cli/base-command.js';
+import { formatEther } from '../../shared/units.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { addressArg, blockFlag } from '../../cli/chain-args.js';
 import { etherAmount } from '../../cli/chain-display.js';
 import { keyValueLines } from '../../cli/key-value-lines.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
 import { EthClient, blockSelectorParam, type Hex } from '../../client/eth-client.js';
 
 export interface BalanceResult {
@@ -17,7 +16,7 @@ export interface BalanceResult {
   ether: string;
 }
 
-export default class AccountBalance extends BaseCommand {
+export default class AccountBalance extends NodeCommand {
   static override summary = 'Show the balance of an account.';
   static override description =
     'Prints the balance in ether and wei at the latest block, or at the block given with --block.';
@@ -30,7 +29,7 @@ export default class AccountBalance extends BaseCommand {
 
   async run(): Promise<BalanceResult> {
     const { args, flags } = await this.parse(AccountBalance);
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     try {
       const wei = await new EthClient(connection.rpc).getBalance(args.address, flags.block);
       const block = blockSelectorParam(flags.block);

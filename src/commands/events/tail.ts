@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { consensusEventJson, consensusEventLine } from '../../cli/stream-display.js';
 import {
   ItemBudget,
@@ -8,10 +8,8 @@ import {
   untilInterrupted,
 } from '../../cli/until-interrupted.js';
 import { ConsensusWsClient } from '../../client/consensus-ws-client.js';
-import { DaemonNotRunningError } from '../../client/errors.js';
-import { readLiveDaemonInfo } from '../../client/daemon-files.js';
 
-export default class EventsTail extends BaseCommand {
+export default class EventsTail extends NodeCommand {
   static override summary = 'Follow consensus events (CometBFT event WebSocket).';
   static override description =
     "Subscribes on the daemon's CometBFT-compatible WebSocket with a query in CometBFT's event " +
@@ -36,13 +34,8 @@ export default class EventsTail extends BaseCommand {
   /** Streams until Ctrl-C; returns nothing, so --json output is only the lines. */
   async run(): Promise<void> {
     const { args, flags } = await this.parse(EventsTail);
-    const dataDir = this.dataDir(flags);
-    const info = readLiveDaemonInfo(dataDir);
-    if (!info) throw new DaemonNotRunningError(dataDir);
-    if (!info.endpoints.consensusWs)
-      throw new DaemonNotRunningError(dataDir, 'its consensus RPC interface is disabled');
     const json = this.jsonEnabled();
-    const client = await ConsensusWsClient.connect(info.endpoints.consensusWs);
+    const client = await ConsensusWsClient.connect(this.consensusUrl(flags));
     try {
       const budget = new ItemBudget(flags.count);
       const ended = untilInterrupted(client, budget);

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { decodeLog, loadAbi } from '../../cli/event-abi.js';
 import {
   logCriteria,
@@ -16,10 +16,9 @@ import {
   countFlag,
   untilInterrupted,
 } from '../../cli/until-interrupted.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
 import type { Hex } from '../../client/eth-client.js';
 
-export default class LogsWatch extends BaseCommand {
+export default class LogsWatch extends NodeCommand {
   static override summary = 'Follow the logs the chain emits.';
   static override description =
     'Subscribes to logs (eth_subscribe "logs") matching --address and the topics, and prints one ' +
@@ -73,7 +72,7 @@ export default class LogsWatch extends BaseCommand {
       const event = abi === undefined ? undefined : decodeLog(abi, log);
       process.stdout.write(`${json ? JSON.stringify(logJson(log, event)) : logLine(log, event)}\n`);
     };
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     const ws = await connection.openWs();
     try {
       const ended = untilInterrupted(ws, budget);

@@ -1,14 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { Errors, Flags } from '@oclif/core';
-import { Wallet, parseUnits } from 'ethers';
-import { BaseCommand } from '../../cli/base-command.js';
+import type { Wallet } from 'ethers';
+import { NodeCommand } from '../../cli/node-command.js';
 import { parseAddress } from '../../cli/chain-args.js';
 import { receiptLines } from '../../cli/chain-display.js';
 import { passwordFileFlag, readPassphrase } from '../../cli/passphrase-input.js';
 import { AccountsClient, waitForReceipt } from '../../client/accounts-client.js';
-import { connectDaemon, type DaemonConnection } from '../../client/daemon-connection.js';
+import type { DaemonConnection } from '../../client/daemon-connection.js';
 import { EthClient, toQuantity, type Hex } from '../../client/eth-client.js';
 import { failureReason } from '../../client/transaction-failure.js';
+import { UNIT_DECIMALS, parseUnits } from '../../shared/units.js';
 
 export interface TxSendResult {
   hash: Hex;
@@ -34,18 +35,13 @@ interface Fields {
 }
 
 const AMOUNT = /^(\d+(?:\.\d+)?)\s*(wei|gwei|ether|eth)?$/i;
-const DECIMALS: Record<string, number> = { wei: 0, gwei: 9, ether: 18, eth: 18 };
 const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 /** "1.5ether", "2 gwei" or a plain number of wei. */
 function parseAmount(text: string): bigint {
   const match = AMOUNT.exec(text.trim());
-  const decimals = DECIMALS[(match?.[2] ?? 'wei').toLowerCase()];
-  try {
-    if (match) return parseUnits(match[1], decimals);
-  } catch {
-    // A fraction finer than the unit allows falls through to the usage error.
-  }
+  const amount = match && parseUnits(match[1], UNIT_DECIMALS[(match[2] ?? 'wei').toLowerCase()]);
+  if (amount !== undefined && amount !== null) return amount;
   throw new Errors.CLIError(
     `invalid amount "${text}": expected wei, or a number with a unit (wei, gwei, ether), e.g. 1.5ether`,
     { exit: 2 },
@@ -55,7 +51,7 @@ function parseAmount(text: string): bigint {
 const amountFlag = Flags.custom<bigint>({ parse: async (input) => parseAmount(input) });
 const addressFlag = Flags.custom<Hex>({ parse: async (input) => parseAddress(input) });
 
-export default class TxSend extends BaseCommand {
+export default class TxSend extends NodeCommand {
   static override summary = 'Send a transaction and wait for its receipt.';
   static override description =
     'Sends value and/or data from an unlocked node account (--from, signed by the node with ' +
@@ -106,7 +102,7 @@ export default class TxSend extends BaseCommand {
     if (flags.to === undefined && flags.data === undefined) {
       this.usageError('nothing to send: give --to (and --value) or --data to create a contract');
     }
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     try {
       const eth = new EthClient(connection.rpc);
       const wallet =
@@ -164,6 +160,8 @@ export default class TxSend extends BaseCommand {
       throw new Errors.CLIError(`cannot read the key file ${path}: ${error.message}`, { exit: 1 });
     });
     const passphrase = await readPassphrase({ passwordFile, message: `Passphrase of ${path}` });
+    // ethers only for key files: its module graph would slow every other send.
+    const { Wallet } = await import('ethers');
     try {
       const wallet = await Wallet.fromEncryptedJson(json, passphrase);
       return new Wallet(wallet.privateKey);
