@@ -312,6 +312,51 @@ describe('node-cli logs watch and events tail', () => {
     expect(result.code).toBe(1);
     expect(result.message).toContain('failed to parse query');
   });
+
+  it('--until-block ends logs watch and events tail once the chain is past the block', async () => {
+    const head = BigInt(await daemon.rpc.call<string>('eth_blockNumber'));
+    const watch = startStreaming([
+      'logs',
+      'watch',
+      '--json',
+      '--from-block',
+      '0',
+      '--until-block',
+      String(head),
+      '--address',
+      fixtureAddress,
+      '--datadir',
+      daemon.dataDir,
+    ]);
+    const tail = startStreaming([
+      'events',
+      'tail',
+      "tm.event='Tx'",
+      '--json',
+      '--until-block',
+      `0x${(head + 1n).toString(16)}`,
+      '--datadir',
+      daemon.dataDir,
+    ]);
+    await waitFor(
+      () => watch.stderr().includes('watching logs') && tail.stderr().includes('subscribed'),
+      20_000,
+      'both subscriptions',
+    );
+    // Block head+1: past the end of logs watch, inside that of events tail.
+    await callFixture('set', [9n]);
+    expect(await watch.exit).toBe(0);
+    const logs = watch.lines.map((line) => JSON.parse(line) as LogLine & { blockNumber: string });
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs.every((log) => BigInt(log.blockNumber) <= head)).toBe(true);
+    // Block head+2 ends events tail, without its event.
+    await callFixture('set', [10n]);
+    expect(await tail.exit).toBe(0);
+    const heights = tail.lines.map(
+      (line) => (JSON.parse(line) as { events: Record<string, string[]> }).events['tx.height'],
+    );
+    expect(heights).toEqual([[String(head + 1n)]]);
+  });
 });
 
 describe('a stream whose daemon stops', () => {

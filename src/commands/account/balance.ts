@@ -3,14 +3,14 @@ import { NodeCommand } from '../../cli/node-command.js';
 import { addressArg, blockFlag } from '../../cli/chain-args.js';
 import { etherAmount } from '../../cli/chain-display.js';
 import { keyValueLines } from '../../cli/key-value-lines.js';
-import { EthClient, blockSelectorParam, type Hex } from '../../client/eth-client.js';
+import { EthClient, blockSelectorParam, toQuantity, type Hex } from '../../client/eth-client.js';
 
 export interface BalanceResult {
   /** The address with its EIP-55 checksum. */
   address: Hex;
   /** The block as sent to the node: a tag, a 0x-hex number or a block hash. */
   block: string;
-  /** Balance in wei, as a decimal string (JSON has no 256-bit integers). */
+  /** Balance in wei, 0x-hex as JSON-RPC quantities (JSON has no 256-bit integers). */
   wei: string;
   /** Balance in ether, as ethers' formatEther writes it. */
   ether: string;
@@ -39,7 +39,7 @@ export default class AccountBalance extends NodeCommand {
         ['balance', etherAmount(wei)],
       ]))
         this.log(line);
-      return { address: args.address, block, wei: wei.toString(), ether: formatEther(wei) };
+      return { address: args.address, block, wei: toQuantity(wei), ether: formatEther(wei) };
     } finally {
       await connection.close();
     }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Args, Errors } from '@oclif/core';
 import { Wallet } from 'ethers';
 import { NodeCommand } from '../../cli/node-command.js';
+import { checksumAddress } from '../../shared/address.js';
 import { passwordFileFlag, readPassphrase } from '../../cli/passphrase-input.js';
 import { AccountsClient } from '../../client/accounts-client.js';
 import type { Hex } from '../../client/eth-client.js';
@@ -55,9 +56,11 @@ export default class AccountImport extends NodeCommand {
     const privateKey = source === 'keystore' ? await decryptKeyFile(content, passphrase) : content;
     const connection = this.connectDaemon(flags);
     try {
-      const address = await new AccountsClient(connection.rpc).importRawKey(
-        (privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`) as Hex,
-        passphrase,
+      const address = checksumAddress(
+        await new AccountsClient(connection.rpc).importRawKey(
+          (privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`) as Hex,
+          passphrase,
+        ),
       );
       this.log(address);
       return { address, source };

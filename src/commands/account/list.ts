@@ -1,4 +1,5 @@
 import { NodeCommand } from '../../cli/node-command.js';
+import { checksumAddress } from '../../shared/address.js';
 import { AccountsClient } from '../../client/accounts-client.js';
 import type { Hex } from '../../client/eth-client.js';
 
@@ -21,7 +22,9 @@ export default class AccountList extends NodeCommand {
     const { flags } = await this.parse(AccountList);
     const connection = this.connectDaemon(flags);
     try {
-      const accounts = await new AccountsClient(connection.rpc).listAccounts();
+      const accounts = (await new AccountsClient(connection.rpc).listAccounts()).map(
+        checksumAddress,
+      );
       for (const address of accounts) this.log(address);
       return { accounts };
     } finally {

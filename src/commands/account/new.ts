@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
+import { checksumAddress } from '../../shared/address.js';
 import { passwordFileFlag, readPassphrase } from '../../cli/passphrase-input.js';
 import { AccountsClient } from '../../client/accounts-client.js';
 import { findKeyFile } from '../../client/daemon-files.js';
@@ -48,7 +49,9 @@ export default class AccountNew extends NodeCommand {
     const dataDir = this.dataDir(flags);
     const connection = this.connectDaemon(flags);
     try {
-      const address = await new AccountsClient(connection.rpc).newAccount(passphrase);
+      const address = checksumAddress(
+        await new AccountsClient(connection.rpc).newAccount(passphrase),
+      );
       const keyFile = findKeyFile(dataDir, address);
       this.log(address);
       if (keyFile !== undefined) this.log(`key file ${keyFile}`);

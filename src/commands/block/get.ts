@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { withChecksummedAddresses } from '../../cli/json-conventions.js';
 import { NodeCommand } from '../../cli/node-command.js';
 import { blockArg } from '../../cli/chain-args.js';
 import { blockLines } from '../../cli/chain-display.js';
@@ -31,7 +32,7 @@ export default class BlockGet extends NodeCommand {
       const block = await new EthClient(connection.rpc).getBlock(args.block, flags.full);
       if (block === null) throw new NotFoundError(`block ${String(args.block)} not found`);
       for (const line of blockLines(block)) this.log(line);
-      return block.raw;
+      return withChecksummedAddresses(block.raw);
     } finally {
       await connection.close();
     }

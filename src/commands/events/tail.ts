@@ -1,12 +1,16 @@
 import { Args } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
-import { consensusEventJson, consensusEventLine } from '../../cli/stream-display.js';
+import { consensusEventJson, consensusEventLine, eventHeight } from '../../cli/stream-display.js';
 import {
   ItemBudget,
   closedMessage,
   countFlag,
+  untilBlockFlag,
   untilInterrupted,
 } from '../../cli/until-interrupted.js';
+
+/** The blocks' own events, which tell `--until-block` where the chain is. */
+const NEW_BLOCK_QUERY = "tm.event='NewBlock'";
 import { ConsensusWsClient } from '../../client/consensus-ws-client.js';
 
 export default class EventsTail extends NodeCommand {
@@ -29,7 +33,7 @@ export default class EventsTail extends NodeCommand {
       default: "tm.event='NewBlock'",
     }),
   };
-  static override flags = { count: countFlag };
+  static override flags = { count: countFlag, 'until-block': untilBlockFlag() };
 
   /** Streams until Ctrl-C; returns nothing, so --json output is only the lines. */
   async run(): Promise<void> {
@@ -37,10 +41,17 @@ export default class EventsTail extends NodeCommand {
     const json = this.jsonEnabled();
     const client = await ConsensusWsClient.connect(this.consensusUrl(flags));
     try {
-      const budget = new ItemBudget(flags.count);
+      const budget = new ItemBudget(flags.count, flags['until-block']);
       const ended = untilInterrupted(client, budget);
+      const followHeads = budget.untilBlock !== undefined && args.query !== NEW_BLOCK_QUERY;
+      if (followHeads) {
+        await client.subscribe(NEW_BLOCK_QUERY, (event) => {
+          const height = eventHeight(event);
+          if (height !== undefined) budget.headAt(height);
+        });
+      }
       await client.subscribe(args.query, (event) => {
-        if (!budget.take()) return;
+        if (!budget.take(eventHeight(event))) return;
         process.stdout.write(
           `${json ? JSON.stringify(consensusEventJson(event)) : consensusEventLine(event)}\n`,
         );
@@ -50,6 +61,7 @@ export default class EventsTail extends NodeCommand {
       const end = await ended;
       if (end.kind === 'closed') this.error(closedMessage(end), { exit: 1 });
       await client.unsubscribe(args.query);
+      if (followHeads) await client.unsubscribe(NEW_BLOCK_QUERY);
     } finally {
       await client.close();
     }

@@ -8,12 +8,13 @@ import {
   parseTopicsJson,
   type TopicPosition,
 } from '../../cli/log-filter-flags.js';
-import { watchLogs, type RpcLog } from '../../cli/log-watcher.js';
+import { followHeads, watchLogs, type RpcLog } from '../../cli/log-watcher.js';
 import { logJson, logLine } from '../../cli/stream-display.js';
 import {
   ItemBudget,
   closedMessage,
   countFlag,
+  untilBlockFlag,
   untilInterrupted,
 } from '../../cli/until-interrupted.js';
 import type { Hex } from '../../client/eth-client.js';
@@ -58,6 +59,7 @@ export default class LogsWatch extends NodeCommand {
       parse: async (input) => parseBlockNumber(input),
     })(),
     count: countFlag,
+    'until-block': untilBlockFlag(),
   };
 
   /** Streams until Ctrl-C; returns nothing, so --json output is only the lines. */
@@ -66,9 +68,9 @@ export default class LogsWatch extends NodeCommand {
     const criteria = logCriteria(flags);
     const abi = flags.abi === undefined ? undefined : loadAbi(flags.abi);
     const json = this.jsonEnabled();
-    const budget = new ItemBudget(flags.count);
+    const budget = new ItemBudget(flags.count, flags['until-block']);
     const print = (log: RpcLog): void => {
-      if (!budget.take()) return;
+      if (!budget.take(BigInt(log.blockNumber))) return;
       const event = abi === undefined ? undefined : decodeLog(abi, log);
       process.stdout.write(`${json ? JSON.stringify(logJson(log, event)) : logLine(log, event)}\n`);
     };
@@ -83,10 +85,16 @@ export default class LogsWatch extends NodeCommand {
         fromBlock: flags['from-block'],
         onLog: print,
       });
+      // Heads only after the replay: history up to the head is printed before the end can come.
+      const stopHeads =
+        budget.untilBlock === undefined
+          ? undefined
+          : await followHeads(ws, (height) => budget.headAt(height));
       // On stderr, so --json output stays JSON Lines; scripts can wait for it.
       process.stderr.write('watching logs (Ctrl-C to stop)\n');
       const end = await ended;
       if (end.kind === 'closed') this.error(closedMessage(end), { exit: 1 });
+      await stopHeads?.();
       await watch.stop();
     } finally {
       await ws.close();

@@ -1,3 +1,4 @@
+import { withChecksummedAddresses } from '../../cli/json-conventions.js';
 import { NodeCommand } from '../../cli/node-command.js';
 import { transactionHashArg } from '../../cli/chain-args.js';
 import { transactionLines } from '../../cli/chain-display.js';
@@ -22,7 +23,7 @@ export default class TxGet extends NodeCommand {
       const tx = await new EthClient(connection.rpc).getTransaction(args.hash);
       if (tx === null) throw new NotFoundError(`transaction ${args.hash} not found`);
       for (const line of transactionLines(tx)) this.log(line);
-      return tx.raw;
+      return withChecksummedAddresses(tx.raw);
     } finally {
       await connection.close();
     }

@@ -1,3 +1,4 @@
+import { withChecksummedAddresses } from '../../cli/json-conventions.js';
 import { NodeCommand } from '../../cli/node-command.js';
 import { transactionHashArg } from '../../cli/chain-args.js';
 import { receiptLines } from '../../cli/chain-display.js';
@@ -31,7 +32,7 @@ export default class TxReceipt extends NodeCommand {
         );
       }
       for (const line of receiptLines(receipt)) this.log(line);
-      return receipt.raw;
+      return withChecksummedAddresses(receipt.raw);
     } finally {
       await connection.close();
     }
