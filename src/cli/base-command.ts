@@ -99,7 +99,11 @@ export abstract class BaseCommand extends Command {
       return failure(error.message);
     }
     if (error instanceof Errors.CLIError || error.oclif?.exit !== undefined) return error;
-    return failure(`${error.message || error.name} (run with --verbose for details)`);
+    // ethers puts the whole request and its version into `message`; `shortMessage` is the gist.
+    const { shortMessage } = error as { shortMessage?: string };
+    return failure(
+      `${shortMessage ?? (error.message || error.name)} (run with --verbose for details)`,
+    );
   }
 
   /**
