@@ -7,14 +7,13 @@
  * when the test sends the transactions it expects to see.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Interface, type Wallet } from 'ethers';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
 import { watchLogs, type RpcLog } from '../../src/cli/log-watcher.js';
 import type { Notification } from '../../src/client/ws-rpc-client.js';
-import { CLI_ENTRY, runCli } from '../helpers/cli.js';
+import { CLI_ENTRY, runCli, startStreaming } from '../helpers/cli.js';
 import { loadContract } from '../helpers/contracts.js';
 import { devWallet, sendAndWait, signDynamicFeeTx } from '../helpers/dev-chain.js';
 import { waitFor } from '../helpers/processes.js';
@@ -22,35 +21,6 @@ import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const ABI_FILE = fileURLToPath(new URL('../fixtures/contracts/Fixture.json', import.meta.url));
 const fixtureAbi = new Interface(loadContract('Fixture').abi);
-
-interface StreamingCli {
-  lines: string[];
-  stderr: () => string;
-  exit: Promise<number | null>;
-  interrupt(): Promise<number | null>;
-}
-
-/** Starts the CLI as a child process, collecting stdout lines as they arrive. */
-function startStreaming(args: readonly string[]): StreamingCli {
-  const child: ChildProcess = spawn(process.execPath, [CLI_ENTRY, ...args], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  let stderr = '';
-  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return {
-    lines,
-    stderr: () => stderr,
-    exit,
-    interrupt: () => {
-      child.kill('SIGINT');
-      return exit;
-    },
-  };
-}
 
 /** Runs `node-cli <command>` in a bash pipeline; `done` has every stage's exit status. */
 function startPiped(command: string): {
