@@ -1,17 +1,27 @@
 /**
- * The base of every node-cli command: the shared `--datadir` flag, `--json` output through
- * oclif's JSON flag, and one mapping from errors to exit codes (1 failure, 2 usage).
+ * The base of every node-cli command: the shared `--datadir` and `--verbose` flags, `--json`
+ * output through oclif's JSON flag, and one mapping from errors to what a person reads: one line
+ * saying what was wrong, exit 1 for failures and 2 for usage errors, no stack traces or library
+ * internals unless `--verbose` asks for them (then the cause chain with stacks).
  */
-import { Command, Errors, Flags } from '@oclif/core';
+import { Command, Errors, Flags, settings } from '@oclif/core';
 import { defaultDataDir } from '../shared/datadir-layout.js';
 import {
   DaemonControlError,
   DaemonNotRunningError,
+  MissingEndpointError,
+  NodeUnreachableError,
   RestResponseError,
   RpcResponseError,
 } from '../client/errors.js';
 import { NodeError } from '../daemon/errors.js';
+import { closestName } from './closest-name.js';
 import { JsonInputError } from './json-input.js';
+
+type OclifError = Error & { oclif?: { exit?: number } };
+
+/** What oclif's parser errors carry (they are not exported as classes). */
+type ParseError = OclifError & { parse?: unknown; showHelp?: boolean; flags?: string[] };
 
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
@@ -21,6 +31,11 @@ export abstract class BaseCommand extends Command {
       description:
         'Data directory of the node (default $XDG_DATA_HOME/node-cli or ~/.local/share/node-cli).',
       env: 'NODE_CLI_DATADIR',
+      helpGroup: 'GLOBAL',
+    }),
+    verbose: Flags.boolean({
+      description: 'On failure, show the cause chain and stack traces.',
+      env: 'NODE_CLI_VERBOSE',
       helpGroup: 'GLOBAL',
     }),
   };
@@ -35,42 +50,81 @@ export abstract class BaseCommand extends Command {
   }
 
   /**
-   * Known failures become one-line messages with exit code 1; anything else keeps oclif's
-   * report. The exit code an error carries (2 for usage errors) holds with --json too, where
-   * oclif would otherwise answer 1.
+   * The exit code an error carries (2 for usage errors) holds with --json too, where oclif
+   * would otherwise answer 1.
    */
-  protected override async catch(
-    error: Error & { exitCode?: number; oclif?: { exit?: number } },
-  ): Promise<unknown> {
+  protected override async catch(error: OclifError): Promise<unknown> {
     const reported = this.toReportedError(error);
+    if (this.verbose()) {
+      settings.debug = true;
+      if (reported !== error) reported.cause = error;
+    }
     process.exitCode ??= reported.oclif?.exit;
     return super.catch(reported);
   }
 
   /** `--json` errors as `{error: {message, exit}}`, without oclif's parser internals. */
   protected override toErrorJson(error: unknown): { error: { message: string; exit: number } } {
-    const { message, oclif } = error as Error & { oclif?: { exit?: number } };
+    const { message, oclif } = error as OclifError;
     return { error: { message, exit: oclif?.exit ?? 1 } };
   }
 
-  private toReportedError(
-    error: Error & { oclif?: { exit?: number } },
-  ): Error & { oclif?: { exit?: number } } {
+  /** Parsing may have failed, so the flag is looked for in the raw arguments. */
+  private verbose(): boolean {
+    const env = process.env.NODE_CLI_VERBOSE;
+    return (
+      this.argv.includes('--verbose') || (env !== undefined && !['', '0', 'false'].includes(env))
+    );
+  }
+
+  private toReportedError(error: OclifError): Errors.CLIError | OclifError {
+    const failure = (message: string, exit = 1) => new Errors.CLIError(message, { exit });
+    if ((error as ParseError).parse !== undefined) return this.parseFailure(error as ParseError);
     if (error instanceof RpcResponseError) {
-      const data = error.data === undefined ? '' : ` (data: ${JSON.stringify(error.data)})`;
-      return new Errors.CLIError(`RPC error ${error.code}: ${error.message}${data}`, { exit: 1 });
+      const details = error.data === undefined ? '' : ` (data: ${JSON.stringify(error.data)})`;
+      return failure(`the node refused the call: ${error.message}${details}`);
     }
-    if (error instanceof JsonInputError) return new Errors.CLIError(error.message, { exit: 2 });
+    if (error instanceof JsonInputError || error instanceof MissingEndpointError) {
+      return failure(error.message, 2);
+    }
     if (error instanceof RestResponseError) {
-      return new Errors.CLIError(`REST error ${error.status}: ${error.message}`, { exit: 1 });
+      return failure(`REST error ${error.status}: ${error.message}`);
     }
     if (
       error instanceof DaemonControlError ||
       error instanceof DaemonNotRunningError ||
+      error instanceof NodeUnreachableError ||
       error instanceof NodeError
     ) {
-      return new Errors.CLIError(error.message, { exit: 1 });
+      return failure(error.message);
     }
-    return error;
+    if (error instanceof Errors.CLIError || error.oclif?.exit !== undefined) return error;
+    // ethers puts the whole request and its version into `message`; `shortMessage` is the gist.
+    const { shortMessage } = error as { shortMessage?: string };
+    return failure(
+      `${shortMessage ?? (error.message || error.name)} (run with --verbose for details)`,
+    );
+  }
+
+  /**
+   * A parse error in one line: what was wrong, the closest flag for an unknown one, and where
+   * the help is, instead of oclif's message followed by the whole help.
+   */
+  private parseFailure(error: ParseError): Errors.CLIError {
+    const command = `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim();
+    let message = error.message.replace(/\n+See more help with --help\s*$/, '');
+    if (error.flags !== undefined && error.flags.length > 0) {
+      const flags = { ...this.ctor.baseFlags, ...this.ctor.flags };
+      const known = ['--json', ...Object.keys(flags).map((name) => `--${name}`)];
+      const guesses = error.flags
+        .map((flag) => [flag, closestName(flag.replace(/=.*$/, ''), known)])
+        .filter(([, guess]) => guess !== undefined)
+        .map(([flag, guess]) => (error.flags?.length === 1 ? guess : `${guess} for ${flag}`));
+      message = `unknown flag${error.flags.length === 1 ? '' : 's'} ${error.flags.join(', ')}`;
+      if (guesses.length > 0) message += `; did you mean ${guesses.join(', ')}?`;
+    }
+    return new Errors.CLIError(`${message} (see ${command} --help)`, {
+      exit: error.oclif?.exit ?? 2,
+    });
   }
 }

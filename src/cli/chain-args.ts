@@ -4,7 +4,7 @@
  * message names the value and the expected form.
  */
 import { Args, Errors, Flags } from '@oclif/core';
-import { getAddress } from 'ethers';
+import { checksumAddress, hasValidChecksum, isAddress } from '../shared/address.js';
 import type { BlockSelector, BlockTag, Hex } from '../client/eth-client.js';
 
 const BLOCK_TAGS: readonly BlockTag[] = ['earliest', 'latest', 'pending', 'safe', 'finalized'];
@@ -12,7 +12,6 @@ const HASH = /^0x[0-9a-fA-F]{64}$/;
 /** Block numbers are uint64 on the wire, so at most 16 hex digits. */
 const HEX_NUMBER = /^0x[0-9a-fA-F]{1,16}$/;
 const DECIMAL_NUMBER = /^\d{1,20}$/;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 function usage(message: string): Errors.CLIError {
   return new Errors.CLIError(message, { exit: 2 });
@@ -40,13 +39,11 @@ export function parseTransactionHash(text: string): Hex {
  * checksum, since a typo in such an address is otherwise undetectable.
  */
 export function parseAddress(text: string): Hex {
-  if (!ADDRESS.test(text))
+  if (!isAddress(text))
     throw usage(`invalid address "${text}": expected 0x followed by 40 hex digits`);
-  try {
-    return getAddress(text) as Hex;
-  } catch {
+  if (!hasValidChecksum(text))
     throw usage(`invalid address "${text}": the mixed-case checksum (EIP-55) does not match`);
-  }
+  return checksumAddress(text);
 }
 
 /** A block argument; commands give it `default: 'latest'` where it is optional. */

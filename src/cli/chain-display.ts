@@ -2,8 +2,9 @@
  * Human views of blocks, transactions and receipts for the chain commands: which fields an
  * operator reads, in decimal, ether and gwei. `--json` prints the JSON-RPC objects instead.
  */
-import { formatEther, formatUnits } from 'ethers';
+import { formatEther, formatUnits } from '../shared/units.js';
 import type { Block, Hex, Log, Receipt, Transaction } from '../client/eth-client.js';
+import { checksumAddress } from '../shared/address.js';
 import { colours, keyValueLines, type KeyValue } from './key-value-lines.js';
 
 /** "1.5 ETH (1500000000000000000 wei)" */
@@ -12,7 +13,7 @@ export function etherAmount(wei: bigint): string {
 }
 
 function gwei(wei: bigint): string {
-  return `${formatUnits(wei, 'gwei')} gwei`;
+  return `${formatUnits(wei, 9)} gwei`;
 }
 
 function timestamp(seconds: bigint): string {
@@ -25,7 +26,7 @@ function input(data: Hex): string {
 }
 
 function recipient(to: Hex | null): string {
-  return to ?? colours.dim('none (contract creation)');
+  return to === null ? colours.dim('none (contract creation)') : checksumAddress(to);
 }
 
 /** Header fields of a block, then one line per transaction (hash, or a summary with --full). */
@@ -35,7 +36,7 @@ export function blockLines(block: Block): string[] {
     ['hash', colours.cyan(block.hash)],
     ['parent hash', block.parentHash],
     ['timestamp', timestamp(block.timestamp)],
-    ['miner', block.miner],
+    ['miner', checksumAddress(block.miner)],
     [
       'gas used',
       block.gasUsed === null
@@ -54,7 +55,7 @@ export function blockLines(block: Block): string[] {
     ...block.transactions.map((entry) =>
       typeof entry === 'string'
         ? `  ${entry}`
-        : `  ${entry.hash}  ${entry.from} -> ${entry.to ?? 'create'}  ${formatEther(entry.value)} ETH`,
+        : `  ${entry.hash}  ${checksumAddress(entry.from)} -> ${entry.to === null ? 'create' : checksumAddress(entry.to)}  ${formatEther(entry.value)} ETH`,
     ),
   ];
 }
@@ -69,7 +70,7 @@ export function transactionLines(tx: Transaction): string[] {
         ? colours.yellow('pending')
         : `${tx.blockNumber} ${colours.dim(`(${tx.blockHash}, index ${tx.transactionIndex})`)}`,
     ],
-    ['from', tx.from],
+    ['from', checksumAddress(tx.from)],
     ['to', recipient(tx.to)],
     ['value', etherAmount(tx.value)],
     ['nonce', String(tx.nonce)],
@@ -88,7 +89,7 @@ export function transactionLines(tx: Transaction): string[] {
 function logLines(log: Log): string[] {
   return keyValueLines(
     [
-      ['address', log.address],
+      ['address', checksumAddress(log.address)],
       ...log.topics.map((topic, index): KeyValue => [`topic ${index}`, topic]),
       ['data', input(log.data)],
     ],
@@ -105,10 +106,11 @@ export function receiptLines(receipt: Receipt): string[] {
       'block',
       `${receipt.blockNumber} ${colours.dim(`(${receipt.blockHash}, index ${receipt.transactionIndex})`)}`,
     ],
-    ['from', receipt.from],
+    ['from', checksumAddress(receipt.from)],
     ['to', recipient(receipt.to)],
   ];
-  if (receipt.contractAddress !== null) entries.push(['contract', receipt.contractAddress]);
+  if (receipt.contractAddress !== null)
+    entries.push(['contract', checksumAddress(receipt.contractAddress)]);
   entries.push(['gas used', String(receipt.gasUsed)]);
   if (receipt.cumulativeGasUsed !== null)
     entries.push(['cumulative gas', String(receipt.cumulativeGasUsed)]);

@@ -106,3 +106,29 @@ export async function watchLogs(options: LogWatchOptions): Promise<LogWatch> {
     },
   };
 }
+
+/**
+ * Calls `onHead` with the number of every new block (`eth_subscribe('newHeads')`); resolves to
+ * the function that ends the subscription. Only the socket's own order is trusted: on it the
+ * head of block N+1 comes after the logs of block N, which is what `--until-block` relies on
+ * (an answer over HTTP could overtake notifications still unread on the socket).
+ */
+export async function followHeads(
+  ws: WsRpcClient,
+  onHead: (height: bigint) => void,
+): Promise<() => Promise<void>> {
+  // Heads that come before the subscription's id is known are skipped; the next one counts.
+  const subscription: { id?: string } = {};
+  const stopListening = ws.onNotification((notification) => {
+    const params = notification.params as
+      { subscription?: string; result?: { number?: string } } | undefined;
+    const number = params?.result?.number;
+    if (subscription.id !== undefined && params?.subscription === subscription.id && number)
+      onHead(BigInt(number));
+  });
+  subscription.id = await ws.call<string>('eth_subscribe', ['newHeads']);
+  return async () => {
+    stopListening();
+    if (ws.closed === undefined) await ws.call('eth_unsubscribe', [subscription.id]);
+  };
+}

@@ -24,6 +24,52 @@ function flagSynopsis(name: string, flag: Command.Flag.Cached): string {
   return `${short}\\-\\-${escapeRoff(name)} \\fIvalue\\fR`;
 }
 
+/** Exit statuses every command shares (docs/cli.md, "Errors and exit status"). */
+const EXIT_STATUS: readonly [string, string][] = [
+  ['0', 'Success; also when the reader of the output went away (a closed pipe).'],
+  [
+    '1',
+    'The command failed: the node refused a call, is not running or not reachable, a transaction reverted.',
+  ],
+  ['2', 'Usage error: unknown command or flag, a malformed value, a missing argument.'],
+  ['130', 'A passphrase prompt was cancelled with Ctrl-C.'],
+];
+
+/** Variables every command reads besides those of its flags. */
+const COMMON_ENVIRONMENT: readonly [string, string][] = [
+  ['NO_COLOR', 'When set, no colours (output that is not a terminal has none either).'],
+];
+
+/** What a command may read or write in the data directory. */
+const FILES: readonly [string, string][] = [
+  ['<datadir>/daemon.json', 'Pid and endpoints of the running daemon; how commands find it.'],
+  ['<datadir>/auth.token', 'Bearer token for private methods (mode 0600), sent by every command.'],
+  ['<datadir>/keystore/', 'Key files of the node accounts (geth format).'],
+  ['<datadir>/config.json', 'Configuration file of the daemon (docs/configuration.md).'],
+  ['~/.local/share/node-cli', 'Default data directory ($XDG_DATA_HOME/node-cli when that is set).'],
+];
+
+/** `.TP` entries of a section (terms in bold, bodies escaped). */
+function definitions(entries: readonly [string, string][]): string[] {
+  return entries.flatMap(([term, body]) => [
+    '.TP',
+    `\\fB${escapeRoff(term)}\\fR`,
+    escapeRoff(body),
+  ]);
+}
+
+/** The sections every page ends with: exit status, environment, files. */
+function commonSections(environment: readonly [string, string][]): string[] {
+  return [
+    '.SH EXIT STATUS',
+    ...definitions(EXIT_STATUS),
+    '.SH ENVIRONMENT',
+    ...definitions([...environment, ...COMMON_ENVIRONMENT]),
+    '.SH FILES',
+    ...definitions(FILES),
+  ];
+}
+
 export function manPageName(bin: string, commandId: string): string {
   return `${[bin, ...commandId.split(':')].join('-')}.1`;
 }
@@ -72,9 +118,32 @@ export function renderManPage(command: Command.Cached, bin: string, version: str
     for (const example of examples)
       lines.push('.PP', '.nf', escapeRoff(expandExample(example, bin)), '.fi');
   }
-  lines.push('.SH SEE ALSO', `${escapeRoff(bin)}(1)`);
+  const environment = flags
+    .filter(([, flag]) => flag.env !== undefined)
+    .map(([name, flag]): [string, string] => [flag.env as string, `Default of --${name}.`]);
+  lines.push(...commonSections(environment), '.SH SEE ALSO', `${escapeRoff(bin)}(1)`);
   return `${lines.join('\n')}\n`;
 }
+
+/** The variables of the overview page: the ones most commands read. */
+const INDEX_ENVIRONMENT: readonly [string, string][] = [
+  ['NODE_CLI_DATADIR', 'Data directory (default of --datadir).'],
+  ['NODE_CLI_RPC_URL', "JSON-RPC URL of a node to use instead of the data directory's daemon."],
+  ['NODE_CLI_WS_URL', 'JSON-RPC WebSocket URL (logs watch).'],
+  ['NODE_CLI_REST_URL', 'REST base URL (node, crypto, contract, identity commands).'],
+  ['NODE_CLI_CONSENSUS_URL', 'Consensus WebSocket URL (events tail).'],
+  ['NODE_CLI_TOKEN, NODE_CLI_TOKEN_FILE', 'Bearer token, or the file that holds it.'],
+  ['NODE_CLI_VERBOSE', 'Show the cause chain and stack traces of errors.'],
+  ['NODE_CLI_<OPTION>', 'Every option of daemon start (docs/configuration.md).'],
+];
+
+const INDEX_EXAMPLES = [
+  'node-cli daemon start && node-cli daemon status',
+  'node-cli rpc eth_blockNumber',
+  'node-cli block get latest --json --rpc-url http://10.0.0.5:8545',
+  'node-cli tx send --from 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 --to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --value 1.5ether',
+  'node-cli events tail "tm.event=\'Tx\'" --count 1 --json',
+];
 
 /** The overview page `node-cli(1)`, listing every command. */
 export function renderIndexPage(config: Config): string {
@@ -98,6 +167,11 @@ export function renderIndexPage(config: Config): string {
       `${escapeRoff(command.summary ?? '')} See ${escapeRoff(page)}(1).`,
     );
   }
+  lines.push(
+    ...commonSections(INDEX_ENVIRONMENT),
+    '.SH EXAMPLES',
+    ...INDEX_EXAMPLES.flatMap((example) => ['.PP', '.nf', escapeRoff(example), '.fi']),
+  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -4,7 +4,6 @@
  * terminal and without the flag the command fails with a usage error naming the flag.
  */
 import { readFile } from 'node:fs/promises';
-import { password } from '@inquirer/prompts';
 import { Errors, Flags } from '@oclif/core';
 
 /** The `--password-file` flag. */
@@ -37,12 +36,26 @@ export async function readPassphrase(request: PassphraseRequest): Promise<string
       { exit: 2 },
     );
   }
-  const first = await password({ message: request.message, mask: '*' });
+  const first = await prompt(request.message);
   if (request.confirm) {
-    const again = await password({ message: 'Repeat the passphrase', mask: '*' });
+    const again = await prompt('Repeat the passphrase');
     if (again !== first) throw new Errors.CLIError('the passphrases do not match', { exit: 1 });
   }
   return first;
+}
+
+/** A masked prompt; Ctrl-C ends the command as an interrupt (130), not with inquirer's error. */
+async function prompt(message: string): Promise<string> {
+  // inquirer is loaded only when a prompt is shown: scripts never pay for it.
+  const { password } = await import('@inquirer/prompts');
+  try {
+    return await password({ message, mask: '*' });
+  } catch (error) {
+    if ((error as Error).name === 'ExitPromptError') {
+      throw new Errors.CLIError('cancelled', { exit: 130 });
+    }
+    throw error;
+  }
 }
 
 async function readPasswordFile(path: string): Promise<string> {

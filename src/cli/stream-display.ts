@@ -4,6 +4,8 @@
  */
 import type { ConsensusEvent } from '../client/consensus-ws-client.js';
 import type { DecodedEvent, DecodedValue } from './event-abi.js';
+import { checksumAddress, isAddress } from '../shared/address.js';
+import { withChecksummedAddresses } from './json-conventions.js';
 import { colours } from './key-value-lines.js';
 import type { RpcLog } from './log-watcher.js';
 
@@ -20,12 +22,15 @@ function argText(value: DecodedValue): string {
 
 /** The `--json` object of a log. */
 export function logJson(log: RpcLog, event: DecodedEvent | undefined): LogJson {
-  return event === undefined ? log : { ...log, event: { name: event.name, args: event.args } };
+  const checksummed = withChecksummedAddresses(log);
+  return event === undefined
+    ? checksummed
+    : { ...checksummed, event: { name: event.name, args: event.args } };
 }
 
 /** `#12 0x1234abcd…ef01 0xAddress ValueSet(who="0x…", value="7")`, or topics and data. */
 export function logLine(log: RpcLog, event: DecodedEvent | undefined): string {
-  const position = `${colours.bold(`#${BigInt(log.blockNumber)}`)} ${colours.cyan(short(log.transactionHash))} ${log.address}`;
+  const position = `${colours.bold(`#${BigInt(log.blockNumber)}`)} ${colours.cyan(short(log.transactionHash))} ${checksumAddress(log.address)}`;
   const removed = log.removed ? ` ${colours.red('(removed)')}` : '';
   if (event === undefined)
     return `${position} ${colours.dim(`topics=[${log.topics.join(', ')}] data=${log.data}`)}${removed}`;
@@ -44,6 +49,12 @@ function first(event: ConsensusEvent, key: string): string | undefined {
   return event.events[key]?.[0];
 }
 
+/** The block height an event belongs to, when it carries one. */
+export function eventHeight(event: ConsensusEvent): bigint | undefined {
+  const height = heightOf(event);
+  return height !== undefined && /^\d+$/.test(height) ? BigInt(height) : undefined;
+}
+
 function heightOf(event: ConsensusEvent): string | undefined {
   const value = event.value as {
     block?: { header?: { height?: string } };
@@ -58,6 +69,10 @@ function heightOf(event: ConsensusEvent): string | undefined {
     value?.TxResult?.height ??
     first(event, 'tx.height')
   );
+}
+
+function displayAddress(text: string): string {
+  return isAddress(text) ? checksumAddress(text) : text;
 }
 
 /** `NewBlock height=5 txs=2`, or for a `Tx` event its hash, parties, amount and outcome. */
@@ -76,7 +91,10 @@ export function consensusEventLine(event: ConsensusEvent): string {
     if (hash !== undefined) parts.push(colours.cyan(hash));
     const sender = first(event, 'ethereum_tx.sender');
     const recipient = first(event, 'ethereum_tx.recipient');
-    if (sender !== undefined) parts.push(`${sender} -> ${recipient ?? 'create'}`);
+    if (sender !== undefined)
+      parts.push(
+        `${displayAddress(sender)} -> ${recipient === undefined ? 'create' : displayAddress(recipient)}`,
+      );
     const amount = first(event, 'ethereum_tx.amount');
     if (amount !== undefined) parts.push(`amount=${amount}`);
     const failure = first(event, 'ethereum_tx.ethereumTxFailed');

@@ -1,16 +1,75 @@
 /**
- * Connects to the daemon of a data directory: finds its endpoints in `daemon.json` and its
- * token in `auth.token`, so callers need nothing but the directory.
+ * Connects to a node: either one given by URL (`--rpc-url`, `--ws-url`, `--rest-url`,
+ * `--consensus-url`, any host, any EVM JSON-RPC node for the eth methods) or, when no URL is
+ * given, the daemon of a data directory, whose endpoints are in `daemon.json` and whose token is
+ * in `auth.token`. URLs and a data directory are never mixed: once one URL is given, endpoints
+ * not given by URL are absent, so a command never talks to two nodes.
  */
-import type { DaemonInfo } from '../shared/daemon-info.js';
-import { DaemonNotRunningError } from './errors.js';
+import type { DaemonEndpoints } from '../shared/daemon-info.js';
+import { DaemonNotRunningError, MissingEndpointError } from './errors.js';
 import { readAuthToken, readLiveDaemonInfo } from './daemon-files.js';
 import { HttpRpcClient } from './http-rpc-client.js';
 import { RestClient } from './rest-client.js';
-import { WsRpcClient } from './ws-rpc-client.js';
+import type { WsRpcClient } from './ws-rpc-client.js';
+
+/** Where a command finds its node. */
+export interface NodeTarget {
+  dataDir: string;
+  /** Endpoints given by URL; any of them turns the data directory lookup off. */
+  urls: Partial<DaemonEndpoints>;
+  /** Bearer token for private methods; by default the data directory's `auth.token`. */
+  token?: string;
+}
+
+type EndpointName = keyof DaemonEndpoints;
+
+/** The flag that gives each endpoint by URL, for messages. */
+const URL_FLAGS: Record<EndpointName, string> = {
+  http: '--rpc-url',
+  ws: '--ws-url',
+  consensusWs: '--consensus-url',
+  rest: '--rest-url',
+  metrics: '--metrics-url',
+};
+
+const INTERFACE_NAMES: Record<EndpointName, string> = {
+  http: 'JSON-RPC interface is disabled',
+  ws: 'WebSocket interface is disabled',
+  consensusWs: 'consensus RPC interface is disabled',
+  rest: 'REST interface is disabled (--no-rest.enable)',
+  metrics: 'metrics listener is disabled (start it with --metrics.enable)',
+};
+
+interface ResolvedTarget {
+  endpoint(name: EndpointName): string;
+  token: string | undefined;
+}
+
+function resolveTarget(target: NodeTarget): ResolvedTarget {
+  const urls = Object.entries(target.urls).filter(([, url]) => url !== undefined);
+  if (urls.length > 0) {
+    return {
+      token: target.token,
+      endpoint: (name) => {
+        const url = target.urls[name];
+        if (url === undefined) throw new MissingEndpointError(URL_FLAGS[name]);
+        return url;
+      },
+    };
+  }
+  const info = readLiveDaemonInfo(target.dataDir);
+  if (!info) throw new DaemonNotRunningError(target.dataDir);
+  return {
+    token: target.token ?? readAuthToken(target.dataDir),
+    endpoint: (name) => {
+      const url = info.endpoints[name];
+      if (url === undefined) throw new DaemonNotRunningError(target.dataDir, INTERFACE_NAMES[name]);
+      return url;
+    },
+  };
+}
 
 export interface DaemonConnection {
-  info: DaemonInfo;
   token: string | undefined;
   rpc: HttpRpcClient;
   /** Opens a WebSocket JSON-RPC connection (authenticated with the token). */
@@ -18,35 +77,36 @@ export interface DaemonConnection {
   close(): Promise<void>;
 }
 
-export function connectDaemon(dataDir: string): DaemonConnection {
-  const info = readLiveDaemonInfo(dataDir);
-  if (!info) throw new DaemonNotRunningError(dataDir);
-  if (!info.endpoints.http)
-    throw new DaemonNotRunningError(dataDir, 'its JSON-RPC interface is disabled');
-  const token = readAuthToken(dataDir);
-  const rpc = new HttpRpcClient(info.endpoints.http, { token });
+/**
+ * JSON-RPC clients of the target node.
+ *
+ * @throws DaemonNotRunningError when no daemon runs in the data directory or its JSON-RPC
+ * interface is disabled; MissingEndpointError when URLs are given but not `--rpc-url`.
+ */
+export function connectDaemon(target: NodeTarget): DaemonConnection {
+  const resolved = resolveTarget(target);
+  const { token } = resolved;
+  const rpc = new HttpRpcClient(resolved.endpoint('http'), { token });
   return {
-    info,
     token,
     rpc,
-    openWs: () => {
-      if (!info.endpoints.ws)
-        throw new DaemonNotRunningError(dataDir, 'its WebSocket interface is disabled');
-      return WsRpcClient.connect(info.endpoints.ws, { token });
+    openWs: async () => {
+      const url = resolved.endpoint('ws');
+      // Loaded on use: most commands never open a socket, and ws is a sizeable module graph.
+      const { WsRpcClient } = await import('./ws-rpc-client.js');
+      return WsRpcClient.connect(url, { token });
     },
     close: () => rpc.close(),
   };
 }
 
-/**
- * A REST client for the daemon of a data directory, authenticated with its token.
- *
- * @throws DaemonNotRunningError when no daemon runs there or its REST interface is disabled.
- */
-export function connectRest(dataDir: string): RestClient {
-  const info = readLiveDaemonInfo(dataDir);
-  if (!info) throw new DaemonNotRunningError(dataDir);
-  if (!info.endpoints.rest)
-    throw new DaemonNotRunningError(dataDir, 'its REST interface is disabled (--no-rest.enable)');
-  return new RestClient(info.endpoints.rest, { token: readAuthToken(dataDir) });
+/** A REST client of the target node, authenticated with its token. */
+export function connectRest(target: NodeTarget): RestClient {
+  const resolved = resolveTarget(target);
+  return new RestClient(resolved.endpoint('rest'), { token: resolved.token });
+}
+
+/** The URL of the target's consensus WebSocket (CometBFT-style, path `/websocket`). */
+export function consensusUrl(target: NodeTarget): string {
+  return resolveTarget(target).endpoint('consensusWs');
 }

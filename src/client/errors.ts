@@ -16,7 +16,7 @@ export class RpcResponseError extends Error {
 export class DaemonNotRunningError extends Error {
   constructor(dataDir: string, detail?: string) {
     super(
-      `no daemon is running for data directory ${dataDir}${detail ? ` (${detail})` : ''}; start one with "node-cli daemon start"`,
+      `no daemon is running for data directory ${dataDir}${detail ? ` (${detail})` : ''}; start one with "node-cli daemon start", or name a node with --rpc-url`,
     );
     this.name = 'DaemonNotRunningError';
   }
@@ -38,5 +38,27 @@ export class RestResponseError extends Error {
   ) {
     super(message);
     this.name = 'RestResponseError';
+  }
+}
+
+/** Endpoints were given by URL, but not the one a command needs. */
+export class MissingEndpointError extends Error {
+  constructor(readonly flag: string) {
+    super(`this command needs ${flag} when the node is given by URL`);
+    this.name = 'MissingEndpointError';
+  }
+}
+
+/** The node's address did not answer (refused, unknown host, reset, timed out). */
+export class NodeUnreachableError extends Error {
+  constructor(
+    readonly url: string,
+    cause: Error & { code?: string },
+  ) {
+    super(
+      `cannot reach the node at ${url} (${cause.code ?? cause.message}): is it running, and is the URL right?`,
+      { cause },
+    );
+    this.name = 'NodeUnreachableError';
   }
 }

@@ -1,16 +1,11 @@
 /**
- * JSON-RPC over HTTP with a keep-alive connection pool (undici). The token, when given, is
- * sent as a bearer header on every call, which private methods need.
+ * JSON-RPC over HTTP(S) with keep-alive connections. The token, when given, is sent as a bearer
+ * header on every call, which private methods need.
  */
-import { Pool } from 'undici';
+import { HttpTransport, type HttpAnswer } from './http-transport.js';
 import { unwrapResponse, type JsonRpcResponse } from './json-rpc-envelope.js';
 
-export interface RawHttpResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** Parsed JSON, or the text when the body is not JSON, or undefined when empty. */
-  body: unknown;
-}
+export type RawHttpResponse = HttpAnswer;
 
 export interface HttpRpcClientOptions {
   token?: string;
@@ -19,7 +14,7 @@ export interface HttpRpcClientOptions {
 }
 
 export class HttpRpcClient {
-  private readonly pool: Pool;
+  private readonly transport: HttpTransport;
   private readonly path: string;
   private nextId = 1;
 
@@ -28,7 +23,7 @@ export class HttpRpcClient {
     private readonly options: HttpRpcClientOptions = {},
   ) {
     const parsed = new URL(url);
-    this.pool = new Pool(parsed.origin, { connections: options.connections ?? 8, pipelining: 1 });
+    this.transport = new HttpTransport(parsed, options.connections ?? 8);
     this.path = `${parsed.pathname}${parsed.search}`;
   }
 
@@ -50,7 +45,7 @@ export class HttpRpcClient {
     body: string | Uint8Array,
     headers: Record<string, string> = {},
   ): Promise<RawHttpResponse> {
-    const response = await this.pool.request({
+    return this.transport.request({
       method: 'POST',
       path: this.path,
       headers: {
@@ -60,17 +55,9 @@ export class HttpRpcClient {
       },
       body,
     });
-    const text = await response.body.text();
-    let parsed: unknown = text.length === 0 ? undefined : text;
-    try {
-      if (text.length > 0) parsed = JSON.parse(text);
-    } catch {
-      parsed = text;
-    }
-    return { status: response.statusCode, headers: response.headers, body: parsed };
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.transport.close();
   }
 }

@@ -1,10 +1,13 @@
 /**
- * Typed client of the daemon's REST interface (`/v1/api`) over a keep-alive undici pool. The
- * token, when given, goes in `Authorization: Bearer` on every request; error bodies become
- * `RestResponseError` with the HTTP status and the daemon's message.
+ * Typed client of the daemon's REST interface (`/v1/api`). JSON requests go over keep-alive
+ * node:http connections (cheap to load for a one-call CLI run); file transfers, streamed both
+ * ways, over an undici pool loaded at the first transfer. The token, when given, goes in
+ * `Authorization: Bearer` on every request; error bodies become `RestResponseError` with the
+ * HTTP status and the daemon's message.
  */
 import type { Readable } from 'node:stream';
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+import { HttpTransport, type HttpAnswer } from './http-transport.js';
 import type {
   ContractInstance,
   ContractSummary,
@@ -30,10 +33,11 @@ export interface RestClientOptions {
 }
 
 /** Status and parsed body of one answer, whatever its status. */
-export interface RestAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: unknown;
+export type RestAnswer = HttpAnswer;
+
+function isErrorBody(body: unknown): body is RestErrorBody {
+  const error = (body as RestErrorBody | undefined)?.error;
+  return typeof error === 'object' && error !== null && typeof error.message === 'string';
 }
 
 /** The JSON value of `text`; the text itself when it is not JSON, undefined when empty. */
@@ -44,11 +48,6 @@ function parseJson(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-function isErrorBody(body: unknown): body is RestErrorBody {
-  const error = (body as RestErrorBody | undefined)?.error;
-  return typeof error === 'object' && error !== null && typeof error.message === 'string';
 }
 
 function failure(status: number, body: unknown): RestResponseError {
@@ -84,8 +83,10 @@ export interface PageOptions {
 }
 
 export class RestClient {
-  private readonly pool: Pool;
+  private readonly transport: HttpTransport;
   private readonly prefix: string;
+  private readonly origin: string;
+  private transfers: Promise<Pool> | undefined;
 
   /** @param baseUrl the `rest` endpoint of daemon.json, e.g. `http://127.0.0.1:1317/v1/api`. */
   constructor(
@@ -93,8 +94,9 @@ export class RestClient {
     private readonly options: RestClientOptions = {},
   ) {
     const parsed = new URL(baseUrl);
-    this.pool = new Pool(parsed.origin, { connections: 4 });
+    this.transport = new HttpTransport(parsed, 4);
     this.prefix = parsed.pathname.replace(/\/$/, '');
+    this.origin = parsed.origin;
   }
 
   /** Sends a request and returns the answer as is (for any status). */
@@ -104,7 +106,7 @@ export class RestClient {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<RestAnswer> {
-    const response = await this.pool.request({
+    return this.transport.request({
       method,
       path: `${this.prefix}${path}`,
       headers: {
@@ -114,8 +116,6 @@ export class RestClient {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await response.body.text();
-    return { status: response.statusCode, headers: response.headers, body: parseJson(text) };
   }
 
   /** The body of a 200 answer; rejects with `RestResponseError` otherwise. */
@@ -132,6 +132,14 @@ export class RestClient {
     body?: unknown,
   ): Promise<T> {
     return (await this.ok<{ data: T }>(method, path, body)).data;
+  }
+
+  /** The pool of streamed transfers, made (and undici loaded) at the first one. */
+  private transferPool(): Promise<Pool> {
+    this.transfers ??= import('undici').then(
+      ({ Pool: UndiciPool }) => new UndiciPool(this.origin, { connections: 2 }),
+    );
+    return this.transfers;
   }
 
   ping(): Promise<string> {
@@ -236,7 +244,9 @@ export class RestClient {
 
   /** Streams a file's bytes (any size); `length` is its Content-Length. */
   async download(id: string): Promise<{ length: number; stream: Readable }> {
-    const response = await this.pool.request({
+    const response = await (
+      await this.transferPool()
+    ).request({
       method: 'GET',
       path: `${this.prefix}/storage/files/${encodeURIComponent(id)}/raw`,
       headers: this.options.token ? { authorization: `Bearer ${this.options.token}` } : {},
@@ -251,7 +261,9 @@ export class RestClient {
   /** Uploads `source` as a file, streamed; resolves once it is stored and listed. */
   async upload(source: Readable | Uint8Array, options: UploadOptions = {}): Promise<FileDetail> {
     const { size, ...params } = options;
-    const response = await this.pool.request({
+    const response = await (
+      await this.transferPool()
+    ).request({
       method: 'POST',
       path: `${this.prefix}/storage/files${queryOf(params)}`,
       headers: {
@@ -281,7 +293,8 @@ export class RestClient {
     return (await this.ok<{ chunk: { chunk: ChunkDetail } }>('GET', path)).chunk.chunk;
   }
 
-  close(): Promise<void> {
-    return this.pool.close();
+  async close(): Promise<void> {
+    await this.transport.close();
+    await (await this.transfers)?.close();
   }
 }

@@ -3,6 +3,8 @@
  * closed (whichever side closed it) and closing it.
  */
 import WebSocket from 'ws';
+import { NodeUnreachableError } from './errors.js';
+import { UNREACHABLE } from './http-transport.js';
 
 export type CloseListener = (code: number, reason: string) => void;
 
@@ -22,7 +24,9 @@ export abstract class SocketClient {
     const socket = new WebSocket(url, { headers });
     return new Promise((resolve, reject) => {
       socket.once('open', () => resolve(socket));
-      socket.once('error', reject);
+      socket.once('error', (error: Error & { code?: string }) =>
+        reject(UNREACHABLE.has(error.code ?? '') ? new NodeUnreachableError(url, error) : error),
+      );
     });
   }
 

@@ -1,5 +1,6 @@
 /** Runs the built CLI (`bin/run.js`) as a user would, capturing its output and exit code. */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const CLI_ENTRY = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
@@ -19,11 +20,15 @@ function unwrap(stderr: string): string {
     .trim();
 }
 
-/** Runs the CLI; `input`, when given, is written to its stdin (which is then closed). */
+/**
+ * Runs the CLI; `input`, when given, is written to its stdin (which is then closed); `cwd` is
+ * its working directory (default: the test's).
+ */
 export function runCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
   input?: string,
+  cwd?: string,
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
@@ -31,6 +36,7 @@ export function runCli(
       [CLI_ENTRY, ...args],
       {
         env: { ...process.env, NO_COLOR: '1', ...env },
+        cwd,
         timeout: 120_000,
         maxBuffer: 16 * 1024 * 1024,
       },
@@ -64,4 +70,33 @@ export async function runCliJsonWithCode<T>(
 ): Promise<{ code: number; value: T }> {
   const result = await runCli([...args, '--json'], env);
   return { code: result.code, value: JSON.parse(result.stdout) as T };
+}
+
+export interface StreamingCli {
+  lines: string[];
+  stderr: () => string;
+  exit: Promise<number | null>;
+  interrupt(): Promise<number | null>;
+}
+
+/** Starts the CLI as a child process, collecting stdout lines as they arrive. */
+export function startStreaming(args: readonly string[]): StreamingCli {
+  const child: ChildProcess = spawn(process.execPath, [CLI_ENTRY, ...args], {
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let stderr = '';
+  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    lines,
+    stderr: () => stderr,
+    exit,
+    interrupt: () => {
+      child.kill('SIGINT');
+      return exit;
+    },
+  };
 }

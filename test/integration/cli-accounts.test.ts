@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Interface, Wallet, encryptKeystoreJson } from 'ethers';
+import { Interface, Wallet, encryptKeystoreJson, getAddress } from 'ethers';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
 import { CLI_ENTRY, runCli, runCliJson } from '../helpers/cli.js';
 import { loadContract } from '../helpers/contracts.js';
@@ -98,7 +98,7 @@ describe('account and tx commands', () => {
     expect(screen).toContain('Passphrase for the new account');
     expect(screen).toContain('*'.repeat('typed in a tty'.length));
     expect(screen).not.toContain('typed in a tty');
-    const address = /0x[0-9a-f]{40}/.exec(screen)?.[0];
+    const address = /0x[0-9a-fA-F]{40}/.exec(screen)?.[0];
     expect(address).toBeDefined();
     expect(
       await daemon.authedRpc.call('personal_unlockAccount', [address, 'typed in a tty', 5]),
@@ -146,11 +146,12 @@ describe('account and tx commands', () => {
       '--password-file',
       passwordFile,
     );
-    expect(address).toMatch(/^0x[0-9a-f]{40}$/);
-    expect(keyFile).toMatch(new RegExp(`/keystore/UTC--.*--${address.slice(2)}$`));
-    expect(JSON.parse(readFileSync(keyFile, 'utf8'))).toMatchObject({ address: address.slice(2) });
+    expect(address).toBe(getAddress(address));
+    const lower = address.slice(2).toLowerCase();
+    expect(keyFile).toMatch(new RegExp(`/keystore/UTC--.*--${lower}$`));
+    expect(JSON.parse(readFileSync(keyFile, 'utf8'))).toMatchObject({ address: lower });
     const { accounts } = await cliJson<{ accounts: string[] }>('account', 'list');
-    expect(accounts.slice(0, 10)).toEqual(DEV_ADDRESSES.map((a) => a.toLowerCase()));
+    expect(accounts.slice(0, 10)).toEqual([...DEV_ADDRESSES]);
     expect(accounts).toContain(address);
     expect(await daemon.authedRpc.call('personal_unlockAccount', [address, PASSPHRASE, 5])).toBe(
       true,
@@ -162,7 +163,7 @@ describe('account and tx commands', () => {
     const rawFile = join(files, 'key.txt');
     writeFileSync(rawFile, `${raw.privateKey.slice(2)}\n`);
     expect(await cliJson('account', 'import', rawFile, '--password-file', passwordFile)).toEqual({
-      address: raw.address.toLowerCase(),
+      address: raw.address,
       source: 'private-key',
     });
 
@@ -176,13 +177,13 @@ describe('account and tx commands', () => {
         { scrypt: { N: 1024 } },
       ),
     );
-    const address = wallet.address.toLowerCase();
+    const address = wallet.address;
     expect(await cliJson('account', 'import', keyFile, '--password-file', passwordFile)).toEqual({
       address,
       source: 'keystore',
     });
 
-    const funded = await cliJson<{ status: number; to: string }>(
+    const funded = await cliJson<{ status: string; to: string }>(
       'tx',
       'send',
       '--from',
@@ -192,7 +193,7 @@ describe('account and tx commands', () => {
       '--value',
       '1.5ether',
     );
-    expect(funded).toMatchObject({ status: 1, to: address });
+    expect(funded).toMatchObject({ status: '0x1', to: address });
 
     const unlocked = await cliJson<{ durationSeconds: number; expiresAt: string | null }>(
       'account',
@@ -205,7 +206,7 @@ describe('account and tx commands', () => {
     );
     expect(unlocked).toEqual({ address: wallet.address, durationSeconds: 0, expiresAt: null });
 
-    const sent = await cliJson<{ hash: string; from: string; status: number; blockNumber: string }>(
+    const sent = await cliJson<{ hash: string; from: string; status: string; blockNumber: string }>(
       'tx',
       'send',
       '--from',
@@ -217,7 +218,7 @@ describe('account and tx commands', () => {
       '--data',
       '0x1234',
     );
-    expect(sent).toMatchObject({ from: address, status: 1 });
+    expect(sent).toMatchObject({ from: address, status: '0x1' });
     expect(BigInt(sent.blockNumber)).toBeGreaterThan(0n);
     const tx = await daemon.rpc.call<Record<string, string>>('eth_getTransactionByHash', [
       sent.hash,
@@ -260,7 +261,7 @@ describe('account and tx commands', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/status\s+success \(1\)/);
     expect(human.stdout).toMatch(/transaction\s+0x[0-9a-f]{64}/);
-    const sent = await cliJson<{ from: string; status: number }>(
+    const sent = await cliJson<{ from: string; status: string }>(
       'tx',
       'send',
       '--keystore',
@@ -274,7 +275,7 @@ describe('account and tx commands', () => {
       '--gas-price',
       '3gwei',
     );
-    expect(sent).toMatchObject({ from: wallet.address.toLowerCase(), status: 1 });
+    expect(sent).toMatchObject({ from: wallet.address, status: '0x1' });
 
     const wrong = join(files, 'wrong.txt');
     writeFileSync(wrong, 'not it\n');
@@ -294,7 +295,7 @@ describe('account and tx commands', () => {
 
   it('tx send exits 1 with the revert reason of a transaction that fails on chain', async () => {
     const { bytecode } = loadContract('Fixture');
-    const deployed = await cliJson<{ contractAddress: string; status: number }>(
+    const deployed = await cliJson<{ contractAddress: string; status: string }>(
       'tx',
       'send',
       '--from',
@@ -302,7 +303,7 @@ describe('account and tx commands', () => {
       '--data',
       bytecode,
     );
-    expect(deployed.status).toBe(1);
+    expect(deployed.status).toBe('0x1');
     const fail = new Interface(loadContract('Fixture').abi).encodeFunctionData('fail');
     const reverted = await cli(
       'tx',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Wallet, formatEther, parseEther } from 'ethers';
+import { Wallet, formatEther, getAddress, parseEther } from 'ethers';
+import { withChecksummedAddresses } from '../../src/cli/json-conventions.js';
 import { EthClient, type Hex, type Receipt } from '../../src/client/eth-client.js';
 import { DEV_ADDRESSES, DEV_PRIVATE_KEYS } from '../../src/daemon/chain/genesis.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
@@ -83,8 +84,8 @@ describe('chain CLI commands', () => {
       expect(block.transactions).toHaveLength(1);
       expect(block.transactions[0]).toMatchObject({
         hash: txHash,
-        from: DEV_ADDRESSES[0].toLowerCase(),
-        to: recipient.toLowerCase(),
+        from: getAddress(DEV_ADDRESSES[0]),
+        to: recipient,
         value: `0x${VALUE.toString(16)}`,
       });
     });
@@ -124,13 +125,15 @@ describe('chain CLI commands', () => {
         hash: txHash,
         blockHash: receipt.blockHash,
         blockNumber: `0x${receipt.blockNumber.toString(16)}`,
-        from: DEV_ADDRESSES[0].toLowerCase(),
-        to: recipient.toLowerCase(),
+        from: getAddress(DEV_ADDRESSES[0]),
+        to: recipient,
         value: `0x${VALUE.toString(16)}`,
         gas: '0x5208',
         type: '0x0',
       });
-      expect(await daemon.rpc.call('eth_getTransactionByHash', [txHash])).toEqual(tx);
+      expect(
+        withChecksummedAddresses(await daemon.rpc.call('eth_getTransactionByHash', [txHash])),
+      ).toEqual(tx);
     });
 
     it('accepts an upper-case hash', async () => {
@@ -147,7 +150,9 @@ describe('chain CLI commands', () => {
         contractAddress: null,
         logs: [],
       });
-      expect(await daemon.rpc.call('eth_getTransactionReceipt', [txHash])).toEqual(json);
+      expect(
+        withChecksummedAddresses(await daemon.rpc.call('eth_getTransactionReceipt', [txHash])),
+      ).toEqual(json);
     });
 
     it('prints the receipt status for people', async () => {
@@ -200,11 +205,11 @@ describe('chain CLI commands', () => {
       expect(latest).toEqual({
         address: recipient,
         block: 'latest',
-        wei: VALUE.toString(),
+        wei: `0x${VALUE.toString(16)}`,
         ether: formatEther(VALUE),
       });
       const genesis = await cliJson<RpcJson>('account', 'balance', recipient, '--block', '0');
-      expect(genesis).toEqual({ address: recipient, block: '0x0', wei: '0', ether: '0.0' });
+      expect(genesis).toEqual({ address: recipient, block: '0x0', wei: '0x0', ether: '0.0' });
     });
 
     it('prints aligned lines for people', async () => {

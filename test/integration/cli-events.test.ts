@@ -7,14 +7,13 @@
  * when the test sends the transactions it expects to see.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Interface, type Wallet } from 'ethers';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
 import { watchLogs, type RpcLog } from '../../src/cli/log-watcher.js';
 import type { Notification } from '../../src/client/ws-rpc-client.js';
-import { CLI_ENTRY, runCli } from '../helpers/cli.js';
+import { CLI_ENTRY, runCli, startStreaming } from '../helpers/cli.js';
 import { loadContract } from '../helpers/contracts.js';
 import { devWallet, sendAndWait, signDynamicFeeTx } from '../helpers/dev-chain.js';
 import { waitFor } from '../helpers/processes.js';
@@ -22,35 +21,6 @@ import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const ABI_FILE = fileURLToPath(new URL('../fixtures/contracts/Fixture.json', import.meta.url));
 const fixtureAbi = new Interface(loadContract('Fixture').abi);
-
-interface StreamingCli {
-  lines: string[];
-  stderr: () => string;
-  exit: Promise<number | null>;
-  interrupt(): Promise<number | null>;
-}
-
-/** Starts the CLI as a child process, collecting stdout lines as they arrive. */
-function startStreaming(args: readonly string[]): StreamingCli {
-  const child: ChildProcess = spawn(process.execPath, [CLI_ENTRY, ...args], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  let stderr = '';
-  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return {
-    lines,
-    stderr: () => stderr,
-    exit,
-    interrupt: () => {
-      child.kill('SIGINT');
-      return exit;
-    },
-  };
-}
 
 /** Runs `node-cli <command>` in a bash pipeline; `done` has every stage's exit status. */
 function startPiped(command: string): {
@@ -311,6 +281,51 @@ describe('node-cli logs watch and events tail', () => {
     ]);
     expect(result.code).toBe(1);
     expect(result.message).toContain('failed to parse query');
+  });
+
+  it('--until-block ends logs watch and events tail once the chain is past the block', async () => {
+    const head = BigInt(await daemon.rpc.call<string>('eth_blockNumber'));
+    const watch = startStreaming([
+      'logs',
+      'watch',
+      '--json',
+      '--from-block',
+      '0',
+      '--until-block',
+      String(head),
+      '--address',
+      fixtureAddress,
+      '--datadir',
+      daemon.dataDir,
+    ]);
+    const tail = startStreaming([
+      'events',
+      'tail',
+      "tm.event='Tx'",
+      '--json',
+      '--until-block',
+      `0x${(head + 1n).toString(16)}`,
+      '--datadir',
+      daemon.dataDir,
+    ]);
+    await waitFor(
+      () => watch.stderr().includes('watching logs') && tail.stderr().includes('subscribed'),
+      20_000,
+      'both subscriptions',
+    );
+    // Block head+1: past the end of logs watch, inside that of events tail.
+    await callFixture('set', [9n]);
+    expect(await watch.exit).toBe(0);
+    const logs = watch.lines.map((line) => JSON.parse(line) as LogLine & { blockNumber: string });
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs.every((log) => BigInt(log.blockNumber) <= head)).toBe(true);
+    // Block head+2 ends events tail, without its event.
+    await callFixture('set', [10n]);
+    expect(await tail.exit).toBe(0);
+    const heights = tail.lines.map(
+      (line) => (JSON.parse(line) as { events: Record<string, string[]> }).events['tx.height'],
+    );
+    expect(heights).toEqual([[String(head + 1n)]]);
   });
 });
 

@@ -35,7 +35,7 @@ describe('daemon init --genesis', () => {
       '--datadir',
       dataDir,
     ]);
-    expect(init).toMatchObject({ chainId: '4242', accounts: 1 });
+    expect(init).toMatchObject({ chainId: '0x1092', accounts: 1 });
     daemon = await startTestDaemon(['--block-time', '0'], dataDir);
   });
   afterAll(async () => {

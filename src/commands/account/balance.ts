@@ -1,23 +1,22 @@
-import { formatEther } from 'ethers';
-import { BaseCommand } from '../../cli/base-command.js';
+import { formatEther } from '../../shared/units.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { addressArg, blockFlag } from '../../cli/chain-args.js';
 import { etherAmount } from '../../cli/chain-display.js';
 import { keyValueLines } from '../../cli/key-value-lines.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
-import { EthClient, blockSelectorParam, type Hex } from '../../client/eth-client.js';
+import { EthClient, blockSelectorParam, toQuantity, type Hex } from '../../client/eth-client.js';
 
 export interface BalanceResult {
   /** The address with its EIP-55 checksum. */
   address: Hex;
   /** The block as sent to the node: a tag, a 0x-hex number or a block hash. */
   block: string;
-  /** Balance in wei, as a decimal string (JSON has no 256-bit integers). */
+  /** Balance in wei, 0x-hex as JSON-RPC quantities (JSON has no 256-bit integers). */
   wei: string;
   /** Balance in ether, as ethers' formatEther writes it. */
   ether: string;
 }
 
-export default class AccountBalance extends BaseCommand {
+export default class AccountBalance extends NodeCommand {
   static override summary = 'Show the balance of an account.';
   static override description =
     'Prints the balance in ether and wei at the latest block, or at the block given with --block.';
@@ -30,7 +29,7 @@ export default class AccountBalance extends BaseCommand {
 
   async run(): Promise<BalanceResult> {
     const { args, flags } = await this.parse(AccountBalance);
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     try {
       const wei = await new EthClient(connection.rpc).getBalance(args.address, flags.block);
       const block = blockSelectorParam(flags.block);
@@ -40,7 +39,7 @@ export default class AccountBalance extends BaseCommand {
         ['balance', etherAmount(wei)],
       ]))
         this.log(line);
-      return { address: args.address, block, wei: wei.toString(), ether: formatEther(wei) };
+      return { address: args.address, block, wei: toQuantity(wei), ether: formatEther(wei) };
     } finally {
       await connection.close();
     }

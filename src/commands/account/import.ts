@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { Args, Errors } from '@oclif/core';
 import { Wallet } from 'ethers';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
+import { checksumAddress } from '../../shared/address.js';
 import { passwordFileFlag, readPassphrase } from '../../cli/passphrase-input.js';
 import { AccountsClient } from '../../client/accounts-client.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
 import type { Hex } from '../../client/eth-client.js';
 
 export interface AccountImportResult {
@@ -15,7 +15,7 @@ export interface AccountImportResult {
 
 const RAW_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
 
-export default class AccountImport extends BaseCommand {
+export default class AccountImport extends NodeCommand {
   static override summary = 'Import a private key or a key file into the node’s keystore.';
   static override description =
     'FILE holds either a private key (64 hex digits, 0x optional) or a v3 key file (JSON, as ' +
@@ -54,11 +54,13 @@ export default class AccountImport extends BaseCommand {
       confirm: source === 'private-key',
     });
     const privateKey = source === 'keystore' ? await decryptKeyFile(content, passphrase) : content;
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     try {
-      const address = await new AccountsClient(connection.rpc).importRawKey(
-        (privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`) as Hex,
-        passphrase,
+      const address = checksumAddress(
+        await new AccountsClient(connection.rpc).importRawKey(
+          (privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`) as Hex,
+          passphrase,
+        ),
       );
       this.log(address);
       return { address, source };

@@ -1,6 +1,6 @@
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
+import { checksumAddress } from '../../shared/address.js';
 import { AccountsClient } from '../../client/accounts-client.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
 import type { Hex } from '../../client/eth-client.js';
 
 export interface AccountListResult {
@@ -8,7 +8,7 @@ export interface AccountListResult {
   accounts: Hex[];
 }
 
-export default class AccountList extends BaseCommand {
+export default class AccountList extends NodeCommand {
   static override summary = 'List the accounts the node manages.';
   static override description =
     'Prints the addresses of personal_listAccounts: in dev mode the ten test accounts, then ' +
@@ -20,9 +20,11 @@ export default class AccountList extends BaseCommand {
 
   async run(): Promise<AccountListResult> {
     const { flags } = await this.parse(AccountList);
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     try {
-      const accounts = await new AccountsClient(connection.rpc).listAccounts();
+      const accounts = (await new AccountsClient(connection.rpc).listAccounts()).map(
+        checksumAddress,
+      );
       for (const address of accounts) this.log(address);
       return { accounts };
     } finally {

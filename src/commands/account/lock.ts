@@ -1,7 +1,6 @@
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { addressArg } from '../../cli/chain-args.js';
 import { AccountsClient } from '../../client/accounts-client.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
 import type { Hex } from '../../client/eth-client.js';
 
 export interface AccountLockResult {
@@ -9,7 +8,7 @@ export interface AccountLockResult {
   locked: true;
 }
 
-export default class AccountLock extends BaseCommand {
+export default class AccountLock extends NodeCommand {
   static override summary = 'Lock an unlocked account at once.';
   static override description =
     'The node drops the key from memory; the account can no longer sign until unlocked again.';
@@ -20,7 +19,7 @@ export default class AccountLock extends BaseCommand {
 
   async run(): Promise<AccountLockResult> {
     const { args, flags } = await this.parse(AccountLock);
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     try {
       await new AccountsClient(connection.rpc).lockAccount(args.address);
       this.log(`${args.address} locked`);

@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
+import { checksumAddress } from '../../shared/address.js';
 import { passwordFileFlag, readPassphrase } from '../../cli/passphrase-input.js';
 import { AccountsClient } from '../../client/accounts-client.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
 import { findKeyFile } from '../../client/daemon-files.js';
 import type { Hex } from '../../client/eth-client.js';
 
@@ -13,7 +13,7 @@ export interface AccountNewResult {
   keyFile?: string;
 }
 
-export default class AccountNew extends BaseCommand {
+export default class AccountNew extends NodeCommand {
   static override summary = 'Create an account in the node’s keystore.';
   static override description =
     'The node generates a key and stores it encrypted with the passphrase (a v3 key file in ' +
@@ -47,9 +47,11 @@ export default class AccountNew extends BaseCommand {
       );
     }
     const dataDir = this.dataDir(flags);
-    const connection = connectDaemon(dataDir);
+    const connection = this.connectDaemon(flags);
     try {
-      const address = await new AccountsClient(connection.rpc).newAccount(passphrase);
+      const address = checksumAddress(
+        await new AccountsClient(connection.rpc).newAccount(passphrase),
+      );
       const keyFile = findKeyFile(dataDir, address);
       this.log(address);
       if (keyFile !== undefined) this.log(`key file ${keyFile}`);

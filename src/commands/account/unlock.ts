@@ -1,9 +1,8 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { addressArg } from '../../cli/chain-args.js';
 import { passwordFileFlag, readPassphrase } from '../../cli/passphrase-input.js';
 import { AccountsClient } from '../../client/accounts-client.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
 import type { Hex } from '../../client/eth-client.js';
 
 export interface AccountUnlockResult {
@@ -14,7 +13,7 @@ export interface AccountUnlockResult {
   expiresAt: string | null;
 }
 
-export default class AccountUnlock extends BaseCommand {
+export default class AccountUnlock extends NodeCommand {
   static override summary = 'Unlock an account so the node signs with it.';
   static override description =
     'While unlocked, eth_sendTransaction and eth_sign use the account without a passphrase ' +
@@ -40,7 +39,7 @@ export default class AccountUnlock extends BaseCommand {
       passwordFile: flags['password-file'],
       message: `Passphrase of ${args.address}`,
     });
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     try {
       await new AccountsClient(connection.rpc).unlockAccount(
         args.address,

@@ -1,12 +1,12 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { withChecksummedAddresses } from '../../cli/json-conventions.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { blockArg } from '../../cli/chain-args.js';
 import { blockLines } from '../../cli/chain-display.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
 import { EthClient, type RpcObject } from '../../client/eth-client.js';
 import { NotFoundError } from '../../daemon/errors.js';
 
-export default class BlockGet extends BaseCommand {
+export default class BlockGet extends NodeCommand {
   static override summary = 'Show a block of the chain.';
   static override description =
     'Looks a block up by number, tag or hash and prints its header fields and transaction hashes. ' +
@@ -27,12 +27,12 @@ export default class BlockGet extends BaseCommand {
 
   async run(): Promise<RpcObject> {
     const { args, flags } = await this.parse(BlockGet);
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     try {
       const block = await new EthClient(connection.rpc).getBlock(args.block, flags.full);
       if (block === null) throw new NotFoundError(`block ${String(args.block)} not found`);
       for (const line of blockLines(block)) this.log(line);
-      return block.raw;
+      return withChecksummedAddresses(block.raw);
     } finally {
       await connection.close();
     }

@@ -1,11 +1,10 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { chunksTable } from '../../cli/storage-display.js';
 import { readPages } from '../../cli/paged-list.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { ChunkListItem } from '../../shared/storage-api.js';
 
-export default class ChunkLs extends BaseCommand {
+export default class ChunkLs extends NodeCommand {
   static override summary = 'List the chunks of the storage layer.';
   static override description =
     "Every chunk, in id order (all pages), or one page with --limit and --cursor. A chunk's " +
@@ -18,7 +17,7 @@ export default class ChunkLs extends BaseCommand {
 
   async run(): Promise<{ chunks: ChunkListItem[]; nextCursor?: string }> {
     const { flags } = await this.parse(ChunkLs);
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const { items, nextCursor } = await readPages(
         async (cursor) => {

@@ -1,10 +1,9 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { chunkLines } from '../../cli/storage-display.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { ChunkDetail } from '../../shared/storage-api.js';
 
-export default class ChunkShow extends BaseCommand {
+export default class ChunkShow extends NodeCommand {
   static override summary = "Show one chunk: the files holding it and its replicas' status.";
   static override examples = [
     '<%= config.bin %> chunk show <id>',
@@ -19,7 +18,7 @@ export default class ChunkShow extends BaseCommand {
 
   async run(): Promise<ChunkDetail> {
     const { args, flags } = await this.parse(ChunkShow);
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const chunk = await rest.chunk(args.id);
       for (const line of chunkLines(chunk)) this.log(line);

@@ -1,10 +1,9 @@
 import { Args } from '@oclif/core';
 import { Interface, type InterfaceAbi } from 'ethers';
-import { BaseCommand } from '../../cli/base-command.js';
-import { connectRest } from '../../client/daemon-connection.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import type { ContractInstance } from '../../shared/rest-api.js';
 
-export default class ContractAbi extends BaseCommand {
+export default class ContractAbi extends NodeCommand {
   static override summary = 'Show the address and ABI of a contract.';
   static override description =
     'Prints the address and one line per function and event; --json prints the REST answer ' +
@@ -19,7 +18,7 @@ export default class ContractAbi extends BaseCommand {
 
   async run(): Promise<ContractInstance> {
     const { args, flags } = await this.parse(ContractAbi);
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const instance = await rest.contract(args.contract);
       this.log(`address ${instance.address ?? '(none)'}`);

@@ -1,10 +1,9 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { JsonInputError, jsonFileArg, readJsonInput } from '../../cli/json-input.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { ContractInstance } from '../../shared/rest-api.js';
 
-export default class ContractAdd extends BaseCommand {
+export default class ContractAdd extends NodeCommand {
   static override summary = 'Register a contract under a name: its address and ABI.';
   static override description =
     'Reads the ABI from FILE or stdin: an ABI array, or a compiled artifact with an "abi" field ' +
@@ -35,7 +34,7 @@ export default class ContractAdd extends BaseCommand {
     if (!Array.isArray(abi)) {
       throw new JsonInputError('the input must be an ABI array or an artifact with an "abi" array');
     }
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const added = await rest.addContract(args.name, args.address, abi);
       this.log(`registered ${args.name} at ${added.address} (${added.abi[0].length} ABI entries)`);

@@ -1,9 +1,8 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { cliParams, resultLines } from '../../cli/contract-display.js';
-import { connectRest } from '../../client/daemon-connection.js';
 
-export default class ContractCall extends BaseCommand {
+export default class ContractCall extends NodeCommand {
   static override summary = 'Call a contract function (eth_call) and print its decoded results.';
   static override description =
     'METHOD is a function name, or its signature when the name is overloaded ' +
@@ -24,7 +23,7 @@ export default class ContractCall extends BaseCommand {
   async run(): Promise<unknown[]> {
     const { args, argv, flags } = await this.parse(ContractCall);
     const params = cliParams((argv as string[]).slice(2));
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const results = await rest.call(args.contract, args.method, params);
       const { abi } = await rest.contract(args.contract);

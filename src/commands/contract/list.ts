@@ -1,8 +1,7 @@
-import { BaseCommand } from '../../cli/base-command.js';
-import { connectRest } from '../../client/daemon-connection.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import type { ContractSummary } from '../../shared/rest-api.js';
 
-export default class ContractList extends BaseCommand {
+export default class ContractList extends NodeCommand {
   static override summary = 'List the named contracts of the node.';
   static override description =
     'The built-in identity registry, the contracts registered with "contract add", and the ABI ' +
@@ -14,7 +13,7 @@ export default class ContractList extends BaseCommand {
 
   async run(): Promise<ContractSummary[]> {
     const { flags } = await this.parse(ContractList);
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const contracts = await rest.contracts();
       const width = Math.max(4, ...contracts.map((c) => c.name.length));

@@ -1,10 +1,9 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { cliParams, sentLine } from '../../cli/contract-display.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { SentTransaction } from '../../shared/rest-api.js';
 
-export default class ContractSend extends BaseCommand {
+export default class ContractSend extends NodeCommand {
   static override summary = "Send a transaction to a contract function from the node's identity.";
   static override description =
     'Signed by the node identity key (funded automatically on the dev chain) and answered once ' +
@@ -30,7 +29,7 @@ export default class ContractSend extends BaseCommand {
       this.usageError(`--value must be a whole number of wei (decimal or 0x), got ${flags.value}`);
     }
     const params = cliParams((argv as string[]).slice(2));
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const sent = await rest.send(args.contract, args.method, params, flags.value);
       this.log(sentLine(sent));

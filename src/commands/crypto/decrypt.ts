@@ -1,9 +1,8 @@
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { JsonInputError, jsonFileArg, readJsonInput } from '../../cli/json-input.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { SealedContent } from '../../shared/rest-api.js';
 
-export default class CryptoDecrypt extends BaseCommand {
+export default class CryptoDecrypt extends NodeCommand {
   static override summary = "Decrypt a record encrypted to the node's identity key.";
   static override description =
     'Reads {ciphertext, …} (the output of "crypto encrypt", or any eciesjs ciphertext of JSON text to the node key, as 0x-hex) ' +
@@ -20,7 +19,7 @@ export default class CryptoDecrypt extends BaseCommand {
     if (typeof sealed.ciphertext !== 'string') {
       throw new JsonInputError('the input must be {ciphertext, …} as "crypto encrypt" prints it');
     }
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const value = await rest.decrypt({ ...sealed, ciphertext: sealed.ciphertext });
       this.log(JSON.stringify(value, null, 2));

@@ -1,9 +1,8 @@
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { jsonFileArg, readJsonInput } from '../../cli/json-input.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { SealedContent } from '../../shared/rest-api.js';
 
-export default class CryptoEncrypt extends BaseCommand {
+export default class CryptoEncrypt extends NodeCommand {
   static override summary = "Encrypt a JSON object to the node's identity key.";
   static override description =
     'Reads a JSON object from FILE or stdin and prints {ciphertext, publicKey, algorithm}: ECIES over secp256k1 ' +
@@ -17,7 +16,7 @@ export default class CryptoEncrypt extends BaseCommand {
   async run(): Promise<SealedContent> {
     const { args, flags } = await this.parse(CryptoEncrypt);
     const data = (await readJsonInput(args.file)) as object;
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const sealed = await rest.encrypt(data);
       this.log(JSON.stringify(sealed, null, 2));

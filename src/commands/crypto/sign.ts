@@ -1,9 +1,8 @@
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { jsonFileArg, readJsonInput } from '../../cli/json-input.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { SignedContent } from '../../shared/rest-api.js';
 
-export default class CryptoSign extends BaseCommand {
+export default class CryptoSign extends NodeCommand {
   static override summary = "Sign a JSON object with the node's identity key.";
   static override description =
     'Reads a JSON object from FILE or stdin and prints the signed record {data, signer, signature, algorithm}: ' +
@@ -18,7 +17,7 @@ export default class CryptoSign extends BaseCommand {
   async run(): Promise<SignedContent> {
     const { args, flags } = await this.parse(CryptoSign);
     const data = (await readJsonInput(args.file)) as object;
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const signed = await rest.sign(data);
       this.log(JSON.stringify(signed, null, 2));

@@ -1,7 +1,6 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { JsonInputError, jsonFileArg, readJsonInput } from '../../cli/json-input.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { SignedContent } from '../../shared/rest-api.js';
 
 export interface VerifyResult {
@@ -9,7 +8,7 @@ export interface VerifyResult {
   verified: boolean;
 }
 
-export default class CryptoVerify extends BaseCommand {
+export default class CryptoVerify extends NodeCommand {
   static override summary = 'Check that a signed record was signed by OWNER.';
   static override description =
     'Reads a signed record (the output of "crypto sign") from FILE or stdin and asks the node whether OWNER signed it. ' +
@@ -35,7 +34,7 @@ export default class CryptoVerify extends BaseCommand {
         'the input must be a signed record {data, signer, signature, algorithm} as "crypto sign" prints it',
       );
     }
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const verified = await rest.verify(args.owner, signed);
       this.log(verified ? `verified: signed by ${args.owner}` : `NOT signed by ${args.owner}`);

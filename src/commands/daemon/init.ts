@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { BaseCommand } from '../../cli/base-command.js';
+import { toQuantity } from '../../client/eth-client.js';
 import { readGenesisFile } from '../../daemon/chain/genesis-source.js';
 import { updateConfigFile } from '../../daemon/config/config-file.js';
 import { dataDirLayout } from '../../shared/datadir-layout.js';
@@ -50,7 +51,7 @@ export default class DaemonInit extends BaseCommand {
     return {
       dataDir: layout.root,
       genesisFile: layout.genesisFile,
-      chainId: genesis.chainId.toString(),
+      chainId: toQuantity(genesis.chainId),
       accounts: genesis.alloc.size,
     };
   }

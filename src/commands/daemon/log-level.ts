@@ -1,13 +1,12 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { LOG_LEVEL_CHOICES, parseLogLevelName, type LogLevel } from '../../shared/log-levels.js';
 
 export interface LogLevelResult {
   level: LogLevel;
 }
 
-export default class DaemonLogLevel extends BaseCommand {
+export default class DaemonLogLevel extends NodeCommand {
   static override summary = "Show or change the running daemon's log level.";
   static override description =
     'Without an argument prints the level in effect. With one, changes it at once, until the ' +
@@ -29,7 +28,7 @@ export default class DaemonLogLevel extends BaseCommand {
     if (args.level !== undefined && requested === undefined) {
       this.usageError(`unknown log level "${args.level}": expected ${LOG_LEVEL_CHOICES}`);
     }
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     try {
       const level = await connection.rpc.call<LogLevel>(
         'debug_verbosity',

@@ -1,8 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { BaseCommand } from '../../cli/base-command.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { moveFile, profileFileName, takeProfile, type ProfileKind } from '../../client/profiles.js';
 import { parseDuration } from '../../shared/duration.js';
 
@@ -24,7 +23,7 @@ const OPEN_HINTS: Record<ProfileKind, string> = {
   heap: 'open it in Chrome DevTools (Memory panel, "Load profile")',
 };
 
-export default class DaemonProfile extends BaseCommand {
+export default class DaemonProfile extends NodeCommand {
   static override summary = "Record a CPU profile or a heap snapshot of the daemon's main thread.";
   static override description =
     'cpu samples the daemon for --duration and writes a .cpuprofile; heap writes a .heapsnapshot ' +
@@ -63,7 +62,7 @@ export default class DaemonProfile extends BaseCommand {
       this.usageError('--duration applies to cpu profiles only');
     }
     const seconds = this.durationSeconds(flags.duration ?? DEFAULT_DURATION);
-    const daemon = connectDaemon(this.dataDir(flags));
+    const daemon = this.connectDaemon(flags);
     let written: string;
     try {
       if (kind === 'cpu') this.log(`sampling the daemon for ${seconds} s ...`);

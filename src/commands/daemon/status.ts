@@ -1,6 +1,22 @@
 import { BaseCommand } from '../../cli/base-command.js';
+import { fetchChainFacts, type ChainFacts } from '../../client/chain-facts.js';
 import { daemonStatus, type DaemonStatus } from '../../client/daemon-process.js';
 import { READINESS_CHECKS } from '../../shared/readiness.js';
+
+/** Chain id, head and pool lines; one "unknown" line when the node did not answer. */
+function chainFactLines(chain: ChainFacts | undefined): string[] {
+  if (chain === undefined) return ['  chain        unknown (JSON-RPC did not answer)'];
+  const lines = [
+    `  chain id     ${BigInt(chain.chainId)}`,
+    `  head         ${BigInt(chain.head.number)} (${chain.head.ageSeconds} s ago, ${chain.head.hash})`,
+  ];
+  if (chain.pool !== undefined) {
+    lines.push(
+      `  pool         ${BigInt(chain.pool.pending)} pending, ${BigInt(chain.pool.queued)} queued`,
+    );
+  }
+  return lines;
+}
 
 /** `systemctl status`'s codes: 3 for a unit that is not running. */
 const EXIT_NOT_RUNNING = 3;
@@ -9,7 +25,8 @@ const EXIT_UNHEALTHY = 1;
 export default class DaemonStatusCommand extends BaseCommand {
   static override summary = 'Show whether the node daemon is running.';
   static override description =
-    'Prints pid, uptime, version and endpoints of the running daemon, whether it produces blocks ' +
+    'Prints pid, uptime, version and endpoints of the running daemon, its chain id, head block ' +
+    '(height, hash, age) and pool size, whether it produces blocks ' +
     '(it stops when the chain store cannot be written, e.g. a full disk, and resumes by itself; ' +
     'the dev methods can switch mining off), and the readiness checks of GET /ready: chain store open, ' +
     'block production running, head younger than --health.max-head-age-blocks block times, listeners up. ' +
@@ -21,7 +38,7 @@ export default class DaemonStatusCommand extends BaseCommand {
     '<%= config.bin %> daemon status --json',
   ];
 
-  async run(): Promise<DaemonStatus> {
+  async run(): Promise<DaemonStatus & { chain?: ChainFacts }> {
     const { flags } = await this.parse(DaemonStatusCommand);
     const status = await daemonStatus(this.dataDir(flags));
     if (!status.running) {
@@ -63,11 +80,16 @@ export default class DaemonStatusCommand extends BaseCommand {
         this.log(`    ${name.padEnd(17)} ${check.ok ? 'ok  ' : 'FAIL'} ${check.detail}`);
       }
     }
+    const chain =
+      status.endpoints.http === undefined
+        ? undefined
+        : await fetchChainFacts(status.endpoints.http);
+    for (const line of chainFactLines(chain)) this.log(line);
     for (const [name, url] of Object.entries(status.endpoints))
       this.log(`  ${name.padEnd(12)} ${url}`);
     if (production?.producing !== true || (probed && readiness?.ready !== true)) {
       process.exitCode = EXIT_UNHEALTHY;
     }
-    return status;
+    return { ...status, chain };
   }
 }

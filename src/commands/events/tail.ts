@@ -1,17 +1,19 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
-import { consensusEventJson, consensusEventLine } from '../../cli/stream-display.js';
+import { NodeCommand } from '../../cli/node-command.js';
+import { consensusEventJson, consensusEventLine, eventHeight } from '../../cli/stream-display.js';
 import {
   ItemBudget,
   closedMessage,
   countFlag,
+  untilBlockFlag,
   untilInterrupted,
 } from '../../cli/until-interrupted.js';
-import { ConsensusWsClient } from '../../client/consensus-ws-client.js';
-import { DaemonNotRunningError } from '../../client/errors.js';
-import { readLiveDaemonInfo } from '../../client/daemon-files.js';
 
-export default class EventsTail extends BaseCommand {
+/** The blocks' own events, which tell `--until-block` where the chain is. */
+const NEW_BLOCK_QUERY = "tm.event='NewBlock'";
+import { ConsensusWsClient } from '../../client/consensus-ws-client.js';
+
+export default class EventsTail extends NodeCommand {
   static override summary = 'Follow consensus events (CometBFT event WebSocket).';
   static override description =
     "Subscribes on the daemon's CometBFT-compatible WebSocket with a query in CometBFT's event " +
@@ -31,23 +33,25 @@ export default class EventsTail extends BaseCommand {
       default: "tm.event='NewBlock'",
     }),
   };
-  static override flags = { count: countFlag };
+  static override flags = { count: countFlag, 'until-block': untilBlockFlag() };
 
   /** Streams until Ctrl-C; returns nothing, so --json output is only the lines. */
   async run(): Promise<void> {
     const { args, flags } = await this.parse(EventsTail);
-    const dataDir = this.dataDir(flags);
-    const info = readLiveDaemonInfo(dataDir);
-    if (!info) throw new DaemonNotRunningError(dataDir);
-    if (!info.endpoints.consensusWs)
-      throw new DaemonNotRunningError(dataDir, 'its consensus RPC interface is disabled');
     const json = this.jsonEnabled();
-    const client = await ConsensusWsClient.connect(info.endpoints.consensusWs);
+    const client = await ConsensusWsClient.connect(this.consensusUrl(flags));
     try {
-      const budget = new ItemBudget(flags.count);
+      const budget = new ItemBudget(flags.count, flags['until-block']);
       const ended = untilInterrupted(client, budget);
+      const followHeads = budget.untilBlock !== undefined && args.query !== NEW_BLOCK_QUERY;
+      if (followHeads) {
+        await client.subscribe(NEW_BLOCK_QUERY, (event) => {
+          const height = eventHeight(event);
+          if (height !== undefined) budget.headAt(height);
+        });
+      }
       await client.subscribe(args.query, (event) => {
-        if (!budget.take()) return;
+        if (!budget.take(eventHeight(event))) return;
         process.stdout.write(
           `${json ? JSON.stringify(consensusEventJson(event)) : consensusEventLine(event)}\n`,
         );
@@ -57,6 +61,7 @@ export default class EventsTail extends BaseCommand {
       const end = await ended;
       if (end.kind === 'closed') this.error(closedMessage(end), { exit: 1 });
       await client.unsubscribe(args.query);
+      if (followHeads) await client.unsubscribe(NEW_BLOCK_QUERY);
     } finally {
       await client.close();
     }

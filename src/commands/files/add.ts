@@ -1,13 +1,12 @@
 import { createReadStream, statSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { expiresOf } from '../../cli/expiry-input.js';
 import { transferProgress } from '../../cli/transfer-progress.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { FileDetail } from '../../shared/storage-api.js';
 
-export default class FilesAdd extends BaseCommand {
+export default class FilesAdd extends NodeCommand {
   static override summary = 'Add files to the storage layer of the node.';
   static override description =
     'Streams each PATH to the daemon, which splits it into chunks (--storage.chunk-size), keeps ' +
@@ -60,7 +59,7 @@ export default class FilesAdd extends BaseCommand {
         return this.usageError(`cannot read ${path}: ${(error as Error).message}`);
       }
     });
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     const added: FileDetail[] = [];
     try {
       for (const [position, path] of paths.entries()) {

@@ -3,9 +3,8 @@ import { rename, rm } from 'node:fs/promises';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { transferProgress } from '../../cli/transfer-progress.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import { CONTENT_ENCODINGS, type ContentEncoding } from '../../shared/storage-api.js';
 
 /** The content string as the stream the bytes would be, so both take one path to the output. */
@@ -20,7 +19,7 @@ export interface FilesGetResult {
   output: string;
 }
 
-export default class FilesGet extends BaseCommand {
+export default class FilesGet extends NodeCommand {
   static override summary = "Download a file's bytes, streamed.";
   static override description =
     'Writes to FILE with -o (through a temporary name, renamed when complete) or to stdout. ' +
@@ -49,7 +48,7 @@ export default class FilesGet extends BaseCommand {
     if (flags.output === undefined && this.jsonEnabled()) {
       this.usageError('--json needs -o FILE: the bytes would mix with the JSON on stdout');
     }
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const { length, stream } =
         flags.encoding === undefined

@@ -1,11 +1,10 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { filesTable } from '../../cli/storage-display.js';
 import { readPages } from '../../cli/paged-list.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { FileListItem } from '../../shared/storage-api.js';
 
-export default class FilesLs extends BaseCommand {
+export default class FilesLs extends NodeCommand {
   static override summary = 'List the files of the storage layer.';
   static override description =
     'Every file, in id order (all pages), or one page with --limit and --cursor: then the ' +
@@ -22,7 +21,7 @@ export default class FilesLs extends BaseCommand {
 
   async run(): Promise<{ files: FileListItem[]; nextCursor?: string }> {
     const { flags } = await this.parse(FilesLs);
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const { items, nextCursor } = await readPages(
         async (cursor) => {

@@ -1,8 +1,7 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
-import { connectRest } from '../../client/daemon-connection.js';
+import { NodeCommand } from '../../cli/node-command.js';
 
-export default class FilesRm extends BaseCommand {
+export default class FilesRm extends NodeCommand {
   static override summary = 'Remove a file from the storage layer.';
   static override description =
     'Removes the file and the chunks no other file holds; chunks shared with other files stay.';
@@ -13,7 +12,7 @@ export default class FilesRm extends BaseCommand {
 
   async run(): Promise<{ removed: string }> {
     const { args, flags } = await this.parse(FilesRm);
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       await rest.removeFile(args.id);
       this.log(`removed ${args.id}`);

@@ -1,10 +1,9 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { fileLines } from '../../cli/storage-display.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { FileDetail } from '../../shared/storage-api.js';
 
-export default class FilesShow extends BaseCommand {
+export default class FilesShow extends NodeCommand {
   static override summary = "Show one file's metadata and upload status.";
   static override examples = [
     '<%= config.bin %> files show <id>',
@@ -16,7 +15,7 @@ export default class FilesShow extends BaseCommand {
 
   async run(): Promise<FileDetail> {
     const { args, flags } = await this.parse(FilesShow);
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const file = await rest.file(args.id);
       for (const line of fileLines(file)) this.log(line);

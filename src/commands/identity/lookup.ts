@@ -1,8 +1,7 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
-import { connectRest } from '../../client/daemon-connection.js';
+import { NodeCommand } from '../../cli/node-command.js';
 
-export default class IdentityLookup extends BaseCommand {
+export default class IdentityLookup extends NodeCommand {
   static override summary = 'Print the handle of an owner address.';
   static override description = 'Exits 1 when the address has no handle.';
   static override examples = [
@@ -18,7 +17,7 @@ export default class IdentityLookup extends BaseCommand {
     if (!/^0x[0-9a-fA-F]{40}$/.test(args.owner)) {
       this.usageError(`invalid owner ${args.owner}: an address is 0x and 40 hex digits`);
     }
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const identity = await rest.ownerIdentity(args.owner);
       this.log(identity);

@@ -1,7 +1,6 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { sentLine } from '../../cli/contract-display.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import { isHandle } from '../../shared/identity-handle.js';
 import type { SentTransaction } from '../../shared/rest-api.js';
 
@@ -11,7 +10,7 @@ export interface RegisterResult {
   transaction: SentTransaction;
 }
 
-export default class IdentityRegister extends BaseCommand {
+export default class IdentityRegister extends NodeCommand {
   static override summary = "Register a handle for the node's identity address.";
   static override description =
     'A transaction of the identity registry (POST /contracts/send to IdentityRegistry) signed by ' +
@@ -32,7 +31,7 @@ export default class IdentityRegister extends BaseCommand {
         `invalid handle ${args.handle}: 3 to 32 characters of a-z 0-9 - _, not starting with 0x`,
       );
     }
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const transaction = await rest.send('IdentityRegistry', 'register', [args.handle], '0');
       this.log(`registered ${args.handle} for ${transaction.from}; ${sentLine(transaction)}`);

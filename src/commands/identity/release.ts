@@ -1,9 +1,8 @@
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { sentLine } from '../../cli/contract-display.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { SentTransaction } from '../../shared/rest-api.js';
 
-export default class IdentityRelease extends BaseCommand {
+export default class IdentityRelease extends NodeCommand {
   static override summary = "Release the handle of the node's identity address.";
   static override description =
     'A transaction of the identity registry signed by the node identity key; the handle is then ' +
@@ -15,7 +14,7 @@ export default class IdentityRelease extends BaseCommand {
 
   async run(): Promise<SentTransaction> {
     const { flags } = await this.parse(IdentityRelease);
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const transaction = await rest.send('IdentityRegistry', 'release', [], '0');
       this.log(`released the handle of ${transaction.from}; ${sentLine(transaction)}`);

@@ -1,9 +1,8 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
-import { connectRest } from '../../client/daemon-connection.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { isHandle } from '../../shared/identity-handle.js';
 
-export default class IdentityResolve extends BaseCommand {
+export default class IdentityResolve extends NodeCommand {
   static override summary = 'Print the owner address of a handle.';
   static override description = 'Exits 1 when nobody holds the handle.';
   static override examples = [
@@ -21,7 +20,7 @@ export default class IdentityResolve extends BaseCommand {
         `invalid handle ${args.handle}: 3 to 32 characters of a-z 0-9 - _, not starting with 0x`,
       );
     }
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const address = await rest.identityOwner(args.handle);
       this.log(address);

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { decodeLog, loadAbi } from '../../cli/event-abi.js';
 import {
   logCriteria,
@@ -8,18 +8,21 @@ import {
   parseTopicsJson,
   type TopicPosition,
 } from '../../cli/log-filter-flags.js';
-import { watchLogs, type RpcLog } from '../../cli/log-watcher.js';
+import { followHeads, watchLogs, type RpcLog } from '../../cli/log-watcher.js';
 import { logJson, logLine } from '../../cli/stream-display.js';
 import {
   ItemBudget,
   closedMessage,
+  type StreamEnd,
   countFlag,
+  untilBlockFlag,
   untilInterrupted,
 } from '../../cli/until-interrupted.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
+import type { DaemonConnection } from '../../client/daemon-connection.js';
 import type { Hex } from '../../client/eth-client.js';
+import type { WsRpcClient } from '../../client/ws-rpc-client.js';
 
-export default class LogsWatch extends BaseCommand {
+export default class LogsWatch extends NodeCommand {
   static override summary = 'Follow the logs the chain emits.';
   static override description =
     'Subscribes to logs (eth_subscribe "logs") matching --address and the topics, and prints one ' +
@@ -59,6 +62,13 @@ export default class LogsWatch extends BaseCommand {
       parse: async (input) => parseBlockNumber(input),
     })(),
     count: countFlag,
+    'until-block': untilBlockFlag(),
+    follow: Flags.boolean({
+      char: 'F',
+      description:
+        'Keep following when the daemon restarts: reconnect with backoff (0.25 s, doubling to 5 s) and resume where it stopped, without gaps or repeats.',
+      default: false,
+    }),
   };
 
   /** Streams until Ctrl-C; returns nothing, so --json output is only the lines. */
@@ -67,31 +77,105 @@ export default class LogsWatch extends BaseCommand {
     const criteria = logCriteria(flags);
     const abi = flags.abi === undefined ? undefined : loadAbi(flags.abi);
     const json = this.jsonEnabled();
-    const budget = new ItemBudget(flags.count);
+    const budget = new ItemBudget(flags.count, flags['until-block']);
+    // Logs printed, by key, with their block: a resumed replay skips them.
+    const printed = new Map<string, bigint>();
     const print = (log: RpcLog): void => {
-      if (!budget.take()) return;
+      const key = `${log.blockHash}:${log.logIndex}`;
+      if (printed.has(key) || !budget.take(BigInt(log.blockNumber))) return;
+      printed.set(key, BigInt(log.blockNumber));
       const event = abi === undefined ? undefined : decodeLog(abi, log);
       process.stdout.write(`${json ? JSON.stringify(logJson(log, event)) : logLine(log, event)}\n`);
     };
-    const connection = connectDaemon(this.dataDir(flags));
-    const ws = await connection.openWs();
-    try {
-      const ended = untilInterrupted(ws, budget);
-      const watch = await watchLogs({
-        ws,
-        rpc: connection.rpc,
-        criteria,
-        fromBlock: flags['from-block'],
-        onLog: print,
-      });
-      // On stderr, so --json output stays JSON Lines; scripts can wait for it.
-      process.stderr.write('watching logs (Ctrl-C to stop)\n');
-      const end = await ended;
-      if (end.kind === 'closed') this.error(closedMessage(end), { exit: 1 });
-      await watch.stop();
-    } finally {
+    let fromBlock = flags['from-block'];
+    let connection = this.connectDaemon(flags);
+    let ws = await connection.openWs();
+    for (;;) {
+      const session = await this.watch(connection, ws, criteria, fromBlock, print, budget, flags);
       await ws.close();
       await connection.close();
+      if (session.end.kind !== 'closed') return;
+      if (!flags.follow) this.error(closedMessage(session.end), { exit: 1 });
+      process.stderr.write(`${closedMessage(session.end)}; reconnecting (Ctrl-C to stop)\n`);
+      fromBlock = session.resumeFrom;
+      for (const [key, block] of printed) if (block < fromBlock) printed.delete(key);
+      const reconnected = await this.reconnect(flags);
+      if (reconnected === undefined) return;
+      ({ connection, ws } = reconnected);
     }
   }
+
+  /**
+   * One connection's watch: replay from `fromBlock`, then follow until it ends. `resumeFrom` is
+   * a block from which a replay cannot miss anything this session had not printed yet: the
+   * last head the socket delivered, or the head read before subscribing.
+   */
+  private async watch(
+    connection: DaemonConnection,
+    ws: WsRpcClient,
+    criteria: ReturnType<typeof logCriteria>,
+    fromBlock: bigint | undefined,
+    print: (log: RpcLog) => void,
+    budget: ItemBudget,
+    flags: { follow: boolean },
+  ): Promise<{ end: StreamEnd; resumeFrom: bigint }> {
+    let resumeFrom = BigInt(await connection.rpc.call<string>('eth_blockNumber'));
+    const ended = untilInterrupted(ws, budget);
+    const watch = await watchLogs({ ws, rpc: connection.rpc, criteria, fromBlock, onLog: print });
+    // Heads only after the replay: history up to the head is printed before the end can come.
+    const stopHeads =
+      budget.untilBlock === undefined && !flags.follow
+        ? undefined
+        : await followHeads(ws, (height) => {
+            resumeFrom = height;
+            budget.headAt(height);
+          });
+    // On stderr, so --json output stays JSON Lines; scripts can wait for it.
+    process.stderr.write('watching logs (Ctrl-C to stop)\n');
+    const end = await ended;
+    if (end.kind !== 'closed') {
+      await stopHeads?.();
+      await watch.stop();
+    }
+    return { end, resumeFrom };
+  }
+
+  /** Waits for the daemon to answer again, backing off; undefined when Ctrl-C came first. */
+  private async reconnect(
+    flags: Parameters<LogsWatch['connectDaemon']>[0],
+  ): Promise<{ connection: DaemonConnection; ws: WsRpcClient } | undefined> {
+    let delayMs = FIRST_RETRY_MS;
+    for (;;) {
+      if (await interruptedWithin(delayMs)) return undefined;
+      try {
+        const connection = this.connectDaemon(flags);
+        try {
+          return { connection, ws: await connection.openWs() };
+        } catch (error) {
+          await connection.close();
+          throw error;
+        }
+      } catch {
+        delayMs = Math.min(delayMs * 2, LAST_RETRY_MS);
+      }
+    }
+  }
+}
+
+const FIRST_RETRY_MS = 250;
+const LAST_RETRY_MS = 5_000;
+
+/** Waits `ms`; true when Ctrl-C came first. */
+function interruptedWithin(ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const onSigint = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      process.off('SIGINT', onSigint);
+      resolve(false);
+    }, ms);
+    process.once('SIGINT', onSigint);
+  });
 }

@@ -1,9 +1,8 @@
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { colours, keyValueLines } from '../../cli/key-value-lines.js';
-import { connectRest } from '../../client/daemon-connection.js';
 import type { NodeMeta } from '../../shared/rest-api.js';
 
-export default class NodeStatus extends BaseCommand {
+export default class NodeStatus extends NodeCommand {
   static override summary = "Show the node's metadata (REST GET /status/meta).";
   static override description =
     'Prints the versions, the file and peer counts and the REST and WebSocket routes the running daemon serves. ' +
@@ -16,7 +15,7 @@ export default class NodeStatus extends BaseCommand {
 
   async run(): Promise<NodeMeta> {
     const { flags } = await this.parse(NodeStatus);
-    const rest = connectRest(this.dataDir(flags));
+    const rest = this.connectRest(flags);
     try {
       const meta = await rest.meta();
       const routes = meta.apiRoutes.flat();

@@ -1,6 +1,5 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
+import { NodeCommand } from '../../cli/node-command.js';
 
 /** A parameter is JSON when it parses as JSON (numbers, booleans, objects, arrays, quoted strings), else a plain string. */
 export function parseParam(text: string): unknown {
@@ -11,7 +10,7 @@ export function parseParam(text: string): unknown {
   }
 }
 
-export default class Rpc extends BaseCommand {
+export default class Rpc extends NodeCommand {
   static override summary = 'Call a JSON-RPC method of the running daemon.';
   static override description =
     'Sends one call over HTTP with the auth token of the data directory and prints the result. ' +
@@ -30,7 +29,7 @@ export default class Rpc extends BaseCommand {
   async run(): Promise<{ result: unknown }> {
     const { args, argv, flags } = await this.parse(Rpc);
     const params = (argv as string[]).slice(1).map(parseParam);
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     try {
       const result = await connection.rpc.call(args.method, params);
       this.log(typeof result === 'string' ? result : JSON.stringify(result, null, 2));

@@ -1,11 +1,11 @@
-import { BaseCommand } from '../../cli/base-command.js';
+import { withChecksummedAddresses } from '../../cli/json-conventions.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { transactionHashArg } from '../../cli/chain-args.js';
 import { transactionLines } from '../../cli/chain-display.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
 import { EthClient, type RpcObject } from '../../client/eth-client.js';
 import { NotFoundError } from '../../daemon/errors.js';
 
-export default class TxGet extends BaseCommand {
+export default class TxGet extends NodeCommand {
   static override summary = 'Show a transaction, pending or mined.';
   static override description =
     'Prints sender, recipient, value, fees and the block of a transaction, or that it is pending. ' +
@@ -18,12 +18,12 @@ export default class TxGet extends BaseCommand {
 
   async run(): Promise<RpcObject> {
     const { args, flags } = await this.parse(TxGet);
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     try {
       const tx = await new EthClient(connection.rpc).getTransaction(args.hash);
       if (tx === null) throw new NotFoundError(`transaction ${args.hash} not found`);
       for (const line of transactionLines(tx)) this.log(line);
-      return tx.raw;
+      return withChecksummedAddresses(tx.raw);
     } finally {
       await connection.close();
     }

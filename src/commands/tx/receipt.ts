@@ -1,11 +1,11 @@
-import { BaseCommand } from '../../cli/base-command.js';
+import { withChecksummedAddresses } from '../../cli/json-conventions.js';
+import { NodeCommand } from '../../cli/node-command.js';
 import { transactionHashArg } from '../../cli/chain-args.js';
 import { receiptLines } from '../../cli/chain-display.js';
-import { connectDaemon } from '../../client/daemon-connection.js';
 import { EthClient, type RpcObject } from '../../client/eth-client.js';
 import { NotFoundError } from '../../daemon/errors.js';
 
-export default class TxReceipt extends BaseCommand {
+export default class TxReceipt extends NodeCommand {
   static override summary = 'Show the receipt of a mined transaction.';
   static override description =
     'Prints status, gas used, contract address and logs of a transaction once it is in a block. ' +
@@ -18,7 +18,7 @@ export default class TxReceipt extends BaseCommand {
 
   async run(): Promise<RpcObject> {
     const { args, flags } = await this.parse(TxReceipt);
-    const connection = connectDaemon(this.dataDir(flags));
+    const connection = this.connectDaemon(flags);
     try {
       const eth = new EthClient(connection.rpc);
       const receipt = await eth.getTransactionReceipt(args.hash);
@@ -32,7 +32,7 @@ export default class TxReceipt extends BaseCommand {
         );
       }
       for (const line of receiptLines(receipt)) this.log(line);
-      return receipt.raw;
+      return withChecksummedAddresses(receipt.raw);
     } finally {
       await connection.close();
     }

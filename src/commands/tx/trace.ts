@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base-command.js';
+import { NodeCommand, type NodeConnectionFlags } from '../../cli/node-command.js';
 import { transactionHashArg } from '../../cli/chain-args.js';
 import { ContractNames } from '../../cli/contract-names.js';
 import {
@@ -8,12 +8,11 @@ import {
   prestateLines,
   structLogLines,
 } from '../../cli/trace-display.js';
-import { connectDaemon, connectRest } from '../../client/daemon-connection.js';
 import type { RestClient } from '../../client/rest-client.js';
 import { TraceClient } from '../../client/trace-client.js';
 import { TRACERS, type TracerChoice, type TraceResults } from '../../shared/trace-results.js';
 
-export default class TxTrace extends BaseCommand {
+export default class TxTrace extends NodeCommand {
   static override summary = 'Trace a mined transaction: its call tree, state or steps.';
   static override description =
     'Re-executes the transaction where it was mined (debug_traceTransaction, which needs the auth ' +
@@ -44,13 +43,12 @@ export default class TxTrace extends BaseCommand {
   async run(): Promise<TraceResults[TracerChoice]> {
     const { args, flags } = await this.parse(TxTrace);
     const tracer = flags.tracer as TracerChoice;
-    const dataDir = this.dataDir(flags);
-    const connection = connectDaemon(dataDir);
+    const connection = this.connectDaemon(flags);
     let rest: RestClient | undefined;
     try {
       const result = await new TraceClient(connection.rpc).traceTransaction(args.hash, tracer);
       if (this.jsonEnabled()) return result;
-      rest = connection.info.endpoints.rest === undefined ? undefined : connectRest(dataDir);
+      rest = this.restIfServed(flags);
       const names = await ContractNames.load(rest, flags.abi ?? []);
       const lines =
         tracer === 'call'
@@ -64,6 +62,15 @@ export default class TxTrace extends BaseCommand {
       return result;
     } finally {
       await Promise.all([connection.close(), rest?.close()]);
+    }
+  }
+
+  /** The node's REST client for contract names, or none when the node serves no REST. */
+  private restIfServed(flags: NodeConnectionFlags): RestClient | undefined {
+    try {
+      return this.connectRest(flags);
+    } catch {
+      return undefined;
     }
   }
 }

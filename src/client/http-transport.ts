@@ -1,0 +1,111 @@
+/**
+ * Requests over keep-alive HTTP(S) connections to one origin, with node:http. The CLI makes one
+ * or two calls per run, and undici's module graph cost more to load than such a call takes, so
+ * the clients of the daemon use the built-in module instead.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { NodeUnreachableError } from './errors.js';
+
+/** Status, headers and parsed body of one answer, whatever its status. */
+export interface HttpAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON, or the text when the body is not JSON, or undefined when empty. */
+  body: unknown;
+}
+
+export interface HttpRequest {
+  method: string;
+  /** Path below the origin, with its query. */
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+/** Socket errors that mean nothing answers at the address. */
+export const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+function parseBody(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export class HttpTransport {
+  private readonly agent: HttpAgent;
+  private readonly send: typeof httpRequest;
+
+  /** @param connections most sockets open at once (kept alive between requests). */
+  constructor(
+    private readonly origin: URL,
+    connections: number,
+  ) {
+    const secure = origin.protocol === 'https:';
+    if (!secure && origin.protocol !== 'http:') {
+      throw new TypeError(`unsupported URL ${origin.href}: expected http:// or https://`);
+    }
+    this.agent = new (secure ? HttpsAgent : HttpAgent)({
+      keepAlive: true,
+      maxSockets: connections,
+    });
+    this.send = secure ? httpsRequest : httpRequest;
+  }
+
+  request(request: HttpRequest): Promise<HttpAnswer> {
+    return new Promise((resolve, reject) => {
+      const outgoing = this.send(
+        {
+          protocol: this.origin.protocol,
+          // URL keeps the brackets of an IPv6 literal; http.request wants the bare address.
+          hostname: this.origin.hostname.replace(/^\[(.*)\]$/, '$1'),
+          port: this.origin.port,
+          method: request.method,
+          path: request.path,
+          // A declared length, not chunked encoding, which some servers refuse.
+          headers:
+            request.body === undefined
+              ? request.headers
+              : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+          agent: this.agent,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              body: parseBody(Buffer.concat(chunks).toString('utf8')),
+            }),
+          );
+        },
+      );
+      outgoing.on('error', (error: Error & { code?: string }) =>
+        reject(
+          UNREACHABLE.has(error.code ?? '')
+            ? new NodeUnreachableError(this.origin.origin, error)
+            : error,
+        ),
+      );
+      outgoing.end(request.body);
+    });
+  }
+
+  /** Closes every connection; call it once no request is in flight. */
+  async close(): Promise<void> {
+    this.agent.destroy();
+  }
+}

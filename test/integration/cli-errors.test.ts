@@ -1,0 +1,60 @@
+/**
+ * Errors a person can act on, through the built binary: usage errors exit 2 in one line with a
+ * "did you mean" where one is close, failures exit 1 without stack traces, `--verbose` shows
+ * the cause chain. No daemon is needed: these fail before or at the connection.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { runCli } from '../helpers/cli.js';
+
+const NOTHING_LISTENS = 'http://127.0.0.1:9';
+
+describe('CLI errors', () => {
+  it('suggests the command meant for an unknown one, exit 2', async () => {
+    const result = await runCli(['blok', 'get']);
+    expect(result.code).toBe(2);
+    expect(result.message).toContain(
+      '"blok get" is not a node-cli command; did you mean "block get"?',
+    );
+    const far = await runCli(['deploy']);
+    expect(far.code).toBe(2);
+    expect(far.message).toContain(
+      '"deploy" is not a node-cli command (node-cli --help lists them)',
+    );
+  });
+
+  it('answers an unknown flag in one line, with the closest flag, exit 2', async () => {
+    const result = await runCli(['block', 'get', '--ful']);
+    expect(result.code).toBe(2);
+    expect(result.message).toContain('unknown flag --ful; did you mean --full?');
+    expect(result.stderr).not.toContain('USAGE');
+    expect(result.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
+    const json = await runCli(['block', 'get', '--bogus', '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: { message: 'unknown flag --bogus (see node-cli block get --help)', exit: 2 },
+    });
+  });
+
+  it('names a bad value and its expected form, exit 2', async () => {
+    const result = await runCli(['tx', 'get', '0x1234', '--rpc-url', NOTHING_LISTENS]);
+    expect(result.code).toBe(2);
+    expect(result.message).toContain('invalid transaction hash "0x1234"');
+  });
+
+  it('reports a failure without a stack trace, and the cause chain with --verbose', async () => {
+    const plain = await runCli(['rpc', 'eth_blockNumber', '--rpc-url', NOTHING_LISTENS]);
+    expect(plain.code).toBe(1);
+    expect(plain.message).toContain(`cannot reach the node at ${NOTHING_LISTENS} (ECONNREFUSED)`);
+    expect(plain.stderr).not.toMatch(/^\s+at /m);
+    const verbose = await runCli([
+      'rpc',
+      'eth_blockNumber',
+      '--rpc-url',
+      NOTHING_LISTENS,
+      '--verbose',
+    ]);
+    expect(verbose.code).toBe(1);
+    expect(verbose.stderr).toMatch(/^\s+at /m);
+    expect(verbose.stderr).toContain('Caused by: Error: connect ECONNREFUSED');
+  });
+});
