@@ -65,7 +65,8 @@ describe('daemon bundle', () => {
           }));
         }
       `);
-      expect(JSON.parse(output)).toEqual({
+      // The daemon's log lines come first on stdout; the script's verdict is the last line.
+      expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({
         nodeError: true,
         serverError: true,
         message: expect.stringContaining('is not writable'),

@@ -8,7 +8,7 @@ import type { AccessListResult } from '../chain/access-list.js';
 import type { CallOutcome, CallRequest } from '../chain/call.js';
 import { decodeRevertReason } from '../chain/call.js';
 import type { ChainParameters } from '../chain/chain-reader.js';
-import { ExecutionRevertedError, TransactionRejectedError } from '../errors.js';
+import { ExecutionRevertedError, NotFoundError, TransactionRejectedError } from '../errors.js';
 
 /** The `workerData` of a call thread. */
 export interface CallThreadData {
@@ -34,6 +34,8 @@ export type JobKind = 'call' | 'estimateGas' | 'accessList';
 export type JobFailure =
   | { kind: 'reverted'; data: string }
   | { kind: 'rejected'; message: string }
+  /** The block asked for is gone: a development rewind took it after the main thread chose it. */
+  | { kind: 'notFound'; message: string }
   | { kind: 'internal'; message: string };
 
 export type MainMessage =
@@ -72,6 +74,7 @@ export function failureOf(error: unknown): JobFailure {
     return { kind: 'reverted', data: String(error.data) };
   if (error instanceof TransactionRejectedError)
     return { kind: 'rejected', message: error.message };
+  if (error instanceof NotFoundError) return { kind: 'notFound', message: error.message };
   return { kind: 'internal', message: String((error as Error)?.stack ?? error) };
 }
 
@@ -84,6 +87,8 @@ export function errorOf(failure: JobFailure): Error {
     }
     case 'rejected':
       return new TransactionRejectedError(failure.message);
+    case 'notFound':
+      return new NotFoundError(failure.message);
     case 'internal':
       return new Error(`call thread: ${failure.message}`);
   }

@@ -369,15 +369,24 @@ function feeCap(request: CallRequest): bigint {
  * transfer"), and with fees `gas × fee cap + value` too. Without them a call could move value
  * the sender does not have, which a transaction never can.
  */
-export async function refuseUnaffordable(
+export function refuseUnaffordable(
   env: CallEnvironment,
+  request: CallRequest,
+  gasLimit: bigint,
+): Promise<bigint> {
+  return refuseUnaffordableWith((address) => balanceOf(env, address), request, gasLimit);
+}
+
+/** {@link refuseUnaffordable} against balances read by `balanceOf` (a state with overrides). */
+export async function refuseUnaffordableWith(
+  balanceOf: (address: Address) => Promise<bigint>,
   request: CallRequest,
   gasLimit: bigint,
 ): Promise<bigint> {
   const value = request.value ?? 0n;
   if (value === 0n && !hasFee(request)) return 0n;
   const sender = request.from ?? createZeroAddress();
-  const balance = await balanceOf(env, sender);
+  const balance = await balanceOf(sender);
   if (value > balance) {
     throw new TransactionRejectedError(
       `insufficient funds for transfer: address ${checksumAddress(sender)}`,

@@ -10,7 +10,13 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, createZeroAddress } from '@ethereumjs/util';
 import { createVM, runTx, type RunTxOpts, type VM } from '@ethereumjs/vm';
-import { buildTx, callBlock, hasFee, type CallRequest } from '../chain/call.js';
+import {
+  buildTx,
+  callBlock,
+  hasFee,
+  refuseUnaffordableWith,
+  type CallRequest,
+} from '../chain/call.js';
 import { blockHashSource, openTrie, type ChainReader } from '../chain/chain-reader.js';
 import { effectiveGasPrice, rejectionReason } from '../chain/executor.js';
 import { TrieNodeOverlay } from '../chain/trie-node-overlay.js';
@@ -146,6 +152,13 @@ export async function traceCall(
   const cap = reader.parameters.callGasCap;
   const gasLimit = request.gas !== undefined && request.gas < cap ? request.gas : cap;
   const withFee = hasFee(request);
+  // As eth_call: a sender that cannot pay is refused with geth's words before a transaction
+  // is built (EthereumJS throws on a fee whose product with the gas passes 2^256).
+  await refuseUnaffordableWith(
+    async (address) => (await vm.stateManager.getAccount(address))?.balance ?? 0n,
+    request,
+    gasLimit,
+  );
   const block = callBlock(reader.common, stored.block.header, withFee, gasLimit);
   const tx = buildTx(reader, request, gasLimit);
   const tracer = createTracer(options.tracer, {
