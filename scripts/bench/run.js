@@ -22,6 +22,7 @@ import { measureAnvilStart, measureNodeCliStart } from './workloads/cold-start.j
 import { measureLogs } from './workloads/logs-latency.js';
 import { measureRestarts } from './workloads/restart.js';
 import { measureStallProbes } from './workloads/stall-probes.js';
+import { runBurstSuite, signedBurst } from './workloads/burst.js';
 import { measureReadsAlternating, readWorkloads } from './workloads/read-throughput.js';
 
 const COMMIT_TIMEOUT_MS = 600_000;
@@ -207,6 +208,21 @@ for (const [name, ready] of Object.entries(prepared)) {
       finishSuite(ready, signed, plan.token, settings),
     ),
   );
+}
+// The bursts, each node fresh at block time 1 s, one node at a time.
+const bursts = { burst: 4000, ...(settings.burst10k ? { burst10k: 10_000 } : {}) };
+for (const [key, count] of Object.entries(bursts)) {
+  const signedBurstPlan = await signedBurst(DEV_PRIVATE_KEYS[0], count, dirname(settings.output));
+  for (const name of settings.nodes) {
+    results[name][key] = await step(`${name}: ${key}`, () =>
+      runBurstSuite(
+        () => startTracked(starters[name], '1'),
+        signedBurstPlan,
+        progress,
+        COMMIT_TIMEOUT_MS,
+      ),
+    );
+  }
 }
 if (settings.nodes.includes('node-cli')) {
   results['node-cli'].transfersBlockTime0 = await step('node-cli: block time 0 suite', () =>
