@@ -173,6 +173,7 @@ export function burstTable(results) {
         row(`  committed/s`, (r) => r?.committedPerSecond),
         row(`  node CPU ms per 1 000 accepted`, (r) => r?.cpuMsPer1000Accepted),
         row(`  node CPU ms per 1 000 committed`, (r) => r?.cpuMsPer1000Committed),
+        row(`  main thread's share per 1 000 accepted`, (r) => r?.mainThreadCpuMsPer1000Accepted),
         row(`  eth_blockNumber p99 meanwhile (ms)`, (r) => r?.blockNumberLatency?.p99Ms, 1),
       );
     }

@@ -17,7 +17,7 @@ import {
   watchCommits,
 } from '../chain/commit-throughput.js';
 import { percentile, sampleLatency } from '../load/latency-sampler.js';
-import { cpuSeconds, residentMiB } from '../processes/proc-stats.js';
+import { cpuSeconds, cpuSecondsByThread, residentMiB } from '../processes/proc-stats.js';
 import { connectRpc } from '../rpc.js';
 
 const BATCH_SIZE = 100;
@@ -72,6 +72,8 @@ async function sendBatch(pool, path, transactions) {
  * @property {number} committedPerSecond
  * @property {number} cpuMsPer1000Accepted the node's CPU time (all threads) while accepting
  * @property {number} cpuMsPer1000Committed the node's CPU time from first send to last commit
+ * @property {number} mainThreadCpuMsPer1000Accepted the same as cpuMsPer1000Accepted, main thread only
+ * @property {number[]} otherThreadsCpuMsPer1000Accepted the same of each other thread, largest first
  * @property {{samples: number, p50Ms: number, p99Ms: number, maxMs: number}} blockNumberLatency
  * @property {number} blocks blocks holding the burst's transactions
  */
@@ -96,6 +98,8 @@ export async function measureBurst(rpc, url, pid, lanes, timeoutMs) {
   const run = { abandoned: false };
   try {
     const cpuBefore = cpuSeconds(pid);
+    const mainBefore = cpuSeconds(pid, pid);
+    const threadsBefore = cpuSecondsByThread(pid);
     const started = performance.now();
     const deadline = started + timeoutMs;
     const watching = watchCommits(rpc, lanes, startBlock, deadline, run);
@@ -105,6 +109,8 @@ export async function measureBurst(rpc, url, pid, lanes, timeoutMs) {
     ).flat();
     const accepted = performance.now();
     const cpuAccepted = cpuSeconds(pid);
+    const mainAccepted = cpuSeconds(pid, pid);
+    const threadsAccepted = cpuSecondsByThread(pid);
     if (refusals.length > 0) {
       run.abandoned = true;
       throw new Error(
@@ -132,6 +138,12 @@ export async function measureBurst(rpc, url, pid, lanes, timeoutMs) {
       committedPerSecond: transactions / committedSeconds,
       cpuMsPer1000Accepted: perThousand(cpuAccepted - cpuBefore),
       cpuMsPer1000Committed: perThousand(cpuCommitted - cpuBefore),
+      mainThreadCpuMsPer1000Accepted: perThousand(mainAccepted - mainBefore),
+      otherThreadsCpuMsPer1000Accepted: Object.entries(threadsAccepted)
+        .filter(([thread]) => Number(thread) !== pid)
+        .map(([thread, seconds]) => perThousand(seconds - (threadsBefore[thread] ?? 0)))
+        .filter((ms) => ms > 0)
+        .sort((a, b) => b - a),
       blockNumberLatency: {
         samples: samples.length,
         p50Ms: percentile(samples, 0.5),
