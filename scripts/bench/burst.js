@@ -10,7 +10,7 @@ import { DEV_PRIVATE_KEYS } from '../../dist/daemon/chain/genesis.js';
 import { startAnvil } from './processes/anvil.js';
 import { startNodeCli } from './processes/node-cli.js';
 import { burstTable } from './report/table.js';
-import { runBurstSuite, signedBurst } from './workloads/burst.js';
+import { nodeCliBurstFlags, runBurstSuite, signedBurst } from './workloads/burst.js';
 
 const TIMEOUT_MS = 600_000;
 const { values } = parseArgs({
@@ -26,7 +26,10 @@ if (!(transactions > 0)) throw new Error('--transactions must be a positive numb
 const progress = (message) =>
   process.stderr.write(`[burst ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 const signed = await signedBurst(DEV_PRIVATE_KEYS[0], transactions, dirname(values.output));
-const starters = { anvil: () => startAnvil(1), 'node-cli': () => startNodeCli('1s') };
+const starters = {
+  anvil: () => startAnvil(1),
+  'node-cli': () => startNodeCli('1s', nodeCliBurstFlags(transactions)),
+};
 const results = {};
 for (const [name, start] of Object.entries(starters)) {
   if (values.only && values.only !== name) continue;

@@ -22,7 +22,7 @@ import { measureAnvilStart, measureNodeCliStart } from './workloads/cold-start.j
 import { measureLogs } from './workloads/logs-latency.js';
 import { measureRestarts } from './workloads/restart.js';
 import { measureStallProbes } from './workloads/stall-probes.js';
-import { runBurstSuite, signedBurst } from './workloads/burst.js';
+import { nodeCliBurstFlags, runBurstSuite, signedBurst } from './workloads/burst.js';
 import { measureReadsAlternating, readWorkloads } from './workloads/read-throughput.js';
 
 const COMMIT_TIMEOUT_MS = 600_000;
@@ -162,7 +162,7 @@ const signed = await step('signing the transactions offline (or reusing the cach
 
 const starters = {
   anvil: (bt) => startAnvil(Number(bt)),
-  'node-cli': (bt) => startNodeCli(bt === '1' ? '1s' : bt),
+  'node-cli': (bt, flags) => startNodeCli(bt === '1' ? '1s' : bt, flags),
 };
 const results = {};
 // Cold starts first, with nothing else running.
@@ -216,7 +216,7 @@ for (const [key, count] of Object.entries(bursts)) {
   for (const name of settings.nodes) {
     results[name][key] = await step(`${name}: ${key}`, () =>
       runBurstSuite(
-        () => startTracked(starters[name], '1'),
+        () => startTracked((bt) => starters[name](bt, nodeCliBurstFlags(count)), '1'),
         signedBurstPlan,
         progress,
         COMMIT_TIMEOUT_MS,

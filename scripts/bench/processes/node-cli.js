@@ -84,15 +84,17 @@ async function heapMiB(url, dataDir) {
 }
 
 /**
- * Starts the daemon with `daemon start` (which returns once the node answers) and `blockTime`
- * as given to --block-time (e.g. '1s', '0').
- * @param {string} blockTime
+ * Starts the daemon with `daemon start` (which returns once the node answers), `blockTime` as
+ * given to --block-time (e.g. '1s', '0') and any `extraFlags`.
+ * @param {string} blockTime @param {string[]} [extraFlags]
  * @returns {Promise<import('./anvil.js').RunningNode>}
  */
-export async function startNodeCli(blockTime) {
+export async function startNodeCli(blockTime, extraFlags = []) {
   const dataDir = freshDataDir();
   const port = await freePort();
-  const started = JSON.parse(await runCli(daemonStartArgs(dataDir, port, blockTime)));
+  const started = JSON.parse(
+    await runCli([...daemonStartArgs(dataDir, port, blockTime), ...extraFlags]),
+  );
   return {
     name: 'node-cli',
     url: started.endpoints.http,

@@ -21,6 +21,20 @@ import { cpuSeconds, cpuSecondsByThread, residentMiB } from '../processes/proc-s
 import { connectRpc } from '../rpc.js';
 
 const BATCH_SIZE = 100;
+/** Transactions this node's pool holds by default (geth's 5 120 + 1 024 slots). */
+const DEFAULT_POOL_SLOTS = 6144;
+
+/**
+ * The flags this node needs for a burst of `transactions`: none, unless the burst is larger
+ * than its default pool, which would refuse the excess as "txpool is full" (anvil's pool has
+ * no bound); then a pool twice the burst's size. @param {number} transactions
+ */
+export function nodeCliBurstFlags(transactions) {
+  return transactions > DEFAULT_POOL_SLOTS
+    ? ['--txpool.globalslots', String(2 * transactions)]
+    : [];
+}
+
 /** Senders of every burst, as in issue #17's measurement. */
 export const BURST_SENDERS = 32;
 
