@@ -5,15 +5,18 @@
 // a share of the token. Each sender then has its value transfers and, after them, its token
 // transfers. Lane `sender` indexes `burstKeys(senders)`, whose first key is dev account 0's.
 import { computeAddress, getCreateAddress, id } from 'ethers';
-import { CHAIN_ID, FEES, RECIPIENT } from '../settings.js';
+import { RECIPIENT } from '../settings.js';
 import { deploymentData, transferData } from './token-fixture.js';
+import {
+  DEPLOY_GAS,
+  SHARE as TOKEN_SHARE,
+  SUPPLY,
+  TOKEN_TRANSFER_GAS,
+  VALUE_TRANSFER_GAS,
+  request,
+} from './transaction-plan.js';
 
-const SUPPLY = 10n ** 27n;
-const TOKEN_SHARE = 10n ** 24n;
 const ETHER_SHARE = 100n * 10n ** 18n;
-const DEPLOY_GAS = 2_000_000n;
-const TOKEN_TRANSFER_GAS = 100_000n;
-const VALUE_TRANSFER_GAS = 21_000n;
 
 /**
  * The signing keys of a burst plan: dev account 0 (the funder) first, then one per sender.
@@ -24,11 +27,6 @@ export function burstKeys(funderKey, senders) {
     funderKey,
     ...Array.from({ length: senders }, (_, index) => id(`node-cli bench burst sender ${index}`)),
   ];
-}
-
-/** @param {number} nonce @param {object} fields */
-function request(nonce, fields) {
-  return { type: 2, chainId: CHAIN_ID, nonce, value: 0n, data: '0x', ...FEES, ...fields };
 }
 
 /**
