@@ -137,7 +137,8 @@ export class RpcDispatcher {
    * The answers of a batch's calls, in its order. Calls run one after another, except that a run
    * of neighbouring calls to methods that allow it (`overlapsInBatch`) is started in order and
    * awaited together: a burst of transactions then shares recoveries and journal commits
-   * instead of waiting for each in turn.
+   * instead of waiting for each in turn. It relies on `handleSingle` reaching the handler
+   * synchronously: an `await` before the handler would let calls take their places out of order.
    */
   private async runBatch(
     calls: unknown[],
