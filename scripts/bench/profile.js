@@ -3,7 +3,7 @@
 // starts the daemon entry (dist/daemon/main.js) with `node --cpu-prof` in a fresh data
 // directory, deploys the token, runs the workload, stops the daemon with SIGTERM (which writes
 // the profiles, one per thread) and lists, for each thread, the functions with the most self time.
-//   node scripts/bench/profile.js [--workload eth_blockNumber|eth_getBalance|eth_call|eth_call_distinct|transfers]
+//   node scripts/bench/profile.js [--workload eth_blockNumber|eth_getBalance|eth_call|eth_call_distinct|transfers|burst]
 //                                 [--duration <s>] [--top <n>]
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -19,6 +19,7 @@ import { freshDataDir, loopbackFlags } from './processes/node-cli.js';
 import { waitForBlockNumber } from './processes/wait-for-rpc.js';
 import { summariseProfile } from './report/profile-summary.js';
 import { connectRpc } from './rpc.js';
+import { measureBurst, signedBurst } from './workloads/burst.js';
 import { readWorkloads } from './workloads/read-throughput.js';
 
 const DAEMON_ENTRY = fileURLToPath(new URL('../../dist/daemon/main.js', import.meta.url));
@@ -28,6 +29,7 @@ const WORKLOADS = [
   'eth_call',
   'eth_call_distinct',
   'transfers',
+  'burst',
 ];
 
 const { values } = parseArgs({
@@ -50,7 +52,10 @@ const plan = planTransactions(addresses, {
   valueTransfersPerSender: 200,
   tokenTransfersPerSender: 200,
 });
-const signed = await signedPlan(plan, DEV_PRIVATE_KEYS, 'bench-results');
+const signed =
+  values.workload === 'burst'
+    ? await signedBurst(DEV_PRIVATE_KEYS[0], 4000, 'bench-results')
+    : await signedPlan(plan, DEV_PRIVATE_KEYS, 'bench-results');
 
 const dataDir = freshDataDir();
 const profileDir = `${dataDir}-profile`;
@@ -76,7 +81,11 @@ const rpc = connectRpc(url, 16);
 try {
   await waitForBlockNumber(url, 30_000);
   await measureCommits(rpc, signed.setup, 120_000);
-  if (values.workload === 'transfers') {
+  if (values.workload === 'burst') {
+    for (const kind of ['value', 'token']) {
+      console.log(`${kind} burst`, await measureBurst(rpc, url, child.pid, signed[kind], 300_000));
+    }
+  } else if (values.workload === 'transfers') {
     console.log('value transfers', await measureCommits(rpc, signed.value, 300_000));
     console.log('ERC-20 transfers', await measureCommits(rpc, signed.token, 300_000));
   } else {

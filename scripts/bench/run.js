@@ -24,6 +24,7 @@ import { measureMetricsOverhead } from './workloads/metrics-overhead.js';
 import { measureRestarts } from './workloads/restart.js';
 import { measureStorageThroughput } from './workloads/storage-throughput.js';
 import { measureStallProbes } from './workloads/stall-probes.js';
+import { nodeCliBurstFlags, runBurstSuite, signedBurst } from './workloads/burst.js';
 import { measureReadsAlternating, readWorkloads } from './workloads/read-throughput.js';
 
 const COMMIT_TIMEOUT_MS = 600_000;
@@ -163,7 +164,7 @@ const signed = await step('signing the transactions offline (or reusing the cach
 
 const starters = {
   anvil: (bt) => startAnvil(Number(bt)),
-  'node-cli': (bt) => startNodeCli(bt === '1' ? '1s' : bt),
+  'node-cli': (bt, flags) => startNodeCli(bt === '1' ? '1s' : bt, flags),
 };
 const results = {};
 // Cold starts first, with nothing else running.
@@ -212,6 +213,21 @@ for (const [name, ready] of Object.entries(prepared)) {
       finishSuite(ready, signed, plan.token, settings),
     ),
   );
+}
+// The bursts, each node fresh at block time 1 s, one node at a time.
+const bursts = { burst: 4000, ...(settings.burst10k ? { burst10k: 10_000 } : {}) };
+for (const [key, count] of Object.entries(bursts)) {
+  const signedBurstPlan = await signedBurst(DEV_PRIVATE_KEYS[0], count, dirname(settings.output));
+  for (const name of settings.nodes) {
+    results[name][key] = await step(`${name}: ${key}`, () =>
+      runBurstSuite(
+        () => startTracked((bt) => starters[name](bt, nodeCliBurstFlags(count)), '1'),
+        signedBurstPlan,
+        progress,
+        COMMIT_TIMEOUT_MS,
+      ),
+    );
+  }
 }
 if (settings.nodes.includes('node-cli')) {
   results['node-cli'].transfersBlockTime0 = await step('node-cli: block time 0 suite', () =>

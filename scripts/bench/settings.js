@@ -18,6 +18,7 @@ export const RECIPIENT = '0x000000000000000000000000000000000000bEEF';
  * @property {number} tokenTransfersPerSender also the source of the eth_getLogs range (10 senders)
  * @property {number} logQueryRuns timed eth_getLogs calls (after one untimed)
  * @property {number} coldStartRuns
+ * @property {boolean} burst10k also run the 10 000-transaction burst (opt-in: minutes more)
  * @property {string[]} nodes which nodes to run: 'anvil', 'node-cli'
  * @property {string} output path of the JSON results
  */
@@ -33,6 +34,7 @@ export function readSettings(argv) {
       workers: { type: 'string', default: '2' },
       'read-rounds': { type: 'string', default: '2' },
       only: { type: 'string' },
+      'burst-10k': { type: 'boolean', default: false },
       output: { type: 'string', default: 'bench-results/latest.json' },
       help: { type: 'boolean', default: false },
     },
@@ -41,7 +43,7 @@ export function readSettings(argv) {
     console.log(
       'usage: node scripts/bench/run.js [--duration <s per load test>] [--value-transfers <per sender>]\n' +
         '       [--token-transfers <per sender>] [--workers <load processes>] [--read-rounds <n>]\n' +
-        '       [--only anvil|node-cli]\n' +
+        '       [--only anvil|node-cli] [--burst-10k]\n' +
         '       [--output <json path>]',
     );
     process.exit(0);
@@ -64,6 +66,7 @@ export function readSettings(argv) {
     tokenTransfersPerSender: Math.round(positive('token-transfers')),
     logQueryRuns: 7,
     coldStartRuns: 5,
+    burst10k: values['burst-10k'],
     nodes: values.only ? [values.only] : ['anvil', 'node-cli'],
     output: values.output,
   };

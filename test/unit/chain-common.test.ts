@@ -40,7 +40,7 @@ describe('chain Common', () => {
   it('answers parameters exactly like the stock Common through updates, copies and hardforks', () => {
     const ours = createChainCommon(9000n);
     const stock = stockCommon();
-    // The same steps on both: what transaction, block and VM constructors do, plus an override
+    // The same steps on both: what transaction, block and VM constructors do, plus overrides
     // through one copy that the others share, and a copy at an older hardfork.
     const copyWith =
       (...updates: ParamsDict[]) =>
@@ -54,6 +54,10 @@ describe('chain Common', () => {
       copyWith(paramsTx),
       copyWith(paramsTx, paramsTx),
       copyWith(paramsBlock, paramsEVM, paramsVM),
+      // Found held now, then overridden, then applied again: it must win back its values.
+      copyWith(paramsBlock),
+      copyWith(CUSTOM),
+      copyWith(paramsBlock),
       copyWith(CUSTOM),
       copyWith(paramsTx),
       (common) => {

@@ -151,4 +151,76 @@ describe('RpcDispatcher', () => {
     ).handleText('{"jsonrpc":"2.0","id":4,"method":"test_json"}', remote);
     expect(reply).toBe('{"jsonrpc":"2.0","id":4,"result":[{"a":1},{"b":"é"}]}');
   });
+
+  it('starts neighbouring overlapping calls of a batch in order and awaits them together; others one at a time', async () => {
+    const events: string[] = [];
+    // Each call finishes only after two turns of the microtask queue, so calls that overlap
+    // start before the earlier ones finish; calls that do not, after.
+    const step =
+      (name: string) =>
+      async ([label]: [string]) => {
+        events.push(`start ${label}`);
+        await Promise.resolve();
+        await Promise.resolve();
+        events.push(`end ${label}`);
+        return `${name} ${label}`;
+      };
+    const registry = new MethodRegistry(new Set(['test'])).register({
+      namespace: 'test',
+      access: 'public',
+      methods: [
+        defineMethod<[string]>({
+          name: 'test_overlap',
+          params: [{ name: 'label', schema: { type: 'string', description: 'a label' } }],
+          overlapsInBatch: true,
+          handler: step('overlap'),
+        }),
+        defineMethod<[string]>({
+          name: 'test_serial',
+          params: [{ name: 'label', schema: { type: 'string', description: 'a label' } }],
+          handler: step('serial'),
+        }),
+      ],
+    });
+    const call = (id: number, method: string, label: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: [label],
+    });
+    const batch = [
+      call(1, 'test_overlap', 'a'),
+      call(2, 'test_overlap', 'b'),
+      call(3, 'test_serial', 'c'),
+      call(4, 'test_overlap', 'd'),
+      call(5, 'test_overlap', 'e'),
+      call(6, 'test_serial', 'f'),
+    ];
+    const reply = await new RpcDispatcher(
+      registry,
+      { batchRequestLimit: 10, batchResponseMaxSize: 10_000, maxNesting: 128 },
+      silent,
+    ).handleText(JSON.stringify(batch), remote);
+    expect(JSON.parse(reply as string)).toEqual(
+      batch.map(({ id, method, params }) => ({
+        jsonrpc: '2.0',
+        id,
+        result: `${method.slice(5)} ${params[0]}`,
+      })),
+    );
+    expect(events).toEqual([
+      'start a',
+      'start b',
+      'end a',
+      'end b',
+      'start c',
+      'end c',
+      'start d',
+      'start e',
+      'end d',
+      'end e',
+      'start f',
+      'end f',
+    ]);
+  });
 });

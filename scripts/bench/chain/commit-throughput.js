@@ -103,7 +103,7 @@ async function sendLane(rpc, lane, deadline, stats) {
 }
 
 /** Polls until the last transaction of every lane has a receipt; returns those receipts. */
-async function watchCommits(rpc, lanes, startBlock, deadline, run) {
+export async function watchCommits(rpc, lanes, startBlock, deadline, run) {
   const receipts = new Map();
   let seen = startBlock;
   while (receipts.size < lanes.length) {
@@ -120,7 +120,7 @@ async function watchCommits(rpc, lanes, startBlock, deadline, run) {
 }
 
 /** txpool_status of the node, for the message of a stuck run; null if it cannot be had. */
-async function poolStatus(rpc) {
+export async function poolStatus(rpc) {
   try {
     return await rpc.call('txpool_status');
   } catch {
@@ -129,7 +129,7 @@ async function poolStatus(rpc) {
 }
 
 /** Counts the run's transactions found in blocks first..last; returns the blocks that held any. */
-async function countCommitted(rpc, lanes, fromBlock, toBlock) {
+export async function countCommitted(rpc, lanes, fromBlock, toBlock) {
   const wanted = new Set(lanes.flatMap((lane) => lane.transactions.map((tx) => tx.hash)));
   let found = 0;
   let firstBlock = null;

@@ -6,11 +6,11 @@ import { getCreateAddress } from 'ethers';
 import { CHAIN_ID, FEES, RECIPIENT } from '../settings.js';
 import { deploymentData, transferData } from './token-fixture.js';
 
-const SUPPLY = 10n ** 27n;
-const SHARE = 10n ** 24n;
-const DEPLOY_GAS = 2_000_000n;
-const TOKEN_TRANSFER_GAS = 100_000n;
-const VALUE_TRANSFER_GAS = 21_000n;
+export const SUPPLY = 10n ** 27n;
+export const SHARE = 10n ** 24n;
+export const DEPLOY_GAS = 2_000_000n;
+export const TOKEN_TRANSFER_GAS = 100_000n;
+export const VALUE_TRANSFER_GAS = 21_000n;
 
 /**
  * @typedef {object} Lane
@@ -18,8 +18,11 @@ const VALUE_TRANSFER_GAS = 21_000n;
  * @property {object[]} requests unsigned transaction fields in nonce order
  */
 
-/** @param {number} nonce @param {object} fields */
-function request(nonce, fields) {
+/**
+ * A type-2 transaction for the dev chain: no value, no data and the benchmark's fees, unless
+ * `fields` says otherwise. @param {number} nonce @param {object} fields
+ */
+export function request(nonce, fields) {
   return { type: 2, chainId: CHAIN_ID, nonce, value: 0n, data: '0x', ...FEES, ...fields };
 }
 

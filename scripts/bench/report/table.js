@@ -139,6 +139,48 @@ function stallTable(results) {
   );
 }
 
+/** The worse of a burst's two eth_blockNumber p99 latencies (value and ERC-20), in ms. */
+export function burstP99(burst) {
+  const p99s = [burst?.value, burst?.token].map((run) => run?.blockNumberLatency?.p99Ms);
+  return p99s.every((p99) => typeof p99 === 'number') ? Math.max(...p99s) : undefined;
+}
+
+/** The burst workloads (4 000 transactions, and the opt-in 10 000) of both nodes side by side. */
+export function burstTable(results) {
+  const rows = [];
+  for (const [key, label] of [
+    ['burst', 'burst'],
+    ['burst10k', '10k burst'],
+  ]) {
+    const some = results['node-cli']?.[key] ?? results.anvil?.[key];
+    if (some === undefined) continue;
+    for (const [kind, name] of [
+      ['value', 'value'],
+      ['token', 'ERC-20'],
+    ]) {
+      const count = some[kind]?.transactions;
+      const row = (title, pick, digits = 0) => {
+        const mine = pick(results['node-cli']?.[key]?.[kind]);
+        const theirs = pick(results.anvil?.[key]?.[kind]);
+        const ratio =
+          typeof mine === 'number' && typeof theirs === 'number' && theirs > 0
+            ? `${(mine / theirs).toFixed(2)}x`
+            : '-';
+        return [title, show(mine, digits), show(theirs, digits), ratio];
+      };
+      rows.push(
+        row(`${label}, ${show(count)} ${name} transfers: accepted/s`, (r) => r?.acceptedPerSecond),
+        row(`  committed/s`, (r) => r?.committedPerSecond),
+        row(`  node CPU ms per 1 000 accepted`, (r) => r?.cpuMsPer1000Accepted),
+        row(`  node CPU ms per 1 000 committed`, (r) => r?.cpuMsPer1000Committed),
+        row(`  main thread's share per 1 000 accepted`, (r) => r?.mainThreadCpuMsPer1000Accepted),
+        row(`  eth_blockNumber p99 meanwhile (ms)`, (r) => r?.blockNumberLatency?.p99Ms, 1),
+      );
+    }
+  }
+  return table(['burst, block time 1 s', 'node-cli', 'anvil', 'node/anvil'], rows);
+}
+
 /** @param {import('./targets.js').TargetOutcome[]} outcomes */
 function targetsTable(outcomes) {
   return table(
@@ -169,6 +211,7 @@ export function renderReport(results, outcomes) {
   const errors = errorLines(results);
   return [
     figuresTable(results),
+    burstTable(results),
     loadTable(results),
     stallTable(results),
     targetsTable(outcomes),

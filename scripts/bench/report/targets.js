@@ -1,6 +1,7 @@
 // The benchmark's targets: each picks a figure of this node (and of anvil for ratios) out of the
 // results and says whether it is met. A figure this node failed to produce is a MISS; a target
 // that cannot be evaluated because a node was skipped or anvil's figure is missing is 'n/a'.
+import { burstP99 } from './table.js';
 
 /**
  * @typedef {object} TargetOutcome
@@ -52,12 +53,40 @@ function below(name, pick, limit, unit) {
   };
 }
 
+/** A ratio node/anvil of two different figures (`mine` of this node, `theirs` of anvil). */
+function ratioOf(name, mine, theirs, goal, met) {
+  return (results) => {
+    const a = mine(results['node-cli']);
+    const b = theirs(results.anvil);
+    const value = a !== undefined && b ? a / b : null;
+    return { name, goal, value, verdict: judge(results, b, value, value !== null && met(value)) };
+  };
+}
+
+const burstFigure = (kind, field) => (suite) => suite?.burst?.[kind]?.[field];
+
 const TARGETS = [
   atLeastRatio('eth_blockNumber req/s', readRate('eth_blockNumber'), 1.0),
   atLeastRatio('eth_getBalance req/s', readRate('eth_getBalance'), 1.0),
   atLeastRatio('eth_call balanceOf req/s', readRate('eth_call'), 0.5),
   atLeastRatio('value transfers/s (block time 1 s)', commitRate('value'), 0.5),
   atLeastRatio('ERC-20 transfers/s (block time 1 s)', commitRate('token'), 0.5),
+  ratioOf(
+    'burst admission (value) vs anvil committed',
+    burstFigure('value', 'acceptedPerSecond'),
+    burstFigure('value', 'committedPerSecond'),
+    'node accepted/anvil committed >= 3.0x',
+    (value) => value >= 3,
+  ),
+  atLeastRatio('burst value transfers committed/s', burstFigure('value', 'committedPerSecond'), 1),
+  atLeastRatio('burst ERC-20 transfers committed/s', burstFigure('token', 'committedPerSecond'), 1),
+  ratioOf(
+    'eth_blockNumber p99 during the bursts',
+    (suite) => burstP99(suite?.burst),
+    (suite) => burstP99(suite?.burst),
+    'node/anvil <= 2.0x',
+    (value) => value <= 2,
+  ),
   (results) => {
     const mine = results['node-cli']?.logs?.medianMs;
     const theirs = results.anvil?.logs?.medianMs;

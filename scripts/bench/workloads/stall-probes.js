@@ -1,64 +1,23 @@
 // Workload (f): the stall probes of the security issue (#20, item 6), one after another against
 // one daemon producing a block a second. While each probe runs, a client of its own asks
-// eth_blockNumber on a kept-alive connection every SAMPLE_GAP_MS and records how long each
-// answer took; afterwards the gaps between the timestamps of the blocks made meanwhile are read.
+// eth_blockNumber every 20 ms (load/latency-sampler.js) and records how long each answer took;
+// afterwards the gaps between the timestamps of the blocks made meanwhile are read.
 // Target: every answer within 100 ms and no gap above one block time plus one second.
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { HttpRpcClient } from '../../../dist/client/http-rpc-client.js';
 import { connectRpc } from '../rpc.js';
+import { percentile, sampleLatency } from '../load/latency-sampler.js';
 import { freePort } from '../processes/free-port.js';
 import { daemonStartArgs, freshDataDir, runCli } from '../processes/node-cli.js';
 
-const SAMPLE_GAP_MS = 20;
 /** How long the unread-reply probes keep their clients from reading. */
 const HOLD_MS = 3_000;
 /** Runtime code that returns as many (zero) bytes as its first calldata word says. */
 const RETURNER_INITCODE = '0x656000356000f36000526006601af3';
-
-/**
- * Samples eth_blockNumber latency on a thread of its own (the probes keep this thread's event
- * loop busy) until the returned `stop()`, which resolves with the latencies in ms.
- */
-function sampleLatency(url) {
-  const worker = new Worker(new URL(import.meta.url), { workerData: { url } });
-  const latencies = new Promise((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  return () => {
-    worker.postMessage('stop');
-    return latencies;
-  };
-}
-
-/** The sampling thread's loop. */
-async function sampleInThread({ url }) {
-  const rpc = connectRpc(url, 1);
-  let running = true;
-  parentPort.once('message', () => (running = false));
-  const latencies = [];
-  while (running) {
-    const started = performance.now();
-    await rpc.call('eth_blockNumber', []);
-    latencies.push(performance.now() - started);
-    await new Promise((resolve) => setTimeout(resolve, SAMPLE_GAP_MS));
-  }
-  await rpc.close();
-  parentPort.postMessage(latencies);
-}
-
-if (!isMainThread) await sampleInThread(workerData);
-
-function percentile(sorted, p) {
-  return sorted.length === 0
-    ? 0
-    : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-}
 
 async function blockGaps(rpc, from, to) {
   const stamps = [];

@@ -2,14 +2,23 @@
  * eth_* methods that consult the transaction pool as well as the chain: submitting a raw
  * transaction, the nonce at 'pending', and transactions that may still be pending.
  */
-import { createTxFromRLP } from '@ethereumjs/tx';
+import {
+  TransactionType,
+  create1559FeeMarketTxFromBytesArray,
+  createAccessList2930TxFromBytesArray,
+  createEOACode7702TxFromBytesArray,
+  createLegacyTxFromBytesArray,
+  createTxFromRLP,
+  type TxOptions,
+  type TypedTransaction,
+} from '@ethereumjs/tx';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { ChainReader } from '../chain/chain-reader.js';
 import { InvalidInputError, TransactionRejectedError } from '../errors.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
-import { formatTransaction, hex, locationInBlock, quantity } from './formatters.js';
+import { formatTransaction, locationInBlock, quantity } from './formatters.js';
 import {
   addressSchema,
   blockSelectorSchema,
@@ -23,22 +32,30 @@ import type { NodeServices } from './services.js';
 const BLOB_TX_TYPE = 3;
 
 /**
- * The chain id a raw transaction was signed for, read from its encoding without the library's
- * checks (which would throw their own message first): a typed transaction's first field, or
- * EIP-155's `v = 35 + 2 * chainId (+1)` of a legacy one; undefined when unprotected or unreadable.
+ * Decodes a raw transaction's fields once, for the checks below and the library's constructor
+ * alike; undefined when they are not an RLP list (the library then says what is wrong).
  */
-function signedChainId(bytes: Uint8Array): bigint | undefined {
+function rlpFields(bytes: Uint8Array): unknown[] | undefined {
   try {
-    if (bytes[0] <= 0x7f) {
-      const fields = RLP.decode(bytes.subarray(1)) as Uint8Array[];
-      return bytesToBigInt(fields[0]);
-    }
-    const fields = RLP.decode(bytes) as Uint8Array[];
-    const v = bytesToBigInt(fields[6]);
-    return v >= 35n ? (v - 35n) / 2n : undefined;
+    // A typed transaction's fields follow its type byte; a legacy one is all fields.
+    const fields: unknown = RLP.decode(bytes[0] <= 0x7f ? bytes.subarray(1) : bytes);
+    return Array.isArray(fields) ? fields : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The chain id a raw transaction was signed for, read from its fields without the library's
+ * checks (which would throw their own message first): a typed transaction's first field, or
+ * EIP-155's `v = 35 + 2 * chainId (+1)` of a legacy one; undefined when unprotected or unreadable.
+ */
+function signedChainId(bytes: Uint8Array, fields: unknown[]): bigint | undefined {
+  const field = bytes[0] <= 0x7f ? fields[0] : fields[6];
+  if (!(field instanceof Uint8Array)) return undefined;
+  const value = bytesToBigInt(field);
+  if (bytes[0] <= 0x7f) return value;
+  return value >= 35n ? (value - 35n) / 2n : undefined;
 }
 
 /** Position of the access list in the fields of the typed transactions that carry one. */
@@ -49,16 +66,9 @@ const ACCESS_LIST_FIELD: Readonly<Record<number, number>> = { 1: 7, 2: 8, 4: 8 }
  * EthereumJS reads one given as a byte string as if it were a list and fails with a runtime
  * TypeError, so the shape is checked here first.
  */
-function accessListIsWellFormed(bytes: Uint8Array): boolean {
+function accessListIsWellFormed(bytes: Uint8Array, fields: unknown[]): boolean {
   const index = ACCESS_LIST_FIELD[bytes[0]];
-  if (index === undefined) return true;
-  let fields: unknown;
-  try {
-    fields = RLP.decode(bytes.subarray(1));
-  } catch {
-    return true; // not RLP at all: the library says so below
-  }
-  if (!Array.isArray(fields) || fields.length <= index) return true;
+  if (index === undefined || fields.length <= index) return true;
   const list: unknown = fields[index];
   return (
     Array.isArray(list) &&
@@ -71,6 +81,22 @@ function accessListIsWellFormed(bytes: Uint8Array): boolean {
         (item[1] as unknown[]).every((key) => key instanceof Uint8Array),
     )
   );
+}
+
+/** The library's constructor from decoded fields, by transaction type (the first byte). */
+function fromFields(
+  type: number,
+): ((fields: never, options: TxOptions) => TypedTransaction) | undefined {
+  switch (type) {
+    case TransactionType.AccessListEIP2930:
+      return createAccessList2930TxFromBytesArray;
+    case TransactionType.FeeMarketEIP1559:
+      return create1559FeeMarketTxFromBytesArray;
+    case TransactionType.EOACodeEIP7702:
+      return createEOACode7702TxFromBytesArray;
+    default:
+      return type > 0x7f ? createLegacyTxFromBytesArray : undefined;
+  }
 }
 
 /**
@@ -107,19 +133,24 @@ function decodeRawTransaction(chain: ChainReader, raw: string) {
   if (bytes[0] === BLOB_TX_TYPE) {
     throw new TransactionRejectedError('blob transactions (type 3) are not supported by this node');
   }
-  const chainId = signedChainId(bytes);
+  const fields = rlpFields(bytes);
+  const chainId = fields && signedChainId(bytes, fields);
   if (chainId !== undefined && chainId !== chain.chainId) {
     throw new TransactionRejectedError(
       `invalid chain id for signer: have ${chainId} want ${chain.chainId}`,
     );
   }
-  if (!accessListIsWellFormed(bytes)) {
+  if (fields !== undefined && !accessListIsWellFormed(bytes, fields)) {
     throw new InvalidInputError(
       'invalid raw transaction: the access list must be a list of [address, storage keys] pairs',
     );
   }
   try {
-    return createTxFromRLP(bytes, { common: chain.common });
+    const construct = fields && fromFields(bytes[0]);
+    // Anything not decoded here goes to the library whole, which names what is wrong with it.
+    return construct
+      ? construct(fields as never, { common: chain.common })
+      : createTxFromRLP(bytes, { common: chain.common });
   } catch (error) {
     throw new InvalidInputError(`invalid raw transaction: ${decodeProblem(error)}`);
   }
@@ -130,7 +161,9 @@ export function ethPoolMethods({ chain, pool }: NodeServices): MethodDefinition[
     defineMethod<[string]>({
       name: 'eth_sendRawTransaction',
       params: [{ name: 'signedTransaction', schema: dataSchema }],
-      handler: async ([raw]) => hex((await pool.add(decodeRawTransaction(chain, raw))).hash),
+      // Decoding and pool.add's place in the admission queue come before the first await.
+      overlapsInBatch: true,
+      handler: async ([raw]) => (await pool.add(decodeRawTransaction(chain, raw))).hashHex,
     }),
     defineMethod<[string, BlockSelector?]>({
       name: 'eth_getTransactionCount',

@@ -22,6 +22,13 @@ const builtParams = new WeakMap<ParamsDict, BuiltParams>();
 
 const versionOf = (params: ParamsDict): number => paramsVersions.get(params) ?? 0;
 
+/**
+ * For a parameter set, the parameter dicts found held in it and the set's version then: every
+ * object EthereumJS builds asks again with its package's same dict, and checking it entry by
+ * entry allocated more than the rest of decoding a transaction.
+ */
+const heldDicts = new WeakMap<ParamsDict, WeakMap<ParamsDict, number>>();
+
 const sameEips = (a: readonly number[], b: readonly number[]): boolean =>
   a.length === b.length && a.every((eip, index) => eip === b[index]);
 
@@ -90,6 +97,16 @@ class ChainCommon extends Common {
 
   /** Whether applying `params` would leave the parameter set as it is. */
   private holdsAll(params: ParamsDict): boolean {
+    const version = versionOf(this._params);
+    let held = heldDicts.get(this._params);
+    if (held?.get(params) === version) return true;
+    if (!this.holdsEach(params)) return false;
+    if (held === undefined) heldDicts.set(this._params, (held = new WeakMap()));
+    held.set(params, version);
+    return true;
+  }
+
+  private holdsEach(params: ParamsDict): boolean {
     for (const [eip, wanted] of Object.entries(params)) {
       const held = this._params[eip];
       if (held === undefined || held === null) return false;

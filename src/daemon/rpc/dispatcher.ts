@@ -138,10 +138,10 @@ export class RpcDispatcher {
     }
     const responses: string[] = [];
     let size = 2;
-    for (const call of calls) {
-      const response = await this.handleSingle(call, context);
-      if (response === undefined) continue;
-      if (size + response.length + 1 > this.limits.batchResponseMaxSize) {
+    for (const response of await this.runBatch(calls, context)) {
+      if (response.text === undefined) continue;
+      const { call } = response;
+      if (size + response.text.length + 1 > this.limits.batchResponseMaxSize) {
         const id = (call as { id?: unknown }).id;
         const error = new RpcError(
           RpcErrorCode.limitExceeded,
@@ -151,10 +151,48 @@ export class RpcDispatcher {
         responses.push(errorResponse(isValidId(id) ? id : null, error));
         continue;
       }
-      size += response.length + 1;
-      responses.push(response);
+      size += response.text.length + 1;
+      responses.push(response.text);
     }
     return responses.length === 0 ? undefined : `[${responses.join(',')}]`;
+  }
+
+  /**
+   * The answers of a batch's calls, in its order. Calls run one after another, except that a run
+   * of neighbouring calls to methods that allow it (`overlapsInBatch`) is started in order and
+   * awaited together: a burst of transactions then shares recoveries and journal commits
+   * instead of waiting for each in turn. It relies on `handleSingle` reaching the handler
+   * synchronously: an `await` before the handler would let calls take their places out of order.
+   */
+  private async runBatch(
+    calls: unknown[],
+    context: CallContext,
+  ): Promise<Array<{ call: unknown; text: string | undefined }>> {
+    const answers: Array<{ call: unknown; text: string | undefined }> = [];
+    let overlapping: Array<{ call: unknown; text: MaybePromise<string | undefined> }> = [];
+    const settle = async () => {
+      // All at once, so that none of them can fail unobserved while an earlier one is awaited.
+      const texts = await Promise.all(overlapping.map(({ text }) => text));
+      overlapping.forEach(({ call }, index) => answers.push({ call, text: texts[index] }));
+      overlapping = [];
+    };
+    for (const call of calls) {
+      if (this.overlaps(call)) {
+        overlapping.push({ call, text: this.handleSingle(call, context) });
+        continue;
+      }
+      await settle();
+      answers.push({ call, text: await this.handleSingle(call, context) });
+    }
+    await settle();
+    return answers;
+  }
+
+  private overlaps(call: unknown): boolean {
+    const method = (call as { method?: unknown } | null)?.method;
+    if (typeof method !== 'string') return false;
+    const resolution = this.registry.resolve(method);
+    return resolution.kind === 'found' && resolution.method.overlapsInBatch === true;
   }
 
   private handleSingle(message: unknown, context: CallContext): MaybePromise<string | undefined> {

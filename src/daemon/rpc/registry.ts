@@ -52,6 +52,12 @@ export interface MethodDefinition {
   params: readonly ParamSpec[];
   /** Overrides the namespace's access level. */
   access?: Access;
+  /**
+   * Neighbouring calls of this method in a batch may run at the same time (the dispatcher starts
+   * them in batch order and waits for all). Only for a handler that takes its place in any
+   * ordering it needs before its first `await`, so starting in order is enough.
+   */
+  overlapsInBatch?: boolean;
   handler(params: unknown[], context: CallContext): unknown;
 }
 
@@ -70,6 +76,7 @@ export function defineMethod<P extends unknown[]>(definition: {
   name: string;
   params: readonly ParamSpec[];
   access?: Access;
+  overlapsInBatch?: boolean;
   handler(params: P, context: CallContext): unknown;
 }): MethodDefinition {
   return definition as MethodDefinition;

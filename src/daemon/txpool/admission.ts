@@ -59,10 +59,15 @@ function checkPrice(fees: TransactionFees, isFeeMarket: boolean, rules: Admissio
 }
 
 /**
- * The checks that come before sender recovery: type, signature present, size and chain id.
- * Throws `TransactionRejectedError` on the first failure.
+ * The checks that come before sender recovery: type, signature present, size (of `encoded`,
+ * the transaction's encoding) and chain id. Throws `TransactionRejectedError` on the first
+ * failure.
  */
-export function checkEnvelope(tx: TypedTransaction, rules: AdmissionRules): void {
+export function checkEnvelope(
+  tx: TypedTransaction,
+  encoded: Uint8Array,
+  rules: AdmissionRules,
+): void {
   if (tx.type === TransactionType.BlobEIP4844) {
     throw new TransactionRejectedError(
       'transaction type not supported: this node does not accept blob transactions (type 3)',
@@ -71,7 +76,7 @@ export function checkEnvelope(tx: TypedTransaction, rules: AdmissionRules): void
   if (!tx.isSigned()) {
     throw new TransactionRejectedError('invalid sender: transaction is not signed');
   }
-  const size = tx.serialize().length;
+  const size = encoded.length;
   if (size > rules.maxTxBytes) {
     throw new TransactionRejectedError(
       `oversized data: transaction size ${size} bytes, limit ${rules.maxTxBytes}`,

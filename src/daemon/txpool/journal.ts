@@ -45,9 +45,9 @@ interface Waiter {
 export interface JournalWriter {
   /**
    * Queues an admitted transaction (its sender already recovered) for the next group commit;
-   * resolves once it is on disk.
+   * resolves once it is on disk. `encoded` is `tx.serialize()` when the caller has it already.
    */
-  write(hashHex: string, tx: TypedTransaction): Promise<void>;
+  write(hashHex: string, tx: TypedTransaction, encoded?: Uint8Array): Promise<void>;
   /** Queues the removal of a transaction for the next group commit. */
   remove(hashHex: string): void;
 }
@@ -98,11 +98,11 @@ export class PoolJournal implements JournalWriter {
     ];
   }
 
-  write(hashHex: string, tx: TypedTransaction): Promise<void> {
+  write(hashHex: string, tx: TypedTransaction, encoded?: Uint8Array): Promise<void> {
     if (this.closed) {
       return Promise.reject(new ServerError('the node is shutting down: transaction not accepted'));
     }
-    const serialized = tx.serialize();
+    const serialized = encoded ?? tx.serialize();
     const entry = new Uint8Array(PUBLIC_KEY_BYTES + serialized.length);
     entry.set(tx.getSenderPublicKey(), 0);
     entry.set(serialized, PUBLIC_KEY_BYTES);

@@ -24,6 +24,8 @@ export class SenderTransactions {
   readonly key: string;
   private readonly byNonce = new Map<bigint, PoolEntry>();
   private pendingRun = 0;
+  /** The balance of the last `applyState`; undefined before the first. */
+  private checkedBalance: bigint | undefined;
 
   constructor(
     readonly address: Address,
@@ -105,6 +107,13 @@ export class SenderTransactions {
    * dropped entry, promoting what a higher nonce made executable).
    */
   applyState(nonce: bigint, balance: bigint): { dropped: PoolEntry[]; promoted: PoolEntry[] } {
+    // The same state again changes nothing: every entry was checked against it, on admission or
+    // by the last call, and `put` and `remove` keep the pending run. Admission re-applies the
+    // state for each transaction, so this keeps a burst from one sender linear.
+    if (nonce === this.nonce && balance === this.checkedBalance) {
+      return { dropped: [], promoted: [] };
+    }
+    this.checkedBalance = balance;
     this.nonce = nonce;
     const dropped: PoolEntry[] = [];
     for (const entry of [...this.byNonce.values()]) {

@@ -98,6 +98,20 @@ export interface RefusedOnRestore {
   reason: string;
 }
 
+/**
+ * A transaction's encoding, computed once for its admission: its size, its journal entry and its
+ * hash all come from it. The hash is cached as the library caches it (frozen and signed
+ * transactions only, with the chain's own keccak), so `tx.hash()` does not encode it again.
+ */
+function encodeOnce(tx: TypedTransaction): Uint8Array {
+  const encoded = tx.serialize();
+  const keccak = tx.common.customCrypto.keccak256;
+  if (keccak !== undefined && Object.isFrozen(tx) && tx.isSigned()) {
+    tx.cache.hash ??= keccak(encoded);
+  }
+  return encoded;
+}
+
 /** Orders transactions by nonce; stable, so equal nonces keep their order. */
 function byNonce(a: TypedTransaction, b: TypedTransaction): number {
   return a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0;
@@ -195,7 +209,9 @@ export class TxPool implements TxPoolApi {
     tx: TypedTransaction,
     origin: 'submitted' | 'restored' | 'unjournaled',
   ): Promise<Admission> {
-    if (tx.isSigned()) this.rejectKnown(bytesToHex(tx.hash()));
+    const encoded = encodeOnce(tx);
+    const hashHex = tx.isSigned() ? bytesToHex(tx.hash()) : undefined;
+    if (hashHex !== undefined) this.rejectKnown(hashHex);
     const { state, chainId, minGasPrice, limits, senderRecovery } = this.options;
     const rules: AdmissionRules = {
       chainId,
@@ -204,16 +220,17 @@ export class TxPool implements TxPoolApi {
       blockGasLimit: state.blockGasLimit(),
       nextBaseFee: origin === 'restored' ? 0n : state.nextBaseFee(),
     };
-    checkEnvelope(tx, rules);
+    checkEnvelope(tx, encoded, rules);
     // Recovery runs beside the queue, and admissions still enter the queue in arrival order.
     const recovered = senderRecovery?.prepare(tx);
     return this.serial.run(async () => {
       await recovered;
-      const pooled = await this.insert(tx, admitTransaction(tx, rules));
+      // checkEnvelope has refused an unsigned transaction, so it has a hash.
+      const pooled = await this.insert(tx, hashHex!, admitTransaction(tx, rules));
       // Queued for the journal inside the admission, so a removal that follows it (a block,
       // a replacement) is queued after it and wins.
       const writer = origin === 'submitted' ? this.options.journal : undefined;
-      const written = writer?.write(pooled.hashHex, tx) ?? Promise.resolve();
+      const written = writer?.write(pooled.hashHex, tx, encoded) ?? Promise.resolve();
       const durable = written.catch((error: unknown) => {
         // Not on disk, so not accepted: it leaves the pool unless a block took it meanwhile.
         this.drop(pooled.hashHex);
@@ -326,10 +343,11 @@ export class TxPool implements TxPoolApi {
   /** Account checks and insertion; runs inside the serial queue. */
   private async insert(
     tx: TypedTransaction,
+    hashHex: string,
     admitted: AdmittedTransaction,
   ): Promise<PooledTransaction> {
     const hash = tx.hash();
-    const hashHex = bytesToHex(hash);
+    // Checked again: an identical transaction may have been pooled while this one waited.
     this.rejectKnown(hashHex);
     const { sender, fees } = admitted;
     const { state, limits } = this.options;
