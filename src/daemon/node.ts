@@ -36,7 +36,7 @@ import { startConsensusRpcServer } from './consensus-rpc/server.js';
 import { AuthToken } from './datadir/auth-token.js';
 import { openNodeKey } from './datadir/node-key.js';
 import { ProcessLock } from './datadir/process-lock.js';
-import { ServerError } from './errors.js';
+import { ServerError } from '../shared/errors.js';
 import { EventBus } from './events/event-bus.js';
 import { openLogReaders } from './events/log-readers.js';
 import type { DaemonLogger, Logger } from './logger.js';

@@ -8,7 +8,7 @@ import type { AccessListResult } from '../chain/access-list.js';
 import type { CallOutcome, CallRequest } from '../chain/call.js';
 import { decodeRevertReason } from '../chain/call.js';
 import type { ChainParameters } from '../chain/chain-reader.js';
-import { ExecutionRevertedError, TransactionRejectedError } from '../errors.js';
+import { ExecutionRevertedError, TransactionRejectedError } from '../../shared/errors.js';
 
 /** The `workerData` of a call thread. */
 export interface CallThreadData {

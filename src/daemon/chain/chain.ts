@@ -15,7 +15,7 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { bytesToHex, createZeroAddress, equalsBytes } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
 import { initCrypto } from '../crypto/wasm-crypto.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../../shared/errors.js';
 import type { PoolStateView, PooledTransaction } from '../txpool/types.js';
 import { decodeBlockRecord, encodeBlockRecord, storedBlock } from './block-record.js';
 import { checksumAddress } from './checksum-address.js';

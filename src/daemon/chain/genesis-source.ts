@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { DataDirLayout } from '../../shared/datadir-layout.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import { devGenesis, parseGenesisFile, type GenesisConfig } from './genesis.js';
 
 export const DEFAULT_CHAIN_ID = 9000n;

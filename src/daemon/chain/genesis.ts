@@ -3,7 +3,7 @@
  */
 import { Address, hexToBytes, isHexString } from '@ethereumjs/util';
 import type { PrefixedHexString } from '@ethereumjs/util';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import {
   IDENTITY_REGISTRY_ADDRESS,
   identityRegistryGenesisAccount,

@@ -15,7 +15,7 @@ import { bytesToHex, bytesToUnprefixedHex, equalsBytes, hexToBytes } from '@ethe
 import type { PrefixedHexString } from '@ethereumjs/util';
 import { dataDirLayout } from '../../shared/datadir-layout.js';
 import { writeFileAtomic } from '../datadir/atomic-write.js';
-import { DamagedStoreError } from '../errors.js';
+import { DamagedStoreError } from '../../shared/errors.js';
 import { decodeBlockRecord } from './block-record.js';
 import { lmdbFileProblem } from './lmdb-file.js';
 import type { ChainIdentity, ChainStore } from './store.js';

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../datadir/atomic-write.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import { findOption } from './options.js';
 
 export function updateConfigFile(

@@ -14,7 +14,7 @@ import {
   publicKeyOfPrivateKey,
 } from '../accounts/private-key.js';
 import { decryptKey, encryptKey, type KdfStrength } from '../accounts/keystore.js';
-import { ServerError } from '../errors.js';
+import { ServerError } from '../../shared/errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 
 /**

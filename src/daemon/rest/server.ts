@@ -13,7 +13,7 @@ import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { HostPort } from '../config/option-parsers.js';
 import type { AuthToken } from '../datadir/auth-token.js';
-import { InvalidInputError, UnauthorizedError } from '../errors.js';
+import { InvalidInputError, UnauthorizedError } from '../../shared/errors.js';
 import type { Logger } from '../logger.js';
 import { WarningThrottle } from '../log/warning-throttle.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';

@@ -12,7 +12,7 @@ import {
   type ContentEncoding,
   type FileDetail,
 } from '../../shared/storage-api.js';
-import { InvalidInputError, PayloadTooLargeError } from '../errors.js';
+import { InvalidInputError, PayloadTooLargeError } from '../../shared/errors.js';
 import { CONTENT_ID_PATTERN } from '../storage/content-address.js';
 import type { StorageLayer } from '../storage/storage-layer.js';
 import { MAX_REDUNDANCY } from '../storage/storage-limits.js';
