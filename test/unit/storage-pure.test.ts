@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expiresOf } from '../../src/cli/expiry-input.js';
-import { readConfigFile, resolveConfig } from '../../src/daemon/config/resolve-config.js';
+import { readConfigFile, resolveConfig } from '../../src/shared/config/resolve-config.js';
 import { InvalidInputError } from '../../src/shared/errors.js';
 import { encodeContent } from '../../src/daemon/rest/storage-routes.js';
 import { chunkIdOf, fileIdOf, isContentId } from '../../src/daemon/storage/content-address.js';

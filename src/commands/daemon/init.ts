@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { BaseCommand } from '../../cli/base-command.js';
 import { toQuantity } from '../../client/eth-client.js';
 import { readGenesisFile } from '../../daemon/chain/genesis-source.js';
-import { updateConfigFile } from '../../daemon/config/config-file.js';
+import { updateConfigFile } from '../../shared/config/config-file.js';
 import { dataDirLayout } from '../../shared/datadir-layout.js';
 
 export interface InitResult {

@@ -11,7 +11,7 @@
  */
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../datadir/atomic-write.js';
+import { writeFileAtomic } from '../../shared/atomic-write.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../shared/errors.js';
 import type { KeyDerivationSlots } from './key-derivation-slots.js';
 import { KeystoreDirectory } from './keystore-dir.js';

@@ -14,7 +14,7 @@ import type { Common } from '@ethereumjs/common';
 import { bytesToHex, bytesToUnprefixedHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import type { PrefixedHexString } from '@ethereumjs/util';
 import { dataDirLayout } from '../../shared/datadir-layout.js';
-import { writeFileAtomic } from '../datadir/atomic-write.js';
+import { writeFileAtomic } from '../../shared/atomic-write.js';
 import { DamagedStoreError } from '../../shared/errors.js';
 import { decodeBlockRecord } from './block-record.js';
 import { lmdbFileProblem } from './lmdb-file.js';

@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import type { HostPort } from '../config/option-parsers.js';
+import type { HostPort } from '../../shared/config/option-parsers.js';
 import type { AuthToken } from '../datadir/auth-token.js';
 import { InvalidInputError, UnauthorizedError } from '../../shared/errors.js';
 import type { Logger } from '../logger.js';

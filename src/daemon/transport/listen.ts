@@ -1,5 +1,5 @@
 import type { Server } from 'node:net';
-import type { HostPort } from '../config/option-parsers.js';
+import type { HostPort } from '../../shared/config/option-parsers.js';
 import { ConflictError, ServerError } from '../../shared/errors.js';
 
 /**

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { delimiter } from 'node:path';
-import { InvalidInputError } from '../../shared/errors.js';
+import { InvalidInputError } from '../errors.js';
 import {
   OPTION_SPECS,
   envVarName,
