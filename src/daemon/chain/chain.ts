@@ -24,7 +24,7 @@ import type { ReaderCacheBytes } from './chain-reader.js';
 import { createChainCommon } from './common.js';
 import { BlockExecutor } from './executor.js';
 import type { ExecutedTx, StateChange } from './executor.js';
-import type { GenesisConfig } from './genesis.js';
+import type { GenesisConfig } from '../../shared/genesis-file.js';
 import { buildGenesisBlock, genesisBlockHash } from './genesis-block.js';
 import { encodeReceipts, receiptsOfBlock } from './receipt-codec.js';
 import { SharedHead } from './shared-head.js';
