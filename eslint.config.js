@@ -2,6 +2,11 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
+const WASM_CRYPTO_IMPORT = {
+  name: '@polkadot/wasm-crypto',
+  message: 'use src/daemon/crypto/wasm-crypto.ts, which calls it through callWasm',
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -43,14 +48,23 @@ export default tseslint.config(
     // (docs/architecture.md, Rules): only these two modules may reach it.
     files: ['src/**/*.ts'],
     ignores: ['src/daemon/crypto/wasm-call.ts', 'src/daemon/crypto/wasm-crypto.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [WASM_CRYPTO_IMPORT] }] },
+  },
+  {
+    // Layering (docs/architecture.md): the CLI, the client and what they share with the daemon
+    // import nothing of the daemon. This block replaces the one above for these files, so it
+    // repeats its restriction.
+    files: ['src/{commands,cli,client,hooks,shared}/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: [
+          paths: [WASM_CRYPTO_IMPORT],
+          patterns: [
             {
-              name: '@polkadot/wasm-crypto',
-              message: 'use src/daemon/crypto/wasm-crypto.ts, which calls it through callWasm',
+              group: ['**/daemon/**'],
+              message:
+                'the CLI, the client and src/shared import nothing from src/daemon/: move what both sides need to src/shared/',
             },
           ],
         },

@@ -8,8 +8,9 @@
 //
 // Three things stay outside the bundle:
 // - lmdb, a native addon that finds its binary relative to its own package directory;
-// - dist/daemon/errors.js, so the error classes runDaemon throws are the ones the CLI process
-//   has loaded and `instanceof NodeError` keeps deciding how a failed foreground start is told;
+// - dist/shared/errors.js, so the error classes runDaemon throws are the ones the CLI process
+//   has loaded (the CLI imports that module too) and `instanceof NodeError` keeps deciding how a
+//   failed foreground start is told;
 // - the WebAssembly of @polkadot/wasm-crypto: that package ships it deflated and base64-encoded
 //   and inflates it on every start (tens of milliseconds); here it is inflated once, written
 //   beside the bundle and read as bytes.
@@ -29,7 +30,7 @@ const BUNDLES = [
   `${dist}call-threads/call-thread.js`,
   `${dist}trace/trace-thread.js`,
 ];
-const errorsFile = `${dist}errors.js`;
+const errorsFile = fileURLToPath(new URL('../dist/shared/errors.js', import.meta.url));
 const wasmFile = `${dist}wasm-crypto.wasm`;
 /** First line of the bundle; also tells a bundle apart from tsc output. */
 const BANNER =

@@ -14,7 +14,7 @@ import {
   RestResponseError,
   RpcResponseError,
 } from '../client/errors.js';
-import { NodeError } from '../daemon/errors.js';
+import { NodeError } from '../shared/errors.js';
 import { closestName } from './closest-name.js';
 import { JsonInputError } from './json-input.js';
 

@@ -4,7 +4,7 @@
  */
 import { delimiter } from 'node:path';
 import { Flags } from '@oclif/core';
-import { OPTION_SPECS, envVarName } from '../daemon/config/options.js';
+import { OPTION_SPECS, envVarName } from '../shared/config/options.js';
 
 function helpText(description: string, key: string, defaultText: string | undefined): string {
   const shownDefault =

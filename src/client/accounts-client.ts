@@ -3,7 +3,7 @@
  * the auth token, so use the client of `connectDaemon`), eth_accounts and eth_sendTransaction,
  * and waiting for a transaction's receipt.
  */
-import { ServerError } from '../daemon/errors.js';
+import { ServerError } from '../shared/errors.js';
 import { toQuantity, type EthClient, type Hex, type Receipt } from './eth-client.js';
 import type { HttpRpcClient } from './http-rpc-client.js';
 

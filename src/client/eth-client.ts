@@ -7,7 +7,7 @@
  * in the spec's form and filled in with `--json-rpc.ethereum-compat`; both parse here, so the
  * client works against either setting and against other nodes.
  */
-import { ServerError } from '../daemon/errors.js';
+import { ServerError } from '../shared/errors.js';
 import type { HttpRpcClient } from './http-rpc-client.js';
 
 /** 0x-prefixed hex text. */

@@ -22,7 +22,7 @@ import { ConsensusEngine } from './chain/consensus.js';
 import { ProductionHealth } from './chain/production-health.js';
 import { DEV_ADDRESSES } from './chain/genesis.js';
 import { loadGenesis } from './chain/genesis-source.js';
-import type { NodeConfig } from './config/options.js';
+import type { NodeConfig } from '../shared/config/options.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
 import {
   CallThreadPool,
@@ -30,13 +30,13 @@ import {
   type CallQueueLimits,
 } from './call-threads/call-thread-pool.js';
 import { SenderRecovery } from './crypto/sender-recovery.js';
-import { writeFileAtomic } from './datadir/atomic-write.js';
+import { writeFileAtomic } from '../shared/atomic-write.js';
 import { DevControl } from './dev/dev-control.js';
 import { startConsensusRpcServer } from './consensus-rpc/server.js';
 import { AuthToken } from './datadir/auth-token.js';
 import { openNodeKey } from './datadir/node-key.js';
 import { ProcessLock } from './datadir/process-lock.js';
-import { ServerError } from './errors.js';
+import { ServerError } from '../shared/errors.js';
 import { EventBus } from './events/event-bus.js';
 import { openLogReaders } from './events/log-readers.js';
 import type { DaemonLogger, Logger } from './logger.js';

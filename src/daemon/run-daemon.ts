@@ -4,10 +4,10 @@
  */
 import { dataDirLayout } from '../shared/datadir-layout.js';
 import type { DaemonInfo } from '../shared/daemon-info.js';
-import { readConfigFile, resolveConfig } from './config/resolve-config.js';
+import { readConfigFile, resolveConfig } from '../shared/config/resolve-config.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { configSummary } from './config/config-summary.js';
-import { envVarName, type NodeConfig } from './config/options.js';
+import { envVarName, type NodeConfig } from '../shared/config/options.js';
 import { containProcessOutput } from './log/process-output.js';
 import { RotatingLogFile } from './log/rotating-log-file.js';
 import { createLogger, humanReadable, stdoutWriter, type LineWriter } from './logger.js';

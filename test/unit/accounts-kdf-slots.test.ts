@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { KeyDerivationSlots } from '../../src/daemon/accounts/key-derivation-slots.js';
-import { LimitExceededError } from '../../src/daemon/errors.js';
+import { LimitExceededError } from '../../src/shared/errors.js';
 
 /** A derivation the test finishes by hand. */
 function manual(): { derive: () => Promise<string>; finish: (value: string) => void } {

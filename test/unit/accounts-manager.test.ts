@@ -12,7 +12,7 @@ import { KeyDerivationSlots } from '../../src/daemon/accounts/key-derivation-slo
 import { WRONG_PASSPHRASE_MESSAGE } from '../../src/daemon/accounts/keystore.js';
 import { DEV_ADDRESSES, DEV_PRIVATE_KEYS } from '../../src/daemon/chain/genesis.js';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
-import { ConflictError, InvalidInputError, NotFoundError } from '../../src/daemon/errors.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../src/shared/errors.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 const OTHER_KEY = '0x' + '42'.repeat(32);

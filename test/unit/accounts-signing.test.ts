@@ -15,7 +15,7 @@ import {
 import { Chain } from '../../src/daemon/chain/chain.js';
 import { DEV_ADDRESSES, DEV_PRIVATE_KEYS, devGenesis } from '../../src/daemon/chain/genesis.js';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
-import { InvalidInputError } from '../../src/daemon/errors.js';
+import { InvalidInputError } from '../../src/shared/errors.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from '../../src/daemon/txpool/txpool.js';
 import { tempDataDir } from './chain-fixtures.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_MINIMUM_GAS_PRICE, nextBaseFee } from '../../src/daemon/chain/base-fee.js';
+import { nextBaseFee } from '../../src/daemon/chain/base-fee.js';
+import { MAX_MINIMUM_GAS_PRICE } from '../../src/shared/minimum-gas-price.js';
 
 describe('nextBaseFee', () => {
   const full = { gasUsed: 30_000_000n, gasLimit: 30_000_000n };

@@ -3,7 +3,7 @@ import { Address } from '@ethereumjs/util';
 import { CallThreadPool } from '../../src/daemon/call-threads/call-thread-pool.js';
 import type { CallThreadData } from '../../src/daemon/call-threads/protocol.js';
 import type { CallExecution } from '../../src/daemon/chain/chain-reader.js';
-import { ExecutionRevertedError, LimitExceededError } from '../../src/daemon/errors.js';
+import { ExecutionRevertedError, LimitExceededError } from '../../src/shared/errors.js';
 import type { Logger } from '../../src/daemon/logger.js';
 import { waitFor } from '../helpers/processes.js';
 

@@ -3,7 +3,7 @@ import { bytesToBigInt, hexToBytes } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
 import { Chain } from '../../src/daemon/chain/chain.js';
 import { devGenesis } from '../../src/daemon/chain/genesis.js';
-import { ExecutionRevertedError } from '../../src/daemon/errors.js';
+import { ExecutionRevertedError } from '../../src/shared/errors.js';
 import {
   REGISTER_RUNTIME,
   deployCode,

@@ -8,7 +8,7 @@ import {
 } from '@ethereumjs/util';
 import { Chain } from '../../src/daemon/chain/chain.js';
 import { devGenesis } from '../../src/daemon/chain/genesis.js';
-import { ExecutionRevertedError } from '../../src/daemon/errors.js';
+import { ExecutionRevertedError } from '../../src/shared/errors.js';
 import {
   REGISTER_RUNTIME,
   STORE_TOPIC,

@@ -10,9 +10,9 @@ import {
   DEV_MNEMONIC,
   DEV_PRIVATE_KEYS,
   devGenesis,
-  parseGenesisFile,
 } from '../../src/daemon/chain/genesis.js';
-import { ConflictError, InvalidInputError } from '../../src/daemon/errors.js';
+import { parseGenesisFile } from '../../src/shared/genesis-file.js';
+import { ConflictError, InvalidInputError } from '../../src/shared/errors.js';
 import registryArtifact from '../../src/daemon/identity/identity-registry.json' with { type: 'json' };
 import { IDENTITY_REGISTRY_ADDRESS } from '../../src/daemon/identity/registry-predeploy.js';
 import {

@@ -11,7 +11,7 @@ import {
   COMMIT_RETRY_CAP_MS,
   ProductionHealth,
 } from '../../src/daemon/chain/production-health.js';
-import { DamagedStoreError, StorageError } from '../../src/daemon/errors.js';
+import { DamagedStoreError, StorageError } from '../../src/shared/errors.js';
 import { tempDataDir } from './chain-fixtures.js';
 
 describe('chain store checks at start', () => {

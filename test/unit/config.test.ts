@@ -8,9 +8,9 @@ import {
   parseHostPort,
   parseTcpListenAddress,
   parseWeiAmount,
-} from '../../src/daemon/config/option-parsers.js';
-import { envVarName } from '../../src/daemon/config/options.js';
-import { readConfigFile, resolveConfig } from '../../src/daemon/config/resolve-config.js';
+} from '../../src/shared/config/option-parsers.js';
+import { envVarName } from '../../src/shared/config/options.js';
+import { readConfigFile, resolveConfig } from '../../src/shared/config/resolve-config.js';
 import { evmThreadCount } from '../../src/daemon/call-threads/call-thread-pool.js';
 
 describe('option parsers', () => {

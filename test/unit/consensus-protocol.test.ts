@@ -5,7 +5,7 @@ import { RouteArgs } from '../../src/daemon/consensus-rpc/route-args.js';
 import { parseClientQuery } from '../../src/daemon/consensus-rpc/client-query.js';
 import { ClientSubscriptions } from '../../src/daemon/consensus-rpc/subscriptions.js';
 import { heightRange } from '../../src/daemon/consensus-rpc/tx-search.js';
-import { InvalidInputError, LimitExceededError, NotFoundError } from '../../src/daemon/errors.js';
+import { InvalidInputError, LimitExceededError, NotFoundError } from '../../src/shared/errors.js';
 
 const ADDRESS_KEYS = new Set(['ethereum_tx.sender', 'ethereum_tx.recipient']);
 const query = (text: string) => parseQuery(text, { caseInsensitiveKeys: ADDRESS_KEYS });

@@ -9,7 +9,7 @@ import {
   OriginAllowlist,
   hostHeaderName,
   originParts,
-} from '../../src/daemon/transport/host-origin-patterns.js';
+} from '../../src/shared/host-origin-patterns.js';
 
 const DEFAULT_VHOSTS = ['localhost', '127.0.0.1', '[::1]'];
 

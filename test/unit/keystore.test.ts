@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Wallet, encryptKeystoreJson, keccak256 as ethersKeccak256 } from 'ethers';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
-import { ConflictError, InvalidInputError, NotFoundError } from '../../src/daemon/errors.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../src/shared/errors.js';
 import { KeystoreDirectory, keyFileName } from '../../src/daemon/accounts/keystore-dir.js';
 import {
   WRONG_PASSPHRASE_MESSAGE,

@@ -5,7 +5,7 @@ import { bytesToHex, concatBytes } from '@ethereumjs/util';
 import { serialiseLog } from '../../src/daemon/api/eth-logs.js';
 import { ChainReader } from '../../src/daemon/chain/chain-reader.js';
 import type { ChainLog } from '../../src/daemon/chain/types.js';
-import { InvalidInputError, LimitExceededError, NotFoundError } from '../../src/daemon/errors.js';
+import { InvalidInputError, LimitExceededError, NotFoundError } from '../../src/shared/errors.js';
 import { LogIndex } from '../../src/daemon/events/log-index.js';
 import { parseLogFilter, type LogFilterObject } from '../../src/daemon/events/log-filter.js';
 import { LogQuery, type LogQueryLimits } from '../../src/daemon/events/log-query.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { SigningKey, Wallet } from 'ethers';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
 import { loadOrCreateNodeKey, openNodeKey } from '../../src/daemon/datadir/node-key.js';
-import { ServerError } from '../../src/daemon/errors.js';
+import { ServerError } from '../../src/shared/errors.js';
 
 let dir: string;
 let path: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { InvalidInputError } from '../../src/daemon/errors.js';
+import { InvalidInputError } from '../../src/shared/errors.js';
 import { QuerySyntaxError, parseQuery } from '../../src/daemon/events/query/index.js';
 
 describe('parseQuery accepts valid queries', () => {

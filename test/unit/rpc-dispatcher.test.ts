@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ExecutionRevertedError, NotFoundError } from '../../src/daemon/errors.js';
+import { ExecutionRevertedError, NotFoundError } from '../../src/shared/errors.js';
 import { JsonText, RpcDispatcher } from '../../src/daemon/rpc/dispatcher.js';
 import { MethodRegistry, defineMethod, type CallContext } from '../../src/daemon/rpc/registry.js';
 

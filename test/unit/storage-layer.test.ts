@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { StorageEvent } from '../../src/shared/storage-api.js';
-import { VolumeUnavailableError } from '../../src/daemon/errors.js';
+import { VolumeUnavailableError } from '../../src/shared/errors.js';
 import type { Logger } from '../../src/daemon/logger.js';
 import { StorageLayer } from '../../src/daemon/storage/storage-layer.js';
 

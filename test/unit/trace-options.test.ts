@@ -2,7 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { AbiCoder, concat, id } from 'ethers';
 import { hexToBytes } from '@ethereumjs/util';
-import { InvalidInputError } from '../../src/daemon/errors.js';
+import { InvalidInputError } from '../../src/shared/errors.js';
 import { gethError, revertReason } from '../../src/daemon/trace/evm-errors.js';
 import { parseGoDuration, traceOptions } from '../../src/daemon/trace/trace-options.js';
 

@@ -1,6 +1,6 @@
 /** The trace threads' queue, its limit, and the time limit that replaces a stuck thread. */
 import { describe, expect, it } from '@jest/globals';
-import { LimitExceededError } from '../../src/daemon/errors.js';
+import { LimitExceededError } from '../../src/shared/errors.js';
 import type { TraceJob } from '../../src/daemon/trace/trace-protocol.js';
 import type { TraceOptions } from '../../src/daemon/trace/trace-options.js';
 import { TraceThreads } from '../../src/daemon/trace/trace-threads.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { bytesToHex } from '@ethereumjs/util';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
-import { ServerError } from '../../src/daemon/errors.js';
+import { ServerError } from '../../src/shared/errors.js';
 import { PoolJournal } from '../../src/daemon/txpool/journal.js';
 import type { JournalWriter } from '../../src/daemon/txpool/journal.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from '../../src/daemon/txpool/txpool.js';

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
 import { createBlob4844Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
-import { TransactionRejectedError } from '../../src/daemon/errors.js';
+import { TransactionRejectedError } from '../../src/shared/errors.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from '../../src/daemon/txpool/txpool.js';
 import type { PooledTransaction } from '../../src/daemon/txpool/types.js';
 import {

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { TypedDataEncoder, concat, hexlify, keccak256 } from 'ethers';
 import { parseTypedData, typedDataDigest } from '../../src/daemon/accounts/typed-data.js';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
-import { InvalidInputError } from '../../src/daemon/errors.js';
+import { InvalidInputError } from '../../src/shared/errors.js';
 
 const domain = { name: 'Unit', version: '2', chainId: 9000n };
 const types = {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { bridge } from '@polkadot/wasm-crypto';
 import { SECP256K1_ORDER as N, bytesToBigInt } from '@ethereumjs/util';
 import { Signature, SigningKey, keccak256 as ethersKeccak256 } from 'ethers';
-import { InvalidInputError } from '../../src/daemon/errors.js';
+import { InvalidInputError } from '../../src/shared/errors.js';
 import { SECP256K1_P, infinitySigner, offCurveX, word } from '../helpers/bad-signatures.js';
 import { callWasm } from '../../src/daemon/crypto/wasm-call.js';
 import {

@@ -78,7 +78,7 @@ async function oneRestart(dataDir) {
       code === 0 ? resolve(performance.now()) : reject(new Error(`daemon stop exited ${code}`)),
     );
   });
-  const stoppedLine = await logLineAt(logFile, logOffset, 'INFO stopped');
+  const stoppedLine = await logLineAt(logFile, logOffset, '"msg":"stopped"');
   while (running(pid)) await new Promise((resolve) => setTimeout(resolve, 1));
   const gone = performance.now();
   const stopDone = await stopping;

@@ -4,7 +4,7 @@ import { NodeCommand } from '../../cli/node-command.js';
 import { blockArg } from '../../cli/chain-args.js';
 import { blockLines } from '../../cli/chain-display.js';
 import { EthClient, type RpcObject } from '../../client/eth-client.js';
-import { NotFoundError } from '../../daemon/errors.js';
+import { NotFoundError } from '../../shared/errors.js';
 
 export default class BlockGet extends NodeCommand {
   static override summary = 'Show a block of the chain.';

@@ -1,13 +1,13 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { daemonOptionFlags, explicitOptionValues } from '../../cli/daemon-flags.js';
 import { colours, keyValueLines } from '../../cli/key-value-lines.js';
-import { envVarName, findOption } from '../../daemon/config/options.js';
+import { envVarName, findOption } from '../../shared/config/options.js';
 import {
   readConfigFile,
   resolveConfig,
   type ConfigInputs,
   type OptionSource,
-} from '../../daemon/config/resolve-config.js';
+} from '../../shared/config/resolve-config.js';
 import { dataDirLayout } from '../../shared/datadir-layout.js';
 
 export interface ConfigShowResult {

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import type { CheckReport } from '../../daemon/chain/chain-check.js';
+import type { CheckReport } from '../../shared/check-report.js';
 
 export default class DaemonCheck extends BaseCommand {
   static override summary = 'Check the chain store of a data directory for damage.';

@@ -2,8 +2,8 @@ import { Flags } from '@oclif/core';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { BaseCommand } from '../../cli/base-command.js';
 import { toQuantity } from '../../client/eth-client.js';
-import { readGenesisFile } from '../../daemon/chain/genesis-source.js';
-import { updateConfigFile } from '../../daemon/config/config-file.js';
+import { readGenesisFile } from '../../shared/genesis-file.js';
+import { updateConfigFile } from '../../shared/config/config-file.js';
 import { dataDirLayout } from '../../shared/datadir-layout.js';
 
 export interface InitResult {

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { daemonOptionFlags, explicitOptionValues } from '../../cli/daemon-flags.js';
 import { startDaemon } from '../../client/daemon-process.js';
-import { readConfigFile, resolveConfig } from '../../daemon/config/resolve-config.js';
+import { readConfigFile, resolveConfig } from '../../shared/config/resolve-config.js';
 import { dataDirLayout } from '../../shared/datadir-layout.js';
 import type { DaemonEndpoints } from '../../shared/daemon-info.js';
 

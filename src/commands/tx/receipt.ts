@@ -3,7 +3,7 @@ import { NodeCommand } from '../../cli/node-command.js';
 import { transactionHashArg } from '../../cli/chain-args.js';
 import { receiptLines } from '../../cli/chain-display.js';
 import { EthClient, type RpcObject } from '../../client/eth-client.js';
-import { NotFoundError } from '../../daemon/errors.js';
+import { NotFoundError } from '../../shared/errors.js';
 
 export default class TxReceipt extends NodeCommand {
   static override summary = 'Show the receipt of a mined transaction.';

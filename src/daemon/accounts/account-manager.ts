@@ -20,7 +20,7 @@
  */
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { DEV_ADDRESSES, DEV_PRIVATE_KEYS } from '../chain/genesis.js';
-import { ConflictError, InvalidInputError, NodeError, NotFoundError } from '../errors.js';
+import { ConflictError, InvalidInputError, NodeError, NotFoundError } from '../../shared/errors.js';
 import type { Logger } from '../logger.js';
 import type { KeyDerivationSlots } from './key-derivation-slots.js';
 import { KeystoreDirectory } from './keystore-dir.js';

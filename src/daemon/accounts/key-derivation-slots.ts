@@ -5,7 +5,7 @@
  * arrival order (`--keystore.kdf-queue`), and a derivation beyond those fails at once with
  * -32005 rather than holding memory or a caller's request for long.
  */
-import { LimitExceededError } from '../errors.js';
+import { LimitExceededError } from '../../shared/errors.js';
 
 export interface KeyDerivationLimits {
   /** Derivations running at once. */

@@ -7,8 +7,8 @@
  */
 import { mkdir, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../datadir/atomic-write.js';
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
+import { writeFileAtomic } from '../../shared/atomic-write.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../shared/errors.js';
 import { parseKeystore } from './keystore-format.js';
 import type { KeystoreV3, ParsedKeystore } from './keystore-format.js';
 

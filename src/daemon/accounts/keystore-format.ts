@@ -4,7 +4,7 @@
  * real files differ: `Crypto` (geth's early capitalisation) is accepted for `crypto`, hex may
  * carry a `0x` prefix, and `address` and `id` may be missing.
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 
 /** scrypt parameters as stored in a key file. */
 export interface ScryptParams {

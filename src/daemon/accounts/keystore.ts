@@ -14,7 +14,7 @@ import {
   randomUUID,
   timingSafeEqual,
 } from 'node:crypto';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import { keccak256 } from '../crypto/wasm-crypto.js';
 import { parseKeystore } from './keystore-format.js';
 import type { KeystoreCrypto, KeystoreV3, ParsedKeystore } from './keystore-format.js';

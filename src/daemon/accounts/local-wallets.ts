@@ -11,8 +11,8 @@
  */
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../datadir/atomic-write.js';
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
+import { writeFileAtomic } from '../../shared/atomic-write.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../shared/errors.js';
 import type { KeyDerivationSlots } from './key-derivation-slots.js';
 import { KeystoreDirectory } from './keystore-dir.js';
 import { decryptKey, encryptKey } from './keystore.js';

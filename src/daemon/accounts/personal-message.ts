@@ -5,7 +5,7 @@
  * Signatures are 65 bytes `r ‖ s ‖ v` with v 27 or 28, as geth returns them and ethers'
  * `verifyMessage` expects. Requires `initCrypto()` to have resolved.
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import {
   keccak256,
   secp256k1RecoverPublicKey,

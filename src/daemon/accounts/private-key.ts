@@ -3,7 +3,7 @@
  * controls. Requires `initCrypto()` to have resolved.
  */
 import { randomBytes } from 'node:crypto';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import { isSecp256k1Scalar } from '../crypto/secp256k1-scalar.js';
 import { keccak256, secp256k1Expand, secp256k1KeyPair } from '../crypto/wasm-crypto.js';
 

@@ -20,7 +20,7 @@ import {
   type PrefixedHexString,
 } from '@ethereumjs/util';
 import { impersonatedTransaction } from '../chain/impersonation-signature.js';
-import { InvalidInputError, TransactionRejectedError } from '../errors.js';
+import { InvalidInputError, TransactionRejectedError } from '../../shared/errors.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import type { Admission, TxPoolApi } from '../txpool/types.js';
 import type { AccountManager } from './account-manager.js';

@@ -10,7 +10,7 @@
  * (which wallets accept) do not make the primary type ambiguous to ethers.
  */
 import { TypedDataEncoder, getBytes, type TypedDataField } from 'ethers';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import { keccak256 } from '../crypto/wasm-crypto.js';
 
 /** Typed data as a JSON-RPC caller sends it, after {@link parseTypedData}. */

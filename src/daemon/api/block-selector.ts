@@ -6,7 +6,7 @@
  */
 import { hexToBytes } from '@ethereumjs/util';
 import type { ChainReader } from '../chain/chain-reader.js';
-import { InvalidInputError, NotFoundError } from '../errors.js';
+import { InvalidInputError, NotFoundError } from '../../shared/errors.js';
 
 export type BlockSelector =
   string | { blockHash: string; requireCanonical?: boolean } | { blockNumber: string };

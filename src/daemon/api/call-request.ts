@@ -6,7 +6,7 @@
 import type { AccessList } from '@ethereumjs/tx';
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { CallRequest } from '../chain/call.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import type { JsonSchema } from '../rpc/params.js';
 import {
   addressSchema,

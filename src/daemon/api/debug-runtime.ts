@@ -20,7 +20,7 @@ import { ProfileDirectory } from '../diagnostics/profile-directory.js';
 import { MAX_RECORDING_SECONDS, Recorder } from '../diagnostics/recorder.js';
 import { threadStacks } from '../diagnostics/thread-stacks.js';
 import { beginTrace } from '../diagnostics/trace-recording.js';
-import { ConflictError } from '../errors.js';
+import { ConflictError } from '../../shared/errors.js';
 import { HEAP_GROWING_PERCENT } from '../heap-growth.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import type { ParamSpec } from '../rpc/params.js';

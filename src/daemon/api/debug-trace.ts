@@ -10,7 +10,7 @@ import { encodeReceipt } from '@ethereumjs/vm';
 import { requestData } from '../call-threads/protocol.js';
 import type { ChainReader } from '../chain/chain-reader.js';
 import type { StoredBlock } from '../chain/types.js';
-import { InvalidInputError, NotFoundError, UnsupportedError } from '../errors.js';
+import { InvalidInputError, NotFoundError, UnsupportedError } from '../../shared/errors.js';
 import type { JsonSchema } from '../rpc/params.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { TRACE_THREAD_ENTRY } from '../thread-entries.js';

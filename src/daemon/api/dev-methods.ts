@@ -11,7 +11,7 @@
  */
 import { bytesToHex, hexToBytes, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
 import type { DevControl } from '../dev/dev-control.js';
-import { InvalidInputError, UnsupportedError } from '../errors.js';
+import { InvalidInputError, UnsupportedError } from '../../shared/errors.js';
 import type { JsonSchema, ParamSpec } from '../rpc/params.js';
 import type { MethodDefinition, NamespaceModule } from '../rpc/registry.js';
 import {

@@ -10,7 +10,7 @@ import type { AccountManager } from '../accounts/account-manager.js';
 import { signDigestV27, signPersonalMessage } from '../accounts/personal-message.js';
 import { parseTypedData, typedDataDigest, type TypedDataVersion } from '../accounts/typed-data.js';
 import type { TransactionFields, TransactionSigner } from '../accounts/transaction-signer.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import type { JsonSchema } from '../rpc/params.js';
 import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rpc/registry.js';
 import { formatTransaction, hex } from './formatters.js';

@@ -2,7 +2,7 @@
  * The polling filter methods: eth_newFilter, eth_newBlockFilter,
  * eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter.
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import { parseLogFilter, type LogFilter, type LogFilterObject } from '../events/log-filter.js';
 import type { LogQuery } from '../events/log-query.js';
 import type { PollingFilters } from '../events/polling-filters.js';

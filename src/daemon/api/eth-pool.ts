@@ -15,7 +15,7 @@ import {
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { ChainReader } from '../chain/chain-reader.js';
-import { InvalidInputError, TransactionRejectedError } from '../errors.js';
+import { InvalidInputError, TransactionRejectedError } from '../../shared/errors.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { formatTransaction, locationInBlock, quantity } from './formatters.js';

@@ -1,6 +1,6 @@
 /** eth_* methods that read account state at a block, or execute against it. */
 import { hexToBytes } from '@ethereumjs/util';
-import { ServerError } from '../errors.js';
+import { ServerError } from '../../shared/errors.js';
 import { callerOf, defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { JsonText } from '../rpc/dispatcher.js';

@@ -17,7 +17,7 @@
  * - Like geth, there is no sync to report: a `syncing` subscription receives a single `false`.
  */
 import type { ChainLog, StoredBlock } from '../chain/types.js';
-import { LimitExceededError, NotFoundError, UnsupportedError } from '../errors.js';
+import { LimitExceededError, NotFoundError, UnsupportedError } from '../../shared/errors.js';
 import { rewoundLogs, type Unsubscribe } from '../events/event-bus.js';
 import { logCriteria, logMatcher, type LogFilterObject } from '../events/log-filter.js';
 import { newFilterId } from '../events/polling-filters.js';

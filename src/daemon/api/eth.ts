@@ -4,7 +4,7 @@
  * methods and the coinbase. Other modules (accounts, logs, filters, subscriptions) add
  * their methods through `extraMethods`.
  */
-import { UnsupportedError } from '../errors.js';
+import { UnsupportedError } from '../../shared/errors.js';
 import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { ethBlockMethods } from './eth-blocks.js';

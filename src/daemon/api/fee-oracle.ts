@@ -17,7 +17,7 @@ import {
 } from '../chain/block-fees.js';
 import type { ChainReader } from '../chain/chain-reader.js';
 import { LruCache } from '../chain/lru-cache.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import type { EventBus } from '../events/event-bus.js';
 
 /** Blocks the tip suggestion looks back over. */

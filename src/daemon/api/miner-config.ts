@@ -5,9 +5,9 @@
  * Passed to `minerNamespace(extra)`.
  */
 import { readFile } from 'node:fs/promises';
-import { writeFileAtomic } from '../datadir/atomic-write.js';
-import { minimumGasPriceProblem } from '../chain/base-fee.js';
-import { InvalidInputError, ServerError } from '../errors.js';
+import { writeFileAtomic } from '../../shared/atomic-write.js';
+import { minimumGasPriceProblem } from '../../shared/minimum-gas-price.js';
+import { InvalidInputError, ServerError } from '../../shared/errors.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { addressSchema, toAddress, uint256Schema } from './hex-schemas.js';
 import type { NodeServices } from './services.js';

@@ -3,7 +3,7 @@
  * no-ops and decisions §5 fixes their answers. `miner_setGasPrice` and `miner_setEtherbase`
  * act on the node's configuration and validator reward address.
  */
-import { UnsupportedError } from '../errors.js';
+import { UnsupportedError } from '../../shared/errors.js';
 import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rpc/registry.js';
 import { dataSchema, uint64Schema } from './hex-schemas.js';
 

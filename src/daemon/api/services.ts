@@ -5,7 +5,7 @@
 import type { DataDirLayout } from '../../shared/datadir-layout.js';
 import type { Chain } from '../chain/chain.js';
 import type { ChainReader } from '../chain/chain-reader.js';
-import type { NodeConfig } from '../config/options.js';
+import type { NodeConfig } from '../../shared/config/options.js';
 import type { DevControl } from '../dev/dev-control.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { LogReaders } from '../events/log-readers.js';

@@ -39,7 +39,7 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { AccessListResult } from '../chain/access-list.js';
 import type { CallOutcome, CallRequest } from '../chain/call.js';
 import type { CallExecution } from '../chain/chain-reader.js';
-import { LimitExceededError } from '../errors.js';
+import { LimitExceededError } from '../../shared/errors.js';
 import type { Logger } from '../logger.js';
 import { AnswerPacer } from './answer-pacer.js';
 import { FairQueue } from './fair-queue.js';

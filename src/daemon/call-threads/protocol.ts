@@ -8,7 +8,11 @@ import type { AccessListResult } from '../chain/access-list.js';
 import type { CallOutcome, CallRequest } from '../chain/call.js';
 import { decodeRevertReason } from '../chain/call.js';
 import type { ChainParameters } from '../chain/chain-reader.js';
-import { ExecutionRevertedError, NotFoundError, TransactionRejectedError } from '../errors.js';
+import {
+  ExecutionRevertedError,
+  NotFoundError,
+  TransactionRejectedError,
+} from '../../shared/errors.js';
 
 /** The `workerData` of a call thread. */
 export interface CallThreadData {

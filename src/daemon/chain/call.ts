@@ -18,7 +18,7 @@ import { ValueEncoding, bytesToHex, createZeroAddress } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
-import { ExecutionRevertedError, TransactionRejectedError } from '../errors.js';
+import { ExecutionRevertedError, TransactionRejectedError } from '../../shared/errors.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import { CallStateManager, CommittedReads } from './call-state.js';
 import { checksumAddress } from './checksum-address.js';

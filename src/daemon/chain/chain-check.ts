@@ -27,6 +27,7 @@ import {
 } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
 import { encodeReceipt } from '@ethereumjs/vm';
+import type { CheckReport } from '../../shared/check-report.js';
 import { dataDirLayout } from '../../shared/datadir-layout.js';
 import { initCrypto, keccak256 } from '../crypto/wasm-crypto.js';
 import { checkLogIndex } from '../events/log-index.js';
@@ -41,25 +42,6 @@ import { decodeReceipts, receiptsOfBlock } from './receipt-codec.js';
 import { ChainStore } from './store.js';
 import { chainDataFile } from './store-integrity.js';
 import type { ChainReceipt, StoredBlock } from './types.js';
-
-/** One disagreement found; `block` when it belongs to a block. */
-export interface CheckProblem {
-  block?: number;
-  problem: string;
-}
-
-export interface CheckReport {
-  dataDir: string;
-  /** Head block number, undefined when the store could not be read at all. */
-  head?: number;
-  blocksChecked: number;
-  /** Blocks whose state trie was walked. */
-  stateRootsChecked: number[];
-  trieNodesChecked: number;
-  /** Height the log index covers, -1 when it is empty or absent. */
-  logIndexHeight: number;
-  problems: CheckProblem[];
-}
 
 /** State roots walked without `full`: the head, the genesis and this many blocks between. */
 const SAMPLED_STATE_ROOTS = 8;

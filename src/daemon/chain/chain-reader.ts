@@ -23,7 +23,7 @@ import type { Proof } from '@ethereumjs/statemanager';
 import { ValueEncoding, setLengthLeft } from '@ethereumjs/util';
 import type { Account, Address } from '@ethereumjs/util';
 import { initCrypto } from '../crypto/wasm-crypto.js';
-import { NotFoundError, ServerError } from '../errors.js';
+import { NotFoundError, ServerError } from '../../shared/errors.js';
 import { nextBaseFee } from './base-fee.js';
 import { blockFees, headerFees, type BlockFees } from './block-fees.js';
 import { decodeBlockRecord, recordHashes, recordHeaderFees } from './block-record.js';

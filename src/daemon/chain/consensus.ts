@@ -16,7 +16,7 @@
  * the round to finish.
  */
 import type { Address } from '@ethereumjs/util';
-import { StorageError } from '../errors.js';
+import { StorageError } from '../../shared/errors.js';
 import type { EventBus, Unsubscribe } from '../events/event-bus.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import type { PooledTransaction, TxPoolApi } from '../txpool/types.js';

@@ -13,7 +13,7 @@ import {
 } from '@ethereumjs/util';
 import type { PrefixedHexString } from '@ethereumjs/util';
 import { openTrie } from './chain-reader.js';
-import type { GenesisConfig } from './genesis.js';
+import type { GenesisConfig } from '../../shared/genesis-file.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
 
 /**

@@ -5,28 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import type { DataDirLayout } from '../../shared/datadir-layout.js';
-import { InvalidInputError } from '../errors.js';
-import { devGenesis, parseGenesisFile, type GenesisConfig } from './genesis.js';
+import { InvalidInputError } from '../../shared/errors.js';
+import { readGenesisFile, type GenesisConfig } from '../../shared/genesis-file.js';
+import { devGenesis } from './genesis.js';
 
 export const DEFAULT_CHAIN_ID = 9000n;
-
-export function readGenesisFile(path: string): GenesisConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new InvalidInputError(`cannot read genesis file ${path}: ${(error as Error).message}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new InvalidInputError(
-      `genesis file ${path} is not valid JSON: ${(error as Error).message}`,
-    );
-  }
-  return parseGenesisFile(json);
-}
 
 export interface GenesisSource {
   genesis: GenesisConfig;

@@ -9,7 +9,7 @@
  */
 import { closeSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
 import type { RootDatabase } from 'lmdb';
-import { StorageError } from '../errors.js';
+import { StorageError } from '../../shared/errors.js';
 
 const MDB_MAGIC = 0xbeefc0de;
 /** `MDB_DATA_VERSION` of the LMDB that lmdb-js builds. */

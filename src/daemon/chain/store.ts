@@ -17,7 +17,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
-import { ConflictError } from '../errors.js';
+import { ConflictError } from '../../shared/errors.js';
 import { commitLmdb, extendForDeletes } from './lmdb-file.js';
 
 /** Where a committed transaction is, with its sender (so readers need not recover it). */

@@ -4,8 +4,8 @@
  * value came from. Values are written as a user would type them; the config holds no secret
  * (a password file is named by its path, never read here).
  */
-import type { OptionSource } from './resolve-config.js';
-import type { NodeConfig, OptionKey } from './options.js';
+import type { OptionSource } from '../../shared/config/resolve-config.js';
+import type { NodeConfig, OptionKey } from '../../shared/config/options.js';
 
 /**
  * @param rawValue the option's value as it was given (flag, environment or config file).

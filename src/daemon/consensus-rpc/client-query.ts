@@ -6,7 +6,7 @@
  * its conditions once parsed, which the length bound already keeps cheap
  * (`--rpc.max-query-conditions`).
  */
-import { InvalidInputError, LimitExceededError } from '../errors.js';
+import { InvalidInputError, LimitExceededError } from '../../shared/errors.js';
 import { parseQuery, type Query } from '../events/query/index.js';
 
 export interface QueryLimits {

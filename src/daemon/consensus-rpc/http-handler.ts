@@ -7,7 +7,7 @@
  * the limit, and the connection is closed rather than read to the end.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LimitExceededError } from '../errors.js';
+import { LimitExceededError } from '../../shared/errors.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import { BodyBuffer } from '../transport/body-buffer.js';
 import { cometError, errorText, successText } from './comet-envelope.js';

@@ -5,7 +5,7 @@
  * route's parameter order. Integers may be numbers or decimal strings; a hash may be hex
  * (with or without `0x`) or base64, which is what CometBFT's JSON form uses for bytes.
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 
 type RawValue = unknown;
 

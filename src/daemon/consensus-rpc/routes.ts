@@ -5,7 +5,7 @@
  */
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../../shared/version.js';
 import type { ProductionState } from '../chain/production-health.js';
-import { InvalidInputError, NotFoundError } from '../errors.js';
+import { InvalidInputError, NotFoundError } from '../../shared/errors.js';
 import type { Query } from '../events/query/index.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import { BLOCK_PROTOCOL, blockIdJson, blockJson } from './block-json.js';

@@ -12,7 +12,7 @@
  */
 import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
-import type { HostPort } from '../config/option-parsers.js';
+import type { HostPort } from '../../shared/config/option-parsers.js';
 import { initCrypto, sha256 } from '../crypto/wasm-crypto.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logger.js';

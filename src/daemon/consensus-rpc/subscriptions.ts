@@ -2,7 +2,7 @@
  * One WebSocket client's subscriptions, keyed like CometBFT by the query's canonical text, so
  * `tm.event='Tx'` and `tm.event = 'Tx'` are the same subscription.
  */
-import { ConflictError, LimitExceededError, NotFoundError } from '../errors.js';
+import { ConflictError, LimitExceededError, NotFoundError } from '../../shared/errors.js';
 import type { EventSet, Query } from '../events/query/index.js';
 import type { RpcId } from './comet-envelope.js';
 

@@ -8,7 +8,7 @@
  * allows. Conditions on `tx.height` (`=`, `<`, `<=`, `>`, `>=`) narrow that range first, so
  * `tx.height = 5` reads one block however long the chain is.
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import type { Query } from '../events/query/index.js';
 import type { BlockResults } from './block-results.js';
 import { txFlatEvents } from './tx-json.js';

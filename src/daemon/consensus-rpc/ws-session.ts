@@ -9,7 +9,7 @@
  * Its requests take a bounded slice of the main thread per turn of the event loop.
  */
 import type { WebSocket } from 'ws';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import type { Query } from '../events/query/index.js';
 import type { Logger } from '../logger.js';
 import type { PublishedEvent } from './block-events.js';

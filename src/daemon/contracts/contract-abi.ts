@@ -14,7 +14,7 @@ import {
   type InterfaceAbi,
   type JsonFragment,
 } from 'ethers';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 
 /** One ABI entry as JSON. */
 export type AbiEntry = Record<string, unknown>;

@@ -7,7 +7,7 @@ import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { FunctionFragment } from 'ethers';
 import type { SentTransaction } from '../../shared/rest-api.js';
 import type { CallRequest, CallResult } from '../chain/call.js';
-import { InvalidInputError, TransactionRejectedError } from '../errors.js';
+import { InvalidInputError, TransactionRejectedError } from '../../shared/errors.js';
 import type { IdentityTransactions } from '../identity/identity-transactions.js';
 import { decodeResults, encodeCall, resolveMethod } from './contract-abi.js';
 import type { ContractRegistry, NamedContract } from './contract-registry.js';

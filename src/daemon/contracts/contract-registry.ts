@@ -11,8 +11,8 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { getAddress } from 'ethers';
-import { writeFileAtomic } from '../datadir/atomic-write.js';
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
+import { writeFileAtomic } from '../../shared/atomic-write.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../shared/errors.js';
 import { parseAbi, type AbiEntry } from './contract-abi.js';
 
 /** A named contract. `address` is null for a dropped ABI file that names none. */

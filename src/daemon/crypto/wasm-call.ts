@@ -17,7 +17,7 @@
  * The Rust runtime's panic counter does keep growing, which none of these functions reads.
  */
 import { bridge } from '@polkadot/wasm-crypto';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 
 /** The exports used here, as wasm-bindgen generates them for the module. */
 interface WasmCryptoExports {

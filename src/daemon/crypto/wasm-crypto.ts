@@ -9,7 +9,7 @@
  * number of refused inputs affects later calls.
  */
 import { waitReady } from '@polkadot/wasm-crypto';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import { isLowS, isSecp256k1Scalar } from './secp256k1-scalar.js';
 import { callWasm } from './wasm-call.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../../shared/atomic-write.js';
 
 /**
  * The bearer token that guards private methods (the cookie-file pattern): 32 random bytes,

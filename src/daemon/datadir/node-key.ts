@@ -14,8 +14,8 @@ import {
   publicKeyOfPrivateKey,
 } from '../accounts/private-key.js';
 import { decryptKey, encryptKey, type KdfStrength } from '../accounts/keystore.js';
-import { ServerError } from '../errors.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { ServerError } from '../../shared/errors.js';
+import { writeFileAtomic } from '../../shared/atomic-write.js';
 
 /**
  * The node key. Its public key and address are worked out on first use: the first secp256k1

@@ -4,7 +4,7 @@
  */
 import { DataDirLock, readLockHolder } from '../../shared/datadir-lock.js';
 import { currentProcessIdentity } from '../../shared/process-identity.js';
-import { ConflictError } from '../errors.js';
+import { ConflictError } from '../../shared/errors.js';
 
 export class ProcessLock {
   private constructor(private readonly lock: DataDirLock) {}

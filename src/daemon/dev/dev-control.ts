@@ -20,7 +20,7 @@ import { MAX_BLOCK_TIMESTAMP } from '../chain/block-clock.js';
 import type { Chain } from '../chain/chain.js';
 import type { ConsensusEngine, MiningMode } from '../chain/consensus.js';
 import type { ChainSnapshots } from '../chain/store.js';
-import { InvalidInputError, LimitExceededError } from '../errors.js';
+import { InvalidInputError, LimitExceededError } from '../../shared/errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { TxPoolApi } from '../txpool/types.js';
 import { Impersonation } from './impersonation.js';

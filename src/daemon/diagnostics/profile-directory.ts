@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { InvalidInputError, ServerError } from '../errors.js';
+import { InvalidInputError, ServerError } from '../../shared/errors.js';
 
 const FILE_MODE = 0o600;
 

@@ -5,7 +5,7 @@
  * the caller, or timed, in which case it ends by itself and only then writes its file.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConflictError } from '../errors.js';
+import { ConflictError } from '../../shared/errors.js';
 import type { ProfileDirectory } from './profile-directory.js';
 
 /** A recording in progress. */

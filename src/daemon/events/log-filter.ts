@@ -9,7 +9,7 @@
  * has topics does not match it.
  */
 import { bytesToHex, equalsBytes, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import type { ChainLog } from '../chain/types.js';
 
 /** A log filter object as it arrives over JSON-RPC, after schema validation. */

@@ -31,7 +31,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import type { Chain } from '../chain/chain.js';
 import { LMDB_MAP_SIZE } from '../chain/store.js';
 import { commitLmdb, extendForDeletes, lmdbFileProblem } from '../chain/lmdb-file.js';
-import { ServerError } from '../errors.js';
+import { ServerError } from '../../shared/errors.js';
 import type { ChainReceipt } from '../chain/types.js';
 import type { BlockCommittedEvent, ChainRewoundEvent, EventBus, Unsubscribe } from './event-bus.js';
 import type { LogCriteria } from './log-filter.js';

@@ -5,7 +5,7 @@
  */
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { ChainReader } from '../chain/chain-reader.js';
-import { InvalidInputError, LimitExceededError, NotFoundError } from '../errors.js';
+import { InvalidInputError, LimitExceededError, NotFoundError } from '../../shared/errors.js';
 import type { LogIndex } from './log-index.js';
 import { hexLogMatcher, type LogCriteria, type LogFilter } from './log-filter.js';
 import type { ServedLog, ServedLogs } from './served-logs.js';

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { Chain } from '../chain/chain.js';
-import type { NodeConfig } from '../config/options.js';
+import type { NodeConfig } from '../../shared/config/options.js';
 import type { Logger } from '../logger.js';
 import type { EventBus } from './event-bus.js';
 import { LogIndex } from './log-index.js';

@@ -21,7 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ChainLog, StoredBlock } from '../chain/types.js';
-import { LimitExceededError, NotFoundError } from '../errors.js';
+import { LimitExceededError, NotFoundError } from '../../shared/errors.js';
 import type { PooledTransaction } from '../txpool/types.js';
 import { rewoundLogs } from './event-bus.js';
 import type { BlockCommittedEvent, ChainRewoundEvent, EventBus, Unsubscribe } from './event-bus.js';

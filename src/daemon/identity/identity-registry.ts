@@ -10,8 +10,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { getAddress } from 'ethers';
-import { writeFileAtomic } from '../datadir/atomic-write.js';
-import { ServerError } from '../errors.js';
+import { writeFileAtomic } from '../../shared/atomic-write.js';
+import { ServerError } from '../../shared/errors.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import type { AbiEntry } from '../contracts/contract-abi.js';
 import type { BuiltInContract } from '../contracts/contract-registry.js';

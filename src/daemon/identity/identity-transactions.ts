@@ -8,7 +8,7 @@ import { Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethere
 import type { TransactionFields } from '../accounts/transaction-signer.js';
 import type { CallRequest } from '../chain/call.js';
 import type { ChainReceipt } from '../chain/types.js';
-import { ExecutionRevertedError } from '../errors.js';
+import { ExecutionRevertedError } from '../../shared/errors.js';
 import type { EventBus } from '../events/event-bus.js';
 
 /** What the identity needs to send. */

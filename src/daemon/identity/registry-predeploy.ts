@@ -5,7 +5,7 @@
  * by the node instead (`identity-registry.ts`).
  */
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import type { GenesisAccount } from '../chain/genesis.js';
+import type { GenesisAccount } from '../../shared/genesis-file.js';
 import artifact from './identity-registry.json' with { type: 'json' };
 
 /** Fixed address of the registry in the embedded dev genesis (checksummed). */

@@ -8,7 +8,7 @@
 import { decrypt, encrypt } from 'eciesjs';
 import { Config } from 'eciesjs/config';
 import type { SealedContent } from '../../shared/rest-api.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import { canonicalBytes } from './signed-content.js';
 
 /** The `algorithm` of every encrypted record. */

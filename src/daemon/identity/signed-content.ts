@@ -7,7 +7,7 @@
  */
 import canonicalize from 'canonicalize';
 import type { SignedContent } from '../../shared/rest-api.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 import { recoverPersonalMessageSigner, signPersonalMessage } from '../accounts/personal-message.js';
 
 /** The `algorithm` of every signed record this node makes and accepts. */

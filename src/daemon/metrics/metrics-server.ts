@@ -3,7 +3,7 @@
  * `/metrics`, and `/health` and `/ready` for probes that should not touch the JSON-RPC port.
  * Built on the same hand-written HTTP server and Host/Origin guard as the JSON-RPC listener.
  */
-import type { HostPort } from '../config/option-parsers.js';
+import type { HostPort } from '../../shared/config/option-parsers.js';
 import type { Logger } from '../logger.js';
 import { ListenerGuard, type BrowserPolicy } from '../transport/browser-guard.js';
 import type { RunningServer } from '../transport/http-rpc-server.js';

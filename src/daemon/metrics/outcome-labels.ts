@@ -3,7 +3,7 @@
  * name a caller made up) would create a series per distinct text, and one client could grow
  * the scrape without end.
  */
-import { TransactionRejectedError } from '../errors.js';
+import { TransactionRejectedError } from '../../shared/errors.js';
 import { RpcErrorCode } from '../rpc/rpc-error.js';
 
 /** Refusal reasons by the start of the message (geth's wording, see `txpool/admission.ts`). */

@@ -19,7 +19,7 @@ import {
   UnauthorizedError,
   UnsupportedError,
   VolumeUnavailableError,
-} from '../errors.js';
+} from '../../shared/errors.js';
 
 export interface RestErrorAnswer {
   status: number;

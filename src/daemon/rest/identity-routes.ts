@@ -5,7 +5,7 @@
  */
 import { ZeroAddress } from 'ethers';
 import type { ContractCalls } from '../contracts/contract-calls.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../../shared/errors.js';
 import { IDENTITY_REGISTRY_NAME } from '../identity/identity-registry.js';
 import type { OwnerResolver } from './crypto-routes.js';
 import { restRoute, type RestResource } from './resource.js';

@@ -6,7 +6,7 @@
  * would delay blocks and every other answer.
  */
 import { performance } from 'node:perf_hooks';
-import { LimitExceededError } from '../errors.js';
+import { LimitExceededError } from '../../shared/errors.js';
 
 export class ExpensiveOperationLimit {
   private tokens: number;

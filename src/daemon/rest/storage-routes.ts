@@ -12,10 +12,10 @@ import {
   type ContentEncoding,
   type FileDetail,
 } from '../../shared/storage-api.js';
-import { InvalidInputError, PayloadTooLargeError } from '../errors.js';
+import { InvalidInputError, PayloadTooLargeError } from '../../shared/errors.js';
 import { CONTENT_ID_PATTERN } from '../storage/content-address.js';
 import type { StorageLayer } from '../storage/storage-layer.js';
-import { MAX_REDUNDANCY } from '../storage/storage-limits.js';
+import { MAX_REDUNDANCY } from '../../shared/storage-limits.js';
 import { RawContent, restRoute, type RestResource } from './resource.js';
 
 /** Items of a list page when `limit` is not given, and the most a page may hold. */

@@ -11,7 +11,7 @@ import {
   TransactionRejectedError,
   UnauthorizedError,
   UnsupportedError,
-} from '../errors.js';
+} from '../../shared/errors.js';
 import { RpcError, RpcErrorCode } from './rpc-error.js';
 
 const CODE_BY_CLASS: ReadonlyArray<[abstract new (...args: never[]) => NodeError, number]> = [

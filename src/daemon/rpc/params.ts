@@ -4,7 +4,7 @@
  * expected, taken from the failing schema's `description`.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  * hash every replica they touch and report the ones found missing or corrupt.
  */
 import type { ReplicaState } from '../../shared/storage-api.js';
-import { VolumeUnavailableError } from '../errors.js';
+import { VolumeUnavailableError } from '../../shared/errors.js';
 import { chunkIdOf } from './content-address.js';
 import type { ChunkRecord } from './storage-index.js';
 import type { StorageVolume } from './volume.js';

@@ -28,7 +28,7 @@ import {
   InvalidInputError,
   NotFoundError,
   PayloadTooLargeError,
-} from '../errors.js';
+} from '../../shared/errors.js';
 import type { Logger } from '../logger.js';
 import { chunkIdOf, fileIdOf } from './content-address.js';
 import { fixedChunks } from './fixed-chunks.js';

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { VolumeUnavailableError } from '../errors.js';
+import { VolumeUnavailableError } from '../../shared/errors.js';
 import { isContentId } from './content-address.js';
 
 const CHUNKS_DIR = 'chunks';

@@ -20,7 +20,7 @@ import {
 import { blockHashSource, openTrie, type ChainReader } from '../chain/chain-reader.js';
 import { effectiveGasPrice, rejectionReason } from '../chain/executor.js';
 import { TrieNodeOverlay } from '../chain/trie-node-overlay.js';
-import { InvalidInputError, NotFoundError, TransactionRejectedError } from '../errors.js';
+import { InvalidInputError, NotFoundError, TransactionRejectedError } from '../../shared/errors.js';
 import { applyStateOverrides, type StateOverrides } from './state-overrides.js';
 import type { TraceOptions } from './trace-options.js';
 import type { TracedTx, TxTracer } from './tracer.js';

@@ -11,7 +11,7 @@ import {
   unpadBytes,
   type PrefixedHexString,
 } from '@ethereumjs/util';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 
 export interface AccountOverride {
   balance?: string;

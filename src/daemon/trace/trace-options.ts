@@ -3,7 +3,7 @@
  * turned into the options a trace thread runs with. Everything a caller can get wrong is refused
  * here, on the main thread, with an error that names the field.
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../../shared/errors.js';
 
 /** The tracers this node has, by geth's names; `structLogger` is the default opcode logger. */
 export const TRACER_NAMES = [

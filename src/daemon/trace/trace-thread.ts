@@ -9,7 +9,7 @@ import { createBlockFromRLP } from '@ethereumjs/block';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChainReader } from '../chain/chain-reader.js';
 import { failureOf, requestOf } from '../call-threads/protocol.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../../shared/errors.js';
 import { traceBlock, traceCall, type TxStarted } from './replay.js';
 import type {
   TraceJob,

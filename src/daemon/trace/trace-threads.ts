@@ -7,7 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { errorOf } from '../call-threads/protocol.js';
-import { LimitExceededError, ServerError } from '../errors.js';
+import { LimitExceededError, ServerError } from '../../shared/errors.js';
 import type {
   TraceJob,
   TraceJobMessage,

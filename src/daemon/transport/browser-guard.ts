@@ -16,7 +16,11 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { HostAllowlist, OriginAllowlist, hostHeaderName } from './host-origin-patterns.js';
+import {
+  HostAllowlist,
+  OriginAllowlist,
+  hostHeaderName,
+} from '../../shared/host-origin-patterns.js';
 
 /** The three allowlists, as configured (`--json-rpc.vhosts`, `--json-rpc.cors`, `--json-rpc.ws-origins`). */
 export interface BrowserPolicy {

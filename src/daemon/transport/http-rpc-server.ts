@@ -4,7 +4,7 @@
  * the daemon at most the limit in memory and gets a clear 413 answer; the connection is then
  * closed.
  */
-import type { HostPort } from '../config/option-parsers.js';
+import type { HostPort } from '../../shared/config/option-parsers.js';
 import type { AuthToken } from '../datadir/auth-token.js';
 import type { Logger } from '../logger.js';
 import type { RpcDispatcher } from '../rpc/dispatcher.js';

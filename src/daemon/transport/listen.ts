@@ -1,6 +1,6 @@
 import type { Server } from 'node:net';
-import type { HostPort } from '../config/option-parsers.js';
-import { ConflictError, ServerError } from '../errors.js';
+import type { HostPort } from '../../shared/config/option-parsers.js';
+import { ConflictError, ServerError } from '../../shared/errors.js';
 
 /**
  * The error of a failed listen: names the address, the option that set it and the cause (for

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { HostPort } from '../config/option-parsers.js';
+import type { HostPort } from '../../shared/config/option-parsers.js';
 import type { AuthToken } from '../datadir/auth-token.js';
 import type { Logger } from '../logger.js';
 import type { RpcDispatcher } from '../rpc/dispatcher.js';

@@ -9,7 +9,7 @@
 import { TransactionType } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
-import { TransactionRejectedError } from '../errors.js';
+import { TransactionRejectedError } from '../../shared/errors.js';
 import { transactionFees } from './fees.js';
 import type { TransactionFees } from './fees.js';
 

@@ -27,7 +27,7 @@ import { createTxFromRLP } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
-import { ServerError } from '../errors.js';
+import { ServerError } from '../../shared/errors.js';
 import { commitLmdb } from '../chain/lmdb-file.js';
 
 /** Address space for the journal's memory map: a full pool of 128 KiB transactions fits. */

@@ -23,7 +23,7 @@
 import { bytesToHex } from '@ethereumjs/util';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
-import { TransactionRejectedError } from '../errors.js';
+import { TransactionRejectedError } from '../../shared/errors.js';
 import { admitTransaction, checkEnvelope } from './admission.js';
 import type { AdmissionRules, AdmittedTransaction } from './admission.js';
 import { BinaryHeap } from './binary-heap.js';

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../../errors.js';
+import { InvalidInputError } from '../../../shared/errors.js';
 
 /**
  * A query string that is not in the CometBFT event query language. The message names the

@@ -16,10 +16,10 @@ import {
   parseWeiAmount,
   type HostPort,
 } from './option-parsers.js';
-import { LOG_LEVEL_CHOICES, parseLogLevelName, type LogLevel } from '../../shared/log-levels.js';
-import { minimumGasPriceProblem } from '../chain/base-fee.js';
-import { MAX_REDUNDANCY } from '../storage/storage-limits.js';
-import { HostAllowlist, OriginAllowlist } from '../transport/host-origin-patterns.js';
+import { LOG_LEVEL_CHOICES, parseLogLevelName, type LogLevel } from '../log-levels.js';
+import { minimumGasPriceProblem } from '../minimum-gas-price.js';
+import { MAX_REDUNDANCY } from '../storage-limits.js';
+import { HostAllowlist, OriginAllowlist } from '../host-origin-patterns.js';
 
 export interface NodeConfig {
   dev: boolean;

@@ -53,7 +53,7 @@ export function parseByteSize(raw: string): number {
 }
 
 /** Shared with the CLI, whose flags take durations too. */
-export { parseDuration } from '../../shared/duration.js';
+export { parseDuration } from '../duration.js';
 
 /** `host:port`, `[::1]:port` or `:port` (all interfaces); port 0 picks a free port. */
 export function parseHostPort(raw: string): HostPort {

@@ -3,7 +3,7 @@
  * `daemon init` and `miner_setGasPrice`, whose changes take effect at the next start.
  */
 import { readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../datadir/atomic-write.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import { InvalidInputError } from '../errors.js';
 import { findOption } from './options.js';
 
