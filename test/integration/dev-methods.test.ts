@@ -65,6 +65,19 @@ function keyless(n: number): string {
   return `0x${'ab'.repeat(18)}${n.toString(16).padStart(4, '0')}`;
 }
 
+/** viem's test client (`anvil` or `hardhat` mode) on the daemon, with its public actions, and the chain and transport it uses. */
+function viemTestClient(daemon: TestDaemon, mode: 'anvil' | 'hardhat') {
+  const chain = defineChain({
+    id: Number(DEV_CHAIN_ID),
+    name: 'node-cli dev',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [daemon.endpoints.http] } },
+  });
+  const transport = http(daemon.endpoints.http);
+  const client = createTestClient({ chain, mode, transport, cacheTime: 0 }).extend(publicActions);
+  return { client, chain, transport };
+}
+
 describe('dev methods on a dev chain', () => {
   let daemon: TestDaemon;
   let provider: JsonRpcProvider;
@@ -401,16 +414,7 @@ describe('dev methods on a dev chain', () => {
   });
 
   it("drives the same scenarios through viem's anvil test client", async () => {
-    const chain = defineChain({
-      id: Number(DEV_CHAIN_ID),
-      name: 'node-cli dev',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [daemon.endpoints.http] } },
-    });
-    const transport = http(daemon.endpoints.http);
-    const client = createTestClient({ chain, mode: 'anvil', transport, cacheTime: 0 }).extend(
-      publicActions,
-    );
+    const { client, chain, transport } = viemTestClient(daemon, 'anvil');
     const target = keyless(8) as Address;
 
     const id = await client.snapshot();
@@ -484,16 +488,7 @@ describe("dev methods through viem's hardhat test client", () => {
   });
 
   it('sends the hardhat_* forms: snapshot, setters, mine, time, impersonation, revert', async () => {
-    const chain = defineChain({
-      id: Number(DEV_CHAIN_ID),
-      name: 'node-cli dev',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [daemon.endpoints.http] } },
-    });
-    const transport = http(daemon.endpoints.http);
-    const client = createTestClient({ chain, mode: 'hardhat', transport, cacheTime: 0 }).extend(
-      publicActions,
-    );
+    const { client, chain, transport } = viemTestClient(daemon, 'hardhat');
     const target = keyless(11) as Address;
     const id = await client.snapshot();
     await client.setBalance({ address: target, value: 5n * 10n ** 18n });
