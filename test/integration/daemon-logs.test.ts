@@ -210,9 +210,10 @@ describe('log rotation', () => {
         body: JSON.stringify(calls),
       });
       expect(((await response.json()) as unknown[]).length).toBe(PER_BATCH);
-      // The follower may lag a file behind, not the whole retention (that would be lost).
+      // The follower may lag a little (three batches are about half a file), never the whole
+      // retention: lines it had not read when their file was deleted would be lost.
       await waitFor(
-        () => burstCalls() >= (batch - 10) * PER_BATCH,
+        () => burstCalls() >= (batch - 3) * PER_BATCH,
         20_000,
         'the follower to keep up',
       );

@@ -34,6 +34,7 @@ describe('Prometheus metrics (--metrics.enable)', () => {
       'process_resident_memory_bytes',
       'nodejs_heap_size_used_bytes',
       'nodejs_eventloop_lag_seconds',
+      'nodejs_gc_duration_seconds',
     ]) {
       expect(scraped.has(name)).toBe(true);
     }

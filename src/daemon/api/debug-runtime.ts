@@ -14,7 +14,7 @@ import {
   delayResolutionMs,
   type ProfileWindow,
 } from '../diagnostics/event-loop-profiles.js';
-import { GcMonitor } from '../diagnostics/gc-monitor.js';
+import { processGcMonitor } from '../diagnostics/gc-monitor.js';
 import { writeHeapSnapshotTo } from '../diagnostics/heap-snapshot.js';
 import { ProfileDirectory } from '../diagnostics/profile-directory.js';
 import { MAX_RECORDING_SECONDS, Recorder } from '../diagnostics/recorder.js';
@@ -170,7 +170,7 @@ export function debugRuntimeMethods(profilesDir: string): MethodDefinition[] {
     }
     return session;
   };
-  const gc = new GcMonitor();
+  const gc = processGcMonitor();
   let gcPercent = HEAP_GROWING_PERCENT;
 
   return [

@@ -3,6 +3,10 @@
  * moment the monitor starts (node start-up). The answer has the fields of Go's `debug.GCStats`
  * as geth returns them (nanosecond pauses, most recent first), plus counts per kind of V8
  * collection, which Go does not have.
+ *
+ * One monitor per process (`processGcMonitor`), which the metrics also listen to: each
+ * `PerformanceObserver` of `gc` entries costs work at every collection, and a second one (as
+ * prom-client's default collector installs) took 6–8% of read throughput (docs/metrics.md).
  */
 import {
   constants,
@@ -50,8 +54,12 @@ function nanoseconds(milliseconds: number): number {
   return Math.round(milliseconds * 1e6);
 }
 
+/** Told of each collection: V8's collector (`perf_hooks.constants.NODE_PERFORMANCE_GC_*`) and its pause. */
+export type GcListener = (collector: number, seconds: number) => void;
+
 export class GcMonitor {
   private readonly since = new Date();
+  private readonly listeners: GcListener[] = [];
   private count = 0;
   private pauseTotal = 0;
   private readonly recent: Array<{ pause: number; end: number }> = [];
@@ -79,9 +87,16 @@ export class GcMonitor {
     };
   }
 
+  /** Adds a listener of every collection from now on. */
+  listen(listener: GcListener): void {
+    this.listeners.push(listener);
+  }
+
   private record(entry: PerformanceEntry): void {
     const pause = nanoseconds(entry.duration);
-    const kind = KIND_NAMES.get((entry as GcEntry).detail?.kind ?? 0) ?? 'Other';
+    const collector = (entry as GcEntry).detail?.kind ?? 0;
+    for (const listener of this.listeners) listener(collector, entry.duration / 1000);
+    const kind = KIND_NAMES.get(collector) ?? 'Other';
     this.count++;
     this.pauseTotal += pause;
     this.recent.push({ pause, end: performance.timeOrigin + entry.startTime + entry.duration });
@@ -91,4 +106,12 @@ export class GcMonitor {
     totals.PauseTotal += pause;
     this.kinds.set(kind, totals);
   }
+}
+
+let processMonitor: GcMonitor | undefined;
+
+/** The process's one GC monitor, started at the first call. */
+export function processGcMonitor(): GcMonitor {
+  processMonitor ??= new GcMonitor();
+  return processMonitor;
 }

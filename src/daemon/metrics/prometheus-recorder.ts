@@ -1,9 +1,10 @@
 /**
  * The recorder of a node run with `--metrics.enable`: prom-client metrics in a registry of the
- * node's own (with Node's process metrics from `collectDefaultMetrics`), served as Prometheus
+ * node's own (with Node's process metrics, `process-metrics.ts`), served as Prometheus
  * text by `metrics-server.ts`. Every metric is listed in docs/metrics.md.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { registerProcessMetrics } from './process-metrics.js';
 import { CallTally } from './call-tally.js';
 import { admissionOutcome, ADMISSION_OUTCOMES, rpcOutcome } from './outcome-labels.js';
 import { SOCKET_KINDS, type MetricsRecorder, type Reading, type SocketKind } from './recorder.js';
@@ -46,7 +47,7 @@ export class PrometheusRecorder implements MetricsRecorder {
   constructor(private readonly options: PrometheusRecorderOptions) {
     const registers = [this.registry];
     const wallClock = options.wallClock ?? Date.now;
-    collectDefaultMetrics({ register: this.registry });
+    registerProcessMetrics(this.registry);
     const calls = this.calls;
     new Counter({
       name: `${PREFIX}rpc_requests_total`,
