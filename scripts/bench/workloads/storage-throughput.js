@@ -57,13 +57,7 @@ export async function measureStorageThroughput(fileMiB = 256) {
   const dataDir = freshDataDir();
   const port = await freePort();
   const started = JSON.parse(
-    await runCli([
-      ...daemonStartArgs(dataDir, port, '1s'),
-      '--rest.address',
-      '127.0.0.1:0',
-      '--storage.scrub-rate',
-      '0',
-    ]),
+    await runCli(daemonStartArgs(dataDir, port, '1s', ['--storage.scrub-rate', '0'])),
   );
   const token = readFileSync(join(dataDir, 'auth.token'), 'utf8').trim();
   const rest = new RestClient(started.endpoints.rest, { token });
