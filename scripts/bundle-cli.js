@@ -1,66 +1,134 @@
 #!/usr/bin/env node
-// Bundles @oclif/core into one file after tsc, dist/vendor/oclif-core.js, and points the CLI's
-// imports of '@oclif/core' in the tsc output (dist/) at it; bin/run.js imports it directly. Loading the package
-// meant resolving, reading and compiling about 130 CommonJS files (semver alone is 47, only for
-// a Node version warning npm already gives from "engines"): half of a `node-cli rpc` call. Our
-// own modules stay as tsc wrote them, so a command still loads only what it imports.
+// Bundles the CLI after tsc into one CommonJS file, dist/cli-bundle.cjs: @oclif/core, every
+// command and hook, and what they import (each module of the bundle runs only when a command
+// first imports it). Then scripts/cli-code-cache.js makes a V8 code cache of it. Loading ~130
+// files of @oclif/core and a command's own dozens one by one, and compiling them on every call,
+// was most of a short command's run; how the bundle is loaded is told in src/cli/cli-bundle.ts.
 //
-// The plugins in node_modules (help, autocomplete, not-found) keep importing the package
-// itself; they run only for their own commands and hooks, and oclif treats commands and errors
-// by shape, not by class identity.
+// Stays outside the bundle:
+// - the large libraries few commands need (ethers, ws, undici, inquirer): in the bundle they
+//   made every call read and deserialize megabytes more; they are required when used;
+// - the daemon's modules (dist/daemon/), imported only by `daemon start --foreground` and
+//   `daemon check`; they keep their own bundle (scripts/bundle-daemon.js);
+// - dist/shared/errors.js, which that daemon code shares with the CLI (instanceof NodeError);
+// - what oclif loads only to run a CLI from TypeScript sources, and ws's optional native addons.
+//
+// The tsc output of the commands stays in dist/: oclif's manifest names their files, and the
+// bundle answers the imports of those paths with its own copies.
 import { build } from 'esbuild';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
-const vendorFile = join(dist, 'vendor', 'oclif-core.js');
-const SPECIFIER = /(from\s+|import\(\s*)'@oclif\/core'/g;
+const bundleFile = join(dist, 'cli-bundle.cjs');
+const errorsFile = join(dist, 'shared', 'errors.js');
+const daemonDir = join(dist, 'daemon') + sep;
+// How src/cli/cli-bundle.ts recognises the errors module; kept in one place there.
+const { LOADED_BY_REQUIRE, SHARED_ERRORS_SPECIFIER } = await import('../dist/cli/cli-bundle.js');
 
-const names = Object.keys(createRequire(import.meta.url)('@oclif/core')).filter(
-  (name) => name !== 'default' && name !== '__esModule',
-);
-
-await build({
-  stdin: {
-    contents: `import * as core from '@oclif/core';\nexport const { ${names.join(', ')} } = core;\n`,
-    resolveDir: root,
-    sourcefile: 'oclif-core-entry.js',
-  },
-  outfile: vendorFile,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  // CommonJS code calls require() for Node's built-ins and for plugins' files at run time.
-  banner: {
-    js: "import { createRequire as createBundleRequire } from 'node:module'; const require = createBundleRequire(import.meta.url);",
-  },
-  define: { 'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"1"' },
-  // Loaded only to run a CLI from TypeScript sources (oclif's development mode), never here.
-  external: ['typescript', 'source-map-support'],
-  logLevel: 'warning',
-});
-
-/** Every .js file below `dir`. */
+/** Every .js file below `dir`, relative to dist/ with forward slashes. */
 function* scripts(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* scripts(path);
-    else if (entry.name.endsWith('.js')) yield path;
+    else if (entry.name.endsWith('.js')) yield relative(dist, path).split(sep).join('/');
   }
 }
 
-let rewritten = 0;
-for (const file of scripts(dist)) {
-  if (file === vendorFile) continue;
-  const text = readFileSync(file, 'utf8');
-  if (!text.includes("'@oclif/core'")) continue;
-  let target = relative(dirname(file), vendorFile);
-  if (!target.startsWith('.')) target = `./${target}`;
-  writeFileSync(file, text.replace(SPECIFIER, `$1'${target}'`));
-  rewritten++;
+/** `file` (absolute) as a specifier relative to the bundle's folder, dist/. */
+function fromBundle(file) {
+  return `./${relative(dist, file).split(sep).join('/')}`;
 }
-console.log(`bundled dist/vendor/oclif-core.js (${rewritten} modules point at it)`);
+
+const entryModules = [...scripts(join(dist, 'commands')), ...scripts(join(dist, 'hooks'))];
+const topLevelNames = [
+  ...new Set(
+    [...scripts(join(dist, 'commands'))].map((path) =>
+      path.replace(/^commands\//, '').replace(/(\/.*)?\.js$|\/.*$/, ''),
+    ),
+  ),
+];
+const entry = [
+  "export { execute, run } from '@oclif/core';",
+  `export const topLevelNames = ${JSON.stringify(topLevelNames)};`,
+  'export const bundledModules = {',
+  ...entryModules.map((path) => `  ${JSON.stringify(path)}: () => import('./${path}'),`),
+  '};',
+].join('\n');
+
+/** @type {import('esbuild').Plugin} */
+const keepOutside = {
+  name: 'keep-outside',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.{1,2}\// }, (args) => {
+      const file = resolve(args.resolveDir, args.path);
+      if (file === errorsFile) return { path: SHARED_ERRORS_SPECIFIER, external: true };
+      if (file.startsWith(daemonDir)) return { path: fromBundle(file), external: true };
+      return undefined;
+    });
+    // A CommonJS bundle has no import.meta: a module's own URL is rebuilt from the bundle's
+    // folder, so the files it looks for (package.json, the daemon entry) are found wherever the
+    // package is installed.
+    plugin.onLoad({ filter: /\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      const own = `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${JSON.stringify(relative(dist, args.path))})).href`;
+      return { contents: text.replaceAll('import.meta.url', own), resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+await build({
+  stdin: { contents: entry, resolveDir: dist, sourcefile: 'cli-bundle-entry.js' },
+  outfile: bundleFile,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  charset: 'ascii',
+  define: { 'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"1"' },
+  external: [
+    ...LOADED_BY_REQUIRE,
+    'typescript',
+    'source-map-support',
+    'bufferutil',
+    'utf-8-validate',
+  ],
+  plugins: [keepOutside],
+  logLevel: 'warning',
+});
+
+// Each `import(` becomes a call of the loader's `__import` (see src/cli/cli-bundle.ts). Found
+// in the syntax tree, so strings and comments that mention import( stay as they are.
+const output = readFileSync(bundleFile, 'utf8');
+const tree = ts.createSourceFile(
+  bundleFile,
+  output,
+  ts.ScriptTarget.Latest,
+  false,
+  ts.ScriptKind.JS,
+);
+const importStarts = [];
+(function visit(node) {
+  if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+    importStarts.push(node.expression.getStart(tree));
+  }
+  ts.forEachChild(node, visit);
+})(tree);
+let rewritten = '';
+let copied = 0;
+for (const start of importStarts) {
+  rewritten += `${output.slice(copied, start)}__import`;
+  copied = start + 'import'.length;
+}
+writeFileSync(bundleFile, rewritten + output.slice(copied));
+rmSync(join(dist, 'vendor'), { recursive: true, force: true });
+console.log(
+  `bundled dist/cli-bundle.cjs (${entryModules.length} commands and hooks, ${importStarts.length} dynamic imports routed)`,
+);
+
+execFileSync(process.execPath, [join(root, 'scripts', 'cli-code-cache.js')], { stdio: 'inherit' });

@@ -4,7 +4,6 @@
  * the clients of the daemon use the built-in module instead.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { NodeUnreachableError } from './errors.js';
 
 /** Status, headers and parsed body of one answer, whatever its status. */
@@ -56,11 +55,10 @@ export class HttpTransport {
     if (!secure && origin.protocol !== 'http:') {
       throw new TypeError(`unsupported URL ${origin.href}: expected http:// or https://`);
     }
-    this.agent = new (secure ? HttpsAgent : HttpAgent)({
-      keepAlive: true,
-      maxSockets: connections,
-    });
-    this.send = secure ? httpsRequest : httpRequest;
+    // node:https (and TLS with it) is loaded only for an https:// node: a local call skips it.
+    const https = secure ? process.getBuiltinModule('node:https') : undefined;
+    this.agent = new (https?.Agent ?? HttpAgent)({ keepAlive: true, maxSockets: connections });
+    this.send = https?.request ?? httpRequest;
   }
 
   request(request: HttpRequest): Promise<HttpAnswer> {
