@@ -56,12 +56,7 @@ function median(samples) {
 const port = await freePort();
 const dataDir = freshDataDir();
 // cast refuses the spec's null proof-of-work fields; the compat form fills them in.
-await runCli([
-  ...daemonStartArgs(dataDir, port, '1s'),
-  '--json-rpc.ethereum-compat',
-  '--rest.address',
-  '127.0.0.1:0',
-]);
+await runCli(daemonStartArgs(dataDir, port, '1s', ['--json-rpc.ethereum-compat']));
 const url = `http://127.0.0.1:${port}`;
 const node = [process.execPath, CLI_ENTRY];
 const cases = [
