@@ -8,10 +8,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CODE_CACHE_FILE, loadCliBundle, loadOptionsFor } from '../dist/cli/cli-bundle.js';
+import { freePort } from './bench/processes/free-port.js';
 
 const emptyDataDir = mkdtempSync(join(tmpdir(), 'node-cli-code-cache-'));
-// Port 9 (discard) on loopback: refused at once, no daemon or network needed.
-const nowhere = 'http://127.0.0.1:9';
+// A loopback port nothing listens on: refused at once, no daemon or network needed.
+const nowhere = `http://127.0.0.1:${await freePort()}`;
 const warmUps = [
   ['block', 'get', '--bogus'],
   ['rpc', 'eth_blockNumber', '--datadir', emptyDataDir],
@@ -36,5 +37,6 @@ try {
 }
 const cache = script.createCachedData();
 writeFileSync(CODE_CACHE_FILE, cache);
+// The failing warm-up calls set the exit code, as they do in the CLI; this script succeeded.
 process.exitCode = 0;
 console.log(`wrote dist/cli-bundle.v8cache (${Math.round(cache.length / 1024)} KiB)`);

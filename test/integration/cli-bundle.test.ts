@@ -1,0 +1,82 @@
+/**
+ * The built CLI is one bundle with a V8 code cache (scripts/bundle-cli.js): these tests read
+ * `dist/`, which `npm test` builds first. They fail if V8 refuses the cache the build made (every
+ * call would compile the bundle again, silently slower), if a command or hook of the manifest is
+ * not answered from the bundle (oclif would import its tsc file, with a second copy of oclif and
+ * the client), or if a call to one of our commands starts loading the plugins again.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const RUNNER = `${ROOT}dist/cli/cli-bundle.js`;
+
+/** Runs an ES module snippet with Node in a child process; resolves with its JSON output. */
+function runModule(code: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--input-type=module', '--eval', code],
+      { timeout: 30_000, cwd: ROOT },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(stderr || error.message)) : resolve(JSON.parse(stdout)),
+    );
+  });
+}
+
+const manifest = JSON.parse(readFileSync(`${ROOT}oclif.manifest.json`, 'utf8')) as {
+  commands: Record<string, { relativePath: string[] }>;
+};
+const pjson = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
+  oclif: { plugins: string[]; hooks: Record<string, string> };
+};
+
+describe('CLI bundle', () => {
+  it('is compiled from its code cache and holds every command and hook', async () => {
+    const loaded = (await runModule(`
+      import { loadCliBundle } from ${JSON.stringify(RUNNER)};
+      const { exports, script } = loadCliBundle();
+      console.log(JSON.stringify({
+        cacheRejected: script.cachedDataRejected,
+        modules: Object.keys(exports.bundledModules),
+        topLevelNames: exports.topLevelNames,
+      }));
+    `)) as { cacheRejected: boolean; modules: string[]; topLevelNames: string[] };
+
+    expect(loaded.cacheRejected).toBe(false);
+    const commandFiles = Object.values(manifest.commands).map((command) =>
+      command.relativePath.slice(1).join('/'),
+    );
+    const hookFiles = Object.values(pjson.oclif.hooks).map((path) => path.replace('./dist/', ''));
+    expect(loaded.modules.sort()).toEqual([...commandFiles, ...hookFiles].sort());
+    const firstWords = new Set(Object.keys(manifest.commands).map((id) => id.split(':')[0]));
+    expect(new Set(loaded.topLevelNames)).toEqual(firstWords);
+  });
+
+  it('loads the plugins only for command lines that may need them', async () => {
+    const lines = [
+      ['rpc', 'eth_blockNumber'],
+      ['block', 'get'],
+      [],
+      ['--help'],
+      ['help'],
+      ['blok'],
+    ];
+    const options = (await runModule(`
+      import { loadCliBundle, loadOptionsFor } from ${JSON.stringify(RUNNER)};
+      const { exports } = loadCliBundle();
+      const lines = ${JSON.stringify(lines)};
+      console.log(JSON.stringify(lines.map((argv) => loadOptionsFor(argv, exports.topLevelNames))));
+    `)) as (string | { root: string; pjson: { oclif: { plugins: string[] } } })[];
+
+    const [rpc, block, ...others] = options;
+    for (const own of [rpc, block]) {
+      expect(typeof own).toBe('object');
+      expect((own as { pjson: { oclif: { plugins: string[] } } }).pjson.oclif.plugins).toEqual([]);
+    }
+    expect(pjson.oclif.plugins.length).toBeGreaterThan(0);
+    for (const other of others) expect(other).toBe(ROOT);
+  });
+});
