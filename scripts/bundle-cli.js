@@ -45,16 +45,16 @@ function fromBundle(file) {
 }
 
 const entryModules = [...scripts(join(dist, 'commands')), ...scripts(join(dist, 'hooks'))];
-const topLevelNames = [
-  ...new Set(
-    [...scripts(join(dist, 'commands'))].map((path) =>
-      path.replace(/^commands\//, '').replace(/(\/.*)?\.js$|\/.*$/, ''),
-    ),
-  ),
-];
+// oclif's ids, space-separated: commands/block/get.js is `block get`, commands/rpc/index.js `rpc`.
+const commandIds = [...scripts(join(dist, 'commands'))].map((path) =>
+  path
+    .replace(/^commands\//, '')
+    .replace(/(\/index)?\.js$/, '')
+    .replaceAll('/', ' '),
+);
 const entry = [
   "export { execute, run } from '@oclif/core';",
-  `export const topLevelNames = ${JSON.stringify(topLevelNames)};`,
+  `export const commandIds = ${JSON.stringify(commandIds)};`,
   'export const bundledModules = {',
   ...entryModules.map((path) => `  ${JSON.stringify(path)}: () => import('./${path}'),`),
   '};',

@@ -55,8 +55,8 @@ export interface BundleExports {
   execute(options: { args: string[]; loadOptions: LoadOptions }): Promise<unknown>;
   /** oclif's `run`: runs a command line and throws its errors. */
   run(argv: string[], options: LoadOptions): Promise<unknown>;
-  /** The first words of this package's command ids (`block`, `rpc`, ...). */
-  topLevelNames: string[];
+  /** This package's command ids, words separated by spaces (`block get`, `rpc`, ...). */
+  commandIds: string[];
   /** Modules held by the bundle, by path relative to dist/ (`commands/rpc/index.js`). */
   bundledModules: Record<string, () => Promise<unknown>>;
 }
@@ -107,14 +107,14 @@ function readCodeCache(): Buffer | undefined {
 }
 
 /**
- * oclif's load options for `argv`. A command line that starts with one of this package's own
- * commands or topics needs none of the plugins (help, autocomplete): their commands are not
- * called and not listed, so finding and reading them is skipped. Everything else (no arguments,
- * `--help`, `help`, `autocomplete`, an unknown command whose "did you mean" weighs all commands)
- * loads them as usual.
+ * oclif's load options for `argv`. A command line that names one of this package's commands
+ * needs none of the plugins (help, autocomplete): their commands are neither run nor listed, so
+ * finding and reading them is skipped. Everything else (no arguments, `--help`, a topic, `help`,
+ * `autocomplete`, an unknown command whose "did you mean" weighs every command) loads them.
  */
-export function loadOptionsFor(argv: string[], topLevelNames: string[]): LoadOptions {
-  if (argv.length === 0 || !topLevelNames.includes(argv[0])) return ROOT;
+export function loadOptionsFor(argv: string[], commandIds: string[]): LoadOptions {
+  const named = commandIds.some((id) => id.split(' ').every((word, index) => argv[index] === word));
+  if (!named) return ROOT;
   const pjson = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as PackageJson;
   return { root: ROOT, pjson: { ...pjson, oclif: { ...pjson.oclif, plugins: [] } } };
 }
@@ -122,5 +122,5 @@ export function loadOptionsFor(argv: string[], topLevelNames: string[]): LoadOpt
 /** Runs the command line `argv` as `node-cli` does. */
 export async function runCli(argv: string[]): Promise<void> {
   const { exports } = loadCliBundle();
-  await exports.execute({ args: argv, loadOptions: loadOptionsFor(argv, exports.topLevelNames) });
+  await exports.execute({ args: argv, loadOptions: loadOptionsFor(argv, exports.commandIds) });
 }
