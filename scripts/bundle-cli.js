@@ -27,7 +27,7 @@ const dist = join(root, 'dist');
 const bundleFile = join(dist, 'cli-bundle.cjs');
 const errorsFile = join(dist, 'shared', 'errors.js');
 const daemonDir = join(dist, 'daemon') + sep;
-// How src/cli/cli-bundle.ts recognises the errors module; kept in one place there.
+// What src/cli/cli-bundle.ts expects of the bundle; kept in one place there.
 const { LOADED_BY_REQUIRE, SHARED_ERRORS_SPECIFIER } = await import('../dist/cli/cli-bundle.js');
 
 /** Every .js file below `dir`, relative to dist/ with forward slashes. */
