@@ -1,9 +1,9 @@
 /**
  * The storage layer on real volumes (temporary directories, a real LMDB index) without the
  * daemon around it: shared chunks and removal, the volume layout and many chunks in flight,
- * repair of a corrupt replica on read, degraded
- * redundancy, a volume that leaves and comes back, expiry with and without autorenew, and
- * uploads refused by a full or read-only volume (small tmpfs mounts, when the tests may mount).
+ * repair of a corrupt replica on read, degraded redundancy, a volume that leaves and comes back,
+ * expiry with and without autorenew, and uploads refused by a full or read-only volume (small
+ * tmpfs mounts, when the tests may mount).
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
