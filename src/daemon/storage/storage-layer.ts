@@ -531,13 +531,16 @@ export class StorageLayer {
     for (const path of good) if (record.replicas[path] !== 'ok') changes.set(path, 'ok');
     await this.setReplicaStates(record.id, changes);
     if (!bytes) return;
-    const { redundancy } = this.leaseOf(record);
     const repairable = [...bad.keys()].filter((path) => this.replicas.volume(path)?.present());
-    const extra = this.replicas
+    const unplaced = this.replicas
       .candidates(record.id)
       .map((volume) => volume.path)
-      .filter((path) => record.replicas[path] === undefined)
-      .slice(0, Math.max(0, redundancy - good.length - repairable.length));
+      .filter((path) => record.replicas[path] === undefined);
+    // The files' redundancy only matters when a replica could be added; looking it up decodes
+    // every file holding the chunk, chunk list and all, which on every read of a download made
+    // its cost grow with the square of the file's size.
+    const wanted = unplaced.length === 0 ? 0 : this.leaseOf(record).redundancy;
+    const extra = unplaced.slice(0, Math.max(0, wanted - good.length - repairable.length));
     for (const path of [...repairable, ...extra]) await this.repair(record.id, path, bytes);
   }
 
