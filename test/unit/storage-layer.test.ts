@@ -1,16 +1,18 @@
 /**
  * The storage layer on real volumes (temporary directories, a real LMDB index) without the
- * daemon around it: shared chunks and removal, repair of a corrupt replica on read, degraded
- * redundancy, a volume that leaves and comes back, expiry with and without autorenew, and
- * uploads refused by a full or read-only volume (small tmpfs mounts, when the tests may mount).
+ * daemon around it: shared chunks and removal, the volume layout and many chunks in flight,
+ * repair of a corrupt replica on read, degraded redundancy, a volume that leaves and comes back,
+ * expiry with and without autorenew, and uploads refused by a full or read-only volume (small
+ * tmpfs mounts, when the tests may mount).
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -114,6 +116,41 @@ describe('shared chunks', () => {
       0, 1, 2,
     ]);
     expect(existsSync(replicaPath(volumes[0], file.chunkIds[0]))).toBe(true);
+  });
+});
+
+describe('transfers', () => {
+  it('a volume starts with every shard directory; a shard and tmp/ removed under it come back with the next write', async () => {
+    const { storage, volumes } = await openStorage(1);
+    expect(readdirSync(join(volumes[0], 'chunks'))).toHaveLength(256);
+    const bytes = randomBytes(CHUNK);
+    const id = createHash('sha256').update(bytes).digest('hex');
+    rmSync(join(volumes[0], 'chunks', id.slice(0, 2)), { recursive: true });
+    rmSync(join(volumes[0], 'tmp'), { recursive: true });
+    const file = await upload(storage, bytes);
+    expect(file.chunkIds).toEqual([id]);
+    expect(readFileSync(replicaPath(volumes[0], id))).toEqual(bytes);
+  });
+
+  it('many more chunks than are in flight, arriving in odd pieces, read back byte for byte', async () => {
+    const { storage } = await openStorage(2);
+    const bytes = randomBytes(40 * CHUNK + 123);
+    const pieces: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += 1000) pieces.push(bytes.subarray(at, at + 1000));
+    const file = await storage.upload(Readable.from(pieces), {
+      localPath: 'f',
+      redundancy: 2,
+      expires: 0,
+      autorenew: false,
+    });
+    expect(file.chunkIds).toEqual(
+      Array.from({ length: 41 }, (_, i) =>
+        createHash('sha256')
+          .update(bytes.subarray(i * CHUNK, (i + 1) * CHUNK))
+          .digest('hex'),
+      ),
+    );
+    expect(await read(storage, file.id)).toEqual(bytes);
   });
 });
 

@@ -1,42 +1,84 @@
 // Workload (storage): upload and download throughput of the storage layer for one large file
-// (256 MiB by default) beside the raw speed of the same disk in the same run: `dd` writing the
-// same bytes with conv=fsync (the upload also fsyncs every chunk), and `cat` reading them (the
-// download reads every chunk back and verifies its hash). Both sides read from the page cache,
-// both write through it and sync. The daemon's resident memory is sampled during each transfer:
-// it should not grow with the file's size.
-import { execFileSync } from 'node:child_process';
-import { createReadStream, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// (256 MiB by default) beside the raw speed of the same disk in the same run, like with like:
+//
+// - Write: `dd bs=1M conv=fsync` copies the source file into the data directory; the upload sends
+//   the same source to `POST /v1/api/storage/files`. Both read the source from the page cache (it
+//   is read once just before each) and both end with their bytes on disk (dd's final fsync; the
+//   daemon's fsync of every chunk and of the directories before it answers).
+// - Read, cold: `cat` of dd's copy and a download from `GET …/raw`, each after the pages of the
+//   files it reads were dropped from the page cache (`dd iflag=nocache count=0` on dd's copy and
+//   on every chunk file of the volume), so both read the disk. Read, warm: the same again with
+//   the pages cached, so both read memory (the download still hashes every chunk).
+//
+// Transfers go through curl, whose own cost is next to nothing (`curl -T FILE`, `curl -o
+// /dev/null`), so the figures are the daemon's. Each phase records the daemon's CPU seconds
+// (user + system, all threads) and the load average, and the daemon's resident memory is sampled
+// during each transfer: it should not grow with the file's size. Needs curl, dd and cat on PATH.
+import { execFile, execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
-import { RestClient } from '../../../dist/client/rest-client.js';
 import { freePort } from '../processes/free-port.js';
 import { daemonStartArgs, freshDataDir, runCli } from '../processes/node-cli.js';
-import { residentMiB } from '../processes/proc-stats.js';
+import { cpuSeconds, residentMiB } from '../processes/proc-stats.js';
 
 const MiB = 1024 * 1024;
 const SAMPLE_EVERY_MS = 100;
 
-/** Runs `work` while sampling the resident memory of `pid`; answers seconds and the peak MiB. */
-async function timedWithMemory(pid, work) {
+const round1 = (value) => Math.round(value * 10) / 10;
+const round2 = (value) => Math.round(value * 100) / 100;
+
+/**
+ * Runs `work` (a child process, awaited) while sampling the resident memory of `pid`; answers
+ * wall seconds, the daemon's CPU seconds, the peak MiB and what `work` resolved with.
+ */
+async function phase(pid, work) {
   let peak = residentMiB(pid).total;
   const timer = setInterval(() => {
     peak = Math.max(peak, residentMiB(pid).total);
   }, SAMPLE_EVERY_MS);
+  const cpuBefore = cpuSeconds(pid);
   const started = performance.now();
   try {
-    await work();
-    return { seconds: (performance.now() - started) / 1000, peakRssMiB: Math.round(peak) };
+    const output = await work();
+    return {
+      seconds: (performance.now() - started) / 1000,
+      daemonCpuSeconds: round2(cpuSeconds(pid) - cpuBefore),
+      peakRssMiB: Math.round(peak),
+      output,
+    };
   } finally {
     clearInterval(timer);
   }
 }
 
-/** Seconds `command` takes. */
-function timedCommand(command, args) {
+/** Runs a command to its end without blocking the event loop; resolves with its stdout. */
+function run(command, args) {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { maxBuffer: 16 * MiB }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${command} failed: ${stderr || error.message}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/**
+ * Wall seconds and CPU seconds (user + system, from the shell's `times`) of a shell command
+ * line run with `args` as its positional parameters.
+ */
+async function timedShell(commandLine, args) {
   const started = performance.now();
-  execFileSync(command, args, { stdio: ['ignore', 'ignore', 'ignore'] });
-  return (performance.now() - started) / 1000;
+  const output = await run('sh', ['-c', `${commandLine}; times`, 'sh', ...args]);
+  const seconds = (performance.now() - started) / 1000;
+  // `times` prints the shell's user and system time, then its children's: `0m0.01s 0m0.29s`.
+  const children = output.trim().split('\n').at(-1).split(' ');
+  const cpu = children.reduce((sum, field) => {
+    const match = /^(\d+)m([\d.]+)s$/.exec(field);
+    return match ? sum + Number(match[1]) * 60 + Number(match[2]) : sum;
+  }, 0);
+  return { seconds, cpuSeconds: round2(cpu) };
 }
 
 /** A file of `mib` MiB of random bytes at `path`, written 8 MiB at a time. */
@@ -47,10 +89,52 @@ function writeRandomFile(path, mib) {
   }
 }
 
-const rate = (mib, seconds) => Math.round((mib / seconds) * 10) / 10;
+/** Every file under `dir`, recursively. */
+function filesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
 
 /**
- * Upload and download of one `fileMiB` file through REST against `dd`/`cat` on the same disk.
+ * Drops the cached pages of `paths` (they must be clean: written and synced) with
+ * `dd iflag=nocache count=0`, which asks the kernel (posix_fadvise DONTNEED) to forget them.
+ */
+function dropCache(paths) {
+  const script = 'for f in "$@"; do dd if="$f" iflag=nocache count=0 status=none; done';
+  execFileSync('sh', ['-c', script, 'sh', ...paths]);
+}
+
+/** MiB of `paths` still in the page cache, from `fincore` (util-linux); undefined without it. */
+function cachedMiB(paths) {
+  try {
+    const output = execFileSync(
+      'fincore',
+      ['--bytes', '--noheadings', '--raw', '-o', 'RES', ...paths],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
+    const bytes = output
+      .split('\n')
+      .filter(Boolean)
+      .reduce((sum, line) => sum + Number(line), 0);
+    return round1(bytes / MiB);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The page cache reads `path` once, so the next reader finds it in memory. */
+function warm(path) {
+  execFileSync('sh', ['-c', 'cat "$1" > /dev/null', 'sh', path]);
+}
+
+const rate = (mib, seconds) => round1(mib / seconds);
+
+/**
+ * Upload and download of one `fileMiB` file through REST against `dd` and `cat` on the same disk.
  * @param {number} fileMiB
  */
 export async function measureStorageThroughput(fileMiB = 256) {
@@ -59,44 +143,94 @@ export async function measureStorageThroughput(fileMiB = 256) {
   const started = JSON.parse(
     await runCli(daemonStartArgs(dataDir, port, '1s', ['--storage.scrub-rate', '0'])),
   );
+  const pid = started.pid;
   const token = readFileSync(join(dataDir, 'auth.token'), 'utf8').trim();
-  const rest = new RestClient(started.endpoints.rest, { token });
+  const files = `${started.endpoints.rest}/storage/files`;
+  const curl = ['-sS', '--fail-with-body', '-H', `authorization: Bearer ${token}`];
   const source = join(dataDir, 'source.bin');
   const copy = join(dataDir, 'dd-copy.bin');
+  const chunkDir = join(dataDir, 'storage', 'chunks');
   try {
     writeRandomFile(source, fileMiB);
     const size = statSync(source).size;
-    const ddSeconds = timedCommand('dd', [`if=${source}`, `of=${copy}`, 'bs=1M', 'conv=fsync']);
-    const catSeconds = timedCommand('sh', ['-c', `cat "${copy}" > /dev/null`]);
-    rmSync(copy);
-    const idleRssMiB = Math.round(residentMiB(started.pid).total);
+    const idleRssMiB = Math.round(residentMiB(pid).total);
+    const loadBefore = loadavg()[0];
 
-    let fileId;
-    const upload = await timedWithMemory(started.pid, async () => {
-      const file = await rest.upload(createReadStream(source), { name: 'bench', size });
-      fileId = file.id;
-    });
-    const download = await timedWithMemory(started.pid, async () => {
-      const { stream } = await rest.download(fileId);
-      let received = 0;
-      for await (const part of stream) received += part.length;
-      if (received !== size) throw new Error(`downloaded ${received} of ${size} bytes`);
-    });
-    const result = {
-      fileMiB,
+    warm(source);
+    const dd = await timedShell('dd if="$1" of="$2" bs=1M conv=fsync status=none', [source, copy]);
+    warm(source);
+    const upload = await phase(pid, () =>
+      run('curl', [
+        ...curl,
+        '-X',
+        'POST',
+        '-H',
+        'content-type: application/octet-stream',
+        '-H',
+        'expect:',
+        '-T',
+        source,
+        `${files}?name=bench`,
+      ]),
+    );
+    const fileId = JSON.parse(upload.output).file.id;
+
+    const download = () =>
+      phase(pid, async () => {
+        const received = Number(
+          await run('curl', [
+            ...curl,
+            '-o',
+            '/dev/null',
+            '-w',
+            '%{size_download}',
+            `${files}/${fileId}/raw`,
+          ]),
+        );
+        if (received !== size) throw new Error(`downloaded ${received} of ${size} bytes`);
+      });
+    const chunks = filesUnder(chunkDir);
+    dropCache([copy]);
+    const catColdCachedMiB = cachedMiB([copy]);
+    const catCold = await timedShell('cat "$1" > /dev/null', [copy]);
+    dropCache(chunks);
+    const downloadColdCachedMiB = cachedMiB(chunks);
+    const downloadCold = await download();
+    const catWarm = await timedShell('cat "$1" > /dev/null', [copy]);
+    const downloadWarm = await download();
+
+    const write = {
+      ddFsyncMiBps: rate(fileMiB, dd.seconds),
       uploadMiBps: rate(fileMiB, upload.seconds),
-      downloadMiBps: rate(fileMiB, download.seconds),
-      ddFsyncWriteMiBps: rate(fileMiB, ddSeconds),
-      catReadMiBps: rate(fileMiB, catSeconds),
-      idleRssMiB,
-      uploadPeakRssMiB: upload.peakRssMiB,
-      downloadPeakRssMiB: download.peakRssMiB,
+      ddCpuSeconds: dd.cpuSeconds,
+      daemonCpuSeconds: upload.daemonCpuSeconds,
     };
-    result.uploadVsDd = Math.round((result.uploadMiBps / result.ddFsyncWriteMiBps) * 100) / 100;
-    result.downloadVsCat = Math.round((result.downloadMiBps / result.catReadMiBps) * 100) / 100;
-    return result;
+    const readCold = {
+      catMiBps: rate(fileMiB, catCold.seconds),
+      downloadMiBps: rate(fileMiB, downloadCold.seconds),
+      catCpuSeconds: catCold.cpuSeconds,
+      daemonCpuSeconds: downloadCold.daemonCpuSeconds,
+      cachedBeforeMiB: { cat: catColdCachedMiB, download: downloadColdCachedMiB },
+    };
+    const readWarm = {
+      catMiBps: rate(fileMiB, catWarm.seconds),
+      downloadMiBps: rate(fileMiB, downloadWarm.seconds),
+      catCpuSeconds: catWarm.cpuSeconds,
+      daemonCpuSeconds: downloadWarm.daemonCpuSeconds,
+    };
+    return {
+      fileMiB,
+      loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) },
+      write: { ...write, ratio: round2(write.uploadMiBps / write.ddFsyncMiBps) },
+      readCold: { ...readCold, ratio: round2(readCold.downloadMiBps / readCold.catMiBps) },
+      readWarm: { ...readWarm, ratio: round2(readWarm.downloadMiBps / readWarm.catMiBps) },
+      memory: {
+        idleRssMiB,
+        uploadPeakRssMiB: upload.peakRssMiB,
+        downloadPeakRssMiB: Math.max(downloadCold.peakRssMiB, downloadWarm.peakRssMiB),
+      },
+    };
   } finally {
-    await rest.close();
     await runCli(['daemon', 'stop', '--datadir', dataDir]);
     rmSync(dataDir, { recursive: true, force: true });
   }

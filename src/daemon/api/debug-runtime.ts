@@ -5,7 +5,7 @@
  * inside `<datadir>/profiles`, and answer the absolute path they wrote (geth answers null).
  */
 import { Session } from 'node:inspector/promises';
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapStatistics } from 'node:v8';
 import { beginCpuProfile } from '../diagnostics/cpu-profile.js';
 import {
   DelayWindow,
@@ -21,7 +21,7 @@ import { MAX_RECORDING_SECONDS, Recorder } from '../diagnostics/recorder.js';
 import { threadStacks } from '../diagnostics/thread-stacks.js';
 import { beginTrace } from '../diagnostics/trace-recording.js';
 import { ConflictError } from '../../shared/errors.js';
-import { HEAP_GROWING_PERCENT } from '../heap-growth.js';
+import { setHeapGrowingPercent } from '../heap-growth.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import type { ParamSpec } from '../rpc/params.js';
 
@@ -171,7 +171,6 @@ export function debugRuntimeMethods(profilesDir: string): MethodDefinition[] {
     return session;
   };
   const gc = processGcMonitor();
-  let gcPercent = HEAP_GROWING_PERCENT;
 
   return [
     defineMethod<[]>({ name: 'debug_memStats', params: [], handler: () => memStats() }),
@@ -197,12 +196,7 @@ export function debugRuntimeMethods(profilesDir: string): MethodDefinition[] {
           },
         },
       ],
-      handler: ([percent]) => {
-        const previous = gcPercent;
-        setFlagsFromString(`--heap-growing-percent=${percent}`);
-        gcPercent = percent;
-        return previous;
-      },
+      handler: ([percent]) => setHeapGrowingPercent(percent),
     }),
     defineMethod<[]>({ name: 'debug_stacks', params: [], handler: () => threadStacks() }),
     ...recorderMethods(

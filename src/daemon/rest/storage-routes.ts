@@ -310,7 +310,12 @@ export function storageResource(options: StorageRouteOptions): RestResource {
         response: { type: 'string', format: 'binary' },
         errors: [404, 503],
         handle: ({ params }) =>
-          new RawContent(Readable.from(storage.content(params.id)), storage.fileSize(params.id)),
+          new RawContent(
+            // A byte stream, so it buffers one chunk past the storage layer's read-ahead
+            // rather than sixteen (an object stream's default).
+            Readable.from(storage.content(params.id), { objectMode: false }),
+            storage.fileSize(params.id),
+          ),
       }),
       restRoute<unknown, { id: string }>({
         method: 'DELETE',

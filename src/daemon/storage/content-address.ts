@@ -3,7 +3,7 @@
  * A file id is the hex SHA-256 of the file's size as an 8-byte big-endian integer followed by
  * the 32 raw bytes of each chunk id in order, so it names both the content and its split.
  */
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 
 /** 64 lower-case hex digits: the form of every chunk and file id. */
 export const CONTENT_ID_PATTERN = '^[0-9a-f]{64}$';
@@ -15,6 +15,14 @@ export function isContentId(text: string): boolean {
 
 export function chunkIdOf(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * `chunkIdOf` computed on libuv's thread pool (WebCrypto's digest runs there), so the event loop
+ * goes on receiving and sending while a transfer's chunks are hashed, on another core.
+ */
+export async function chunkIdOfAsync(bytes: Uint8Array): Promise<string> {
+  return Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
 }
 
 export function fileIdOf(chunkIds: readonly string[], size: number): string {

@@ -1,14 +1,17 @@
 /**
  * Splits a byte stream into chunks of exactly `chunkSize` bytes (the last one shorter), holding
  * one chunk at a time, and refuses a stream longer than `maxBytes` as soon as it passes it.
+ * Each chunk is filled into a buffer of `chunkSize` bytes from `nextBuffer`: a consumer that
+ * hands back the buffers it is done with reuses them instead of allocating one per chunk.
  */
 export async function* fixedChunks(
   source: AsyncIterable<Uint8Array>,
   chunkSize: number,
   maxBytes: number,
   tooLarge: () => Error,
+  nextBuffer: () => Buffer = () => Buffer.allocUnsafe(chunkSize),
 ): AsyncGenerator<Buffer> {
-  let chunk = Buffer.allocUnsafe(chunkSize);
+  let chunk = nextBuffer();
   let filled = 0;
   let total = 0;
   for await (const piece of source) {
@@ -22,8 +25,8 @@ export async function* fixedChunks(
       offset += take;
       if (filled === chunkSize) {
         yield chunk;
-        // A fresh buffer: the consumer may still be writing the one it was given.
-        chunk = Buffer.allocUnsafe(chunkSize);
+        // Another buffer: the consumer may still be writing the one it was given.
+        chunk = nextBuffer();
         filled = 0;
       }
     }

@@ -6,7 +6,7 @@
  */
 import type { ReplicaState } from '../../shared/storage-api.js';
 import { VolumeUnavailableError } from '../../shared/errors.js';
-import { chunkIdOf } from './content-address.js';
+import { chunkIdOfAsync } from './content-address.js';
 import type { ChunkRecord } from './storage-index.js';
 import type { StorageVolume } from './volume.js';
 
@@ -99,7 +99,7 @@ export class ReplicaSet {
         ?.read(record.id)
         .catch(() => undefined);
       if (bytes === undefined) inspection.bad.set(path, 'missing');
-      else if (bytes.length !== record.length || chunkIdOf(bytes) !== record.id)
+      else if (bytes.length !== record.length || (await chunkIdOfAsync(bytes)) !== record.id)
         inspection.bad.set(path, 'corrupt');
       else {
         inspection.good.push(path);

@@ -29,8 +29,9 @@ import {
   NotFoundError,
   PayloadTooLargeError,
 } from '../../shared/errors.js';
+import { beginBulkTransfer } from '../heap-growth.js';
 import type { Logger } from '../logger.js';
-import { chunkIdOf, fileIdOf } from './content-address.js';
+import { chunkIdOfAsync, fileIdOf } from './content-address.js';
 import { fixedChunks } from './fixed-chunks.js';
 import { OrderedWindow } from './ordered-window.js';
 import { ReplicaSet } from './replica-set.js';
@@ -169,24 +170,33 @@ export class StorageLayer {
     this.announce(uploadId, 'uploading', params.localPath);
     const stored: StoredChunk[] = [];
     const releaseHeld = () => {
-      for (const { id } of stored.splice(0)) this.release(id);
+      for (const { id } of stored.splice(0)) if (id) this.release(id);
     };
     let size = 0;
+    const endTransfer = beginBulkTransfer();
     try {
       const writes = new OrderedWindow<void>(CHUNKS_IN_FLIGHT);
       const unsyncedDirs = new Set<string>();
+      // Chunk buffers whose writes are done, filled again: the upload holds at most
+      // CHUNKS_IN_FLIGHT + 1 of them, and the heap sees no allocation per chunk.
+      const spare: Buffer[] = [];
+      const nextBuffer = () => spare.pop() ?? Buffer.allocUnsafe(chunkSize);
       try {
-        for await (const bytes of fixedChunks(source, chunkSize, maxUploadSize, tooLarge)) {
-          const position = stored.length;
+        for await (const bytes of fixedChunks(
+          source,
+          chunkSize,
+          maxUploadSize,
+          tooLarge,
+          nextBuffer,
+        )) {
           size += bytes.length;
-          const id = chunkIdOf(bytes);
-          stored.push({ id, length: bytes.length, volumes: [] });
-          this.hold(id);
+          const chunk: StoredChunk = { id: '', length: bytes.length, volumes: [] };
+          stored.push(chunk);
           if (writes.full()) await writes.shift();
           writes.push(
-            this.replicas
-              .store(id, bytes, params.redundancy, this.index.chunk(id), unsyncedDirs)
-              .then((volumes) => void (stored[position].volumes = volumes)),
+            this.storeChunk(chunk, bytes, params.redundancy, unsyncedDirs).finally(
+              () => bytes.length === chunkSize && spare.push(bytes),
+            ),
           );
         }
         while (writes.size > 0) await writes.shift();
@@ -197,14 +207,36 @@ export class StorageLayer {
       }
       return await this.commitUpload(uploadId, params, stored, size);
     } catch (error) {
-      const written = stored.map(({ id }) => id);
+      const written = stored.map(({ id }) => id).filter(Boolean);
       // Released first, so the collection takes the bytes this upload wrote.
       releaseHeld();
       await this.failUpload(uploadId, params.localPath, written, error);
       throw error;
     } finally {
+      endTransfer();
       releaseHeld();
     }
+  }
+
+  /**
+   * Hashes one chunk of an upload, holds its id against collection, and writes its replicas
+   * (where no good one is recorded), filling in `chunk`.
+   */
+  private async storeChunk(
+    chunk: StoredChunk,
+    bytes: Buffer,
+    redundancy: number,
+    unsyncedDirs: Set<string>,
+  ): Promise<void> {
+    chunk.id = await chunkIdOfAsync(bytes);
+    this.hold(chunk.id);
+    chunk.volumes = await this.replicas.store(
+      chunk.id,
+      bytes,
+      redundancy,
+      this.index.chunk(chunk.id),
+      unsyncedDirs,
+    );
   }
 
   private async commitUpload(
@@ -349,6 +381,7 @@ export class StorageLayer {
     const { chunkIds } = this.fileRecord(id);
     const reads = new OrderedWindow<Buffer>(CHUNKS_IN_FLIGHT);
     let next = 0;
+    const endTransfer = beginBulkTransfer();
     const readAhead = () => {
       while (next < chunkIds.length && !reads.full()) reads.push(this.readChunk(chunkIds[next++]));
     };
@@ -360,6 +393,7 @@ export class StorageLayer {
         yield bytes;
       }
     } finally {
+      endTransfer();
       await reads.settle();
     }
   }
@@ -497,13 +531,16 @@ export class StorageLayer {
     for (const path of good) if (record.replicas[path] !== 'ok') changes.set(path, 'ok');
     await this.setReplicaStates(record.id, changes);
     if (!bytes) return;
-    const { redundancy } = this.leaseOf(record);
     const repairable = [...bad.keys()].filter((path) => this.replicas.volume(path)?.present());
-    const extra = this.replicas
+    const unplaced = this.replicas
       .candidates(record.id)
       .map((volume) => volume.path)
-      .filter((path) => record.replicas[path] === undefined)
-      .slice(0, Math.max(0, redundancy - good.length - repairable.length));
+      .filter((path) => record.replicas[path] === undefined);
+    // The files' redundancy only matters when a replica could be added; looking it up decodes
+    // every file holding the chunk, chunk list and all, which on every read of a download made
+    // its cost grow with the square of the file's size.
+    const wanted = unplaced.length === 0 ? 0 : this.leaseOf(record).redundancy;
+    const extra = unplaced.slice(0, Math.max(0, wanted - good.length - repairable.length));
     for (const path of [...repairable, ...extra]) await this.repair(record.id, path, bytes);
   }
 

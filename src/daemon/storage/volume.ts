@@ -30,8 +30,17 @@ function errnoOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException)?.code;
 }
 
+/** The shard directories under `chunks/`: the first two hex digits of a chunk id. */
+const SHARDS = Array.from({ length: 256 }, (_, n) => n.toString(16).padStart(2, '0'));
+
+/** Creates one directory level (never its parents); one that is there already is fine. */
+async function mkdirOnce(path: string): Promise<void> {
+  await mkdir(path).catch((error: unknown) => {
+    if (errnoOf(error) !== 'EEXIST') throw error;
+  });
+}
+
 export class StorageVolume {
-  private readonly knownShards = new Set<string>();
   private tempCounter = 0;
 
   constructor(readonly path: string) {}
@@ -41,11 +50,16 @@ export class StorageVolume {
     return existsSync(this.path);
   }
 
-  /** Creates the volume's directory and layout; called once at start for configured volumes. */
+  /**
+   * Creates the volume's directory and layout, every shard directory included, so that writes
+   * meet no first-use `mkdir` and directory sync; called once at start for configured volumes.
+   */
   async create(): Promise<void> {
     try {
       await mkdir(join(this.path, CHUNKS_DIR), { recursive: true });
       await mkdir(join(this.path, TEMP_DIR), { recursive: true });
+      await Promise.all(SHARDS.map((shard) => mkdirOnce(join(this.path, CHUNKS_DIR, shard))));
+      await fsyncDir(join(this.path, CHUNKS_DIR));
     } catch (error) {
       throw this.unavailable(error);
     }
@@ -103,22 +117,38 @@ export class StorageVolume {
       );
     }
     const temp = join(this.path, TEMP_DIR, `${id}.${process.pid}.${this.tempCounter++}`);
+    const shard = join(this.path, CHUNKS_DIR, id.slice(0, 2));
     try {
-      await this.ensureLayout(id);
-      const handle = await open(temp, 'w');
-      try {
-        await handle.writeFile(bytes);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      const shard = join(this.path, CHUNKS_DIR, id.slice(0, 2));
-      await rename(temp, join(shard, id));
+      await this.writeTemp(temp, bytes).catch(async (error: unknown) => {
+        if (errnoOf(error) !== 'ENOENT') throw error;
+        await this.restoreLayout(shard);
+        await this.writeTemp(temp, bytes);
+      });
+      await rename(temp, join(shard, id)).catch(async (error: unknown) => {
+        if (errnoOf(error) !== 'ENOENT') throw error;
+        await this.restoreLayout(shard);
+        await rename(temp, join(shard, id));
+      });
       if (unsyncedDirs) unsyncedDirs.add(shard);
       else await fsyncDir(shard);
     } catch (error) {
       await rm(temp, { force: true }).catch(() => undefined);
       throw this.unavailable(error);
+    }
+  }
+
+  /** The bytes at a temporary name, synced: one write of the whole buffer, then fsync. */
+  private async writeTemp(temp: string, bytes: Uint8Array): Promise<void> {
+    const handle = await open(temp, 'w');
+    try {
+      let written = 0;
+      while (written < bytes.length) {
+        written += (await handle.write(bytes, written, bytes.length - written, written))
+          .bytesWritten;
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
     }
   }
 
@@ -150,20 +180,16 @@ export class StorageVolume {
     return names.length;
   }
 
-  private async ensureLayout(id: string): Promise<void> {
-    const shard = id.slice(0, 2);
-    if (this.knownShards.has(shard) && existsSync(join(this.path, CHUNKS_DIR, shard))) return;
-    // Not recursive below the volume's own directory: a vanished volume stays vanished.
-    for (const dir of [join(this.path, CHUNKS_DIR), join(this.path, TEMP_DIR)]) {
-      await mkdir(dir).catch((error: unknown) => {
-        if (errnoOf(error) !== 'EEXIST') throw error;
-      });
+  /**
+   * Re-creates a layout directory something removed under a volume that is still there, the
+   * volume's own directory never (a vanished volume stays vanished), and syncs the new entries.
+   */
+  private async restoreLayout(shard: string): Promise<void> {
+    for (const dir of [join(this.path, CHUNKS_DIR), join(this.path, TEMP_DIR), shard]) {
+      await mkdirOnce(dir);
     }
-    await mkdir(join(this.path, CHUNKS_DIR, shard)).catch((error: unknown) => {
-      if (errnoOf(error) !== 'EEXIST') throw error;
-    });
     await fsyncDir(join(this.path, CHUNKS_DIR));
-    this.knownShards.add(shard);
+    await fsyncDir(this.path);
   }
 
   private unavailable(error: unknown): Error {
