@@ -4,11 +4,14 @@
  * signature or forty.
  *
  * Request item: 32-byte digest ‖ 64-byte signature `r ‖ s` ‖ 1-byte recovery id (0 or 1).
- * Answer item: 1 status byte (1 recovered, 0 not recoverable here) ‖ 64-byte public key `x ‖ y`.
+ * Answer item: 1 status byte (1 recovered, 0 not recoverable here) ‖ 64-byte public key `x ‖ y`
+ * ‖ 20-byte address (hashed there too, so the thread that admits transactions does not).
  */
 
 export const REQUEST_ITEM_BYTES = 32 + 64 + 1;
-export const ANSWER_ITEM_BYTES = 1 + 64;
+export const ANSWER_ITEM_BYTES = 1 + 64 + 20;
+/** Where an answer item's address starts. */
+export const ANSWER_ADDRESS_AT = 1 + 64;
 
 /** Main thread to worker: the signatures to recover, `batch` numbering the answer. */
 export interface RecoveryRequest {

@@ -1,13 +1,14 @@
 /**
  * The answering side of sender recovery (`sender-recovery.ts`): recovers secp256k1 public keys
- * with the same WebAssembly function the main thread uses. A signature the module refuses is
- * answered as not recovered; the main thread then leaves it to the library, which decides it
- * exactly as before. It runs on the recovery worker, or on a call thread, which then needs no
- * worker beside it. The WebAssembly must be initialised (`initCrypto`) first.
+ * with the same function the node's `ecrecover` uses (`signature-recovery.ts`) and hashes each
+ * into its address. A signature refused here is answered as not recovered; the main thread then
+ * leaves it to the library, which decides it exactly as before. It runs on the recovery worker,
+ * or on a call thread, which then needs no worker beside it. The WebAssembly must be initialised
+ * (`initCrypto`) first.
  */
-import { ANSWER_ITEM_BYTES, REQUEST_ITEM_BYTES } from './recovery-protocol.js';
+import { ANSWER_ADDRESS_AT, ANSWER_ITEM_BYTES, REQUEST_ITEM_BYTES } from './recovery-protocol.js';
 import type { RecoveryAnswer, RecoveryRequest } from './recovery-protocol.js';
-import { secp256k1RecoverPublicKey } from './wasm-crypto.js';
+import { addressOfPublicKey, recoverPublicKey } from './signature-recovery.js';
 
 /** Where requests arrive and answers go: a worker's parent port or a `MessagePort`. */
 export interface RecoveryPort {
@@ -22,12 +23,13 @@ function recover(items: Uint8Array): Uint8Array<ArrayBuffer> {
     const request = items.subarray(index * REQUEST_ITEM_BYTES, (index + 1) * REQUEST_ITEM_BYTES);
     const answerAt = index * ANSWER_ITEM_BYTES;
     try {
-      const publicKey = secp256k1RecoverPublicKey(
+      const publicKey = recoverPublicKey(
         request.subarray(0, 32),
         request.subarray(32, 96),
         request[96],
       );
       answers.set(publicKey.subarray(1), answerAt + 1);
+      answers.set(addressOfPublicKey(publicKey), answerAt + ANSWER_ADDRESS_AT);
       answers[answerAt] = 1;
     } catch {
       answers[answerAt] = 0;
