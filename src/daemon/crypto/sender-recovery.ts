@@ -103,7 +103,7 @@ function recoveryRequest(tx: TypedTransaction): Uint8Array | undefined {
  * ```ts
  * const recovery = new SenderRecovery({ workerUrl: new URL('./crypto/recovery-worker.js', import.meta.url) });
  * await recovery.prepare(tx);
- * tx.getSenderAddress(); // from the cache when a worker recovered it
+ * senderAddressOf(tx); // from the worker's answer when it recovered it
  * await recovery.close();
  * ```
  */

@@ -24,7 +24,8 @@ export interface PoolStateView extends AccountReads {
 export interface SenderRecoverer {
   /**
    * Recovers the sender of a signed transaction into the transaction's own cache, where
-   * `getSenderAddress()` finds it. Never rejects: a transaction it cannot help with is left as
+   * `getSenderPublicKey()` finds it, and its address where `senderAddressOf` does
+   * (`crypto/sender-address.ts`). Never rejects: a transaction it cannot help with is left as
    * it was, and admission recovers (or refuses) it in-process.
    */
   prepare(tx: TypedTransaction): Promise<void>;
