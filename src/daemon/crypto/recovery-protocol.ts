@@ -1,21 +1,29 @@
 /**
  * The messages between the sender-recovery worker threads and the thread that uses them. A batch
  * travels as one transferred buffer each way, so a message costs the same whether it carries one
- * signature or forty.
+ * transaction or forty.
  *
- * Request item: 32-byte digest ‖ 64-byte signature `r ‖ s` ‖ 1-byte recovery id (0 or 1).
+ * Request item: 1-byte index into the batch's `chains` ‖ 4-byte big-endian length ‖ the signed
+ * transaction's encoding. The answering thread decodes it for that chain and works out the digest
+ * itself, so the thread that admits transactions neither encodes nor hashes anything for it.
  * Answer item: 1 status byte (1 recovered, 0 not recoverable here) ‖ 64-byte public key `x ‖ y`
- * ‖ 20-byte address (hashed there too, so the thread that admits transactions does not).
+ * ‖ 20-byte address (hashed there too).
  */
 
-export const REQUEST_ITEM_BYTES = 32 + 64 + 1;
+export const REQUEST_HEADER_BYTES = 1 + 4;
+/** Most chains one batch can name (the index is one byte). */
+export const MAX_CHAINS_PER_BATCH = 256;
 export const ANSWER_ITEM_BYTES = 1 + 64 + 20;
 /** Where an answer item's address starts. */
 export const ANSWER_ADDRESS_AT = 1 + 64;
 
-/** Main thread to worker: the signatures to recover, `batch` numbering the answer. */
+/** The chain id and hardfork a transaction was decoded for, as `<chainId>/<hardfork>`. */
+export type ChainKey = string;
+
+/** Main thread to worker: the transactions to recover, `batch` numbering the answer. */
 export interface RecoveryRequest {
   batch: number;
+  chains: ChainKey[];
   items: Uint8Array;
 }
 
