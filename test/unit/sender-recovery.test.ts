@@ -1,6 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
-import { createAccessList2930Tx, createLegacyTx, createTxFromRLP } from '@ethereumjs/tx';
+import {
+  createAccessList2930Tx,
+  createEOACode7702Tx,
+  createLegacyTx,
+  createTxFromRLP,
+} from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { MessageChannel } from 'node:worker_threads';
 import { serveRecoveries } from '../../src/daemon/crypto/recovery-service.js';
@@ -45,7 +50,7 @@ describe('sender recovery on worker threads', () => {
     }
   });
 
-  it('decodes each transaction for its own chain and hardfork, pre-EIP-155 legacy too', async () => {
+  it("recovers the library's sender for every type, EIP-155 and pre-EIP-155 legacy too", async () => {
     recovery = new SenderRecovery({ workerUrl: WORKER_URL, threads: 1 });
     await recovery.started();
     const homestead = createCustomCommon({ chainId: 9000 }, Mainnet, {
@@ -60,10 +65,31 @@ describe('sender recovery on worker threads', () => {
       createLegacyTx(fields, { common: otherChain }).sign(key(2)),
       createAccessList2930Tx({ ...fields, accessList: [] }, { common }).sign(key(3)),
       signTx(4, { nonce: 0n }),
+      createEOACode7702Tx(
+        {
+          nonce: 0n,
+          to: RECIPIENT,
+          gasLimit: 100_000n,
+          maxFeePerGas: 10n ** 10n,
+          maxPriorityFeePerGas: 10n ** 9n,
+          authorizationList: [
+            {
+              chainId: '0x2328',
+              address: RECIPIENT.toString(),
+              nonce: '0x1',
+              yParity: '0x1',
+              r: `0x${'11'.repeat(32)}`,
+              s: `0x${'22'.repeat(32)}`,
+            },
+          ],
+        },
+        { common },
+      ).sign(key(5)),
     ].map((tx) => createTxFromRLP(tx.serialize(), { common: tx.common }));
     await Promise.all(txs.map((tx) => recovery!.prepare(tx, tx.serialize())));
     txs.forEach((tx, index) => {
-      expect(tx.cache.senderPubKey).toBeDefined();
+      const again = createTxFromRLP(tx.serialize(), { common: tx.common });
+      expect(tx.cache.senderPubKey).toEqual(again.getSenderPublicKey());
       expect(senderAddressOf(tx).equals(address(index + 1))).toBe(true);
     });
   });

@@ -3,27 +3,23 @@
  * travels as one transferred buffer each way, so a message costs the same whether it carries one
  * transaction or forty.
  *
- * Request item: 1-byte index into the batch's `chains` ‖ 4-byte big-endian length ‖ the signed
- * transaction's encoding. The answering thread decodes it for that chain and works out the digest
- * itself, so the thread that admits transactions neither encodes nor hashes anything for it.
+ * Request item: 1 flag byte ({@link EIP155_SIGNED}) ‖ 4-byte big-endian length ‖ the signed
+ * transaction's encoding. The answering thread works out the digest the signature signs from the
+ * encoding, so the thread that admits transactions neither encodes nor hashes anything for it.
  * Answer item: 1 status byte (1 recovered, 0 not recoverable here) ‖ 64-byte public key `x ‖ y`
  * ‖ 20-byte address (hashed there too).
  */
 
 export const REQUEST_HEADER_BYTES = 1 + 4;
-/** Most chains one batch can name (the index is one byte). */
-export const MAX_CHAINS_PER_BATCH = 256;
+/** Flag of a legacy transaction the library treats as EIP-155 signed (chain id in `v`). */
+export const EIP155_SIGNED = 1;
 export const ANSWER_ITEM_BYTES = 1 + 64 + 20;
 /** Where an answer item's address starts. */
 export const ANSWER_ADDRESS_AT = 1 + 64;
 
-/** The chain id and hardfork a transaction was decoded for, as `<chainId>/<hardfork>`. */
-export type ChainKey = string;
-
 /** Main thread to worker: the transactions to recover, `batch` numbering the answer. */
 export interface RecoveryRequest {
   batch: number;
-  chains: ChainKey[];
   items: Uint8Array;
 }
 

@@ -4,36 +4,38 @@
  * Recovering the signer's public key is the most expensive step of admitting a transaction
  * (about 50 µs of CPU with libsecp256k1, 250 µs with the WebAssembly fallback), and it needs
  * nothing but the transaction, so it can run beside the thread that serves JSON-RPC. `prepare`
- * hands a transaction's encoding to a worker, which decodes it, works out the digest the
- * signature signs, recovers the key and hashes it into the sender's address; so the main thread
- * spends nothing on the signature but copying the bytes. Once the worker answers, the public key
+ * hands a transaction's encoding to a worker, which works out from it the digest the signature
+ * signs, recovers the key and hashes it into the sender's address; so the main thread spends
+ * nothing on the signature but copying the bytes. Once the worker answers, the public key
  * goes into the transaction's own cache (`tx.cache.senderPubKey`, the field EthereumJS fills when
  * it recovers the key itself on a frozen transaction), where everything that reads the sender
  * later (execution, block storage) finds it, and the address where admission reads it
  * (`sender-address.ts`).
  *
- * The answer is always the library's: the worker decodes with the same library for the
- * transaction's chain id and hardfork, takes the signature only when the library would take the
- * same path itself (frozen, signed, low `s`, recovery id 0 or 1, so its `customCrypto.ecrecover`
- * would call the same recovery), and what it does not recover is left uncached, so the library
- * recovers it (or refuses it) in-process exactly as without workers. Until the workers have
- * started, after one fails, and after `close`, `prepare` resolves at once and admission recovers
- * in-process. Workers start on the first `prepare`, not with the daemon, so start-up does not
- * pay for them.
+ * The answer is always the library's: the worker takes the signature only when the library
+ * would take the same path itself (frozen, signed, low `s`, recovery id 0 or 1, so its
+ * `customCrypto.ecrecover` would call the same recovery), its digest is the library's (the
+ * transaction was decoded by the library first, so its encoding is canonical, and whether a
+ * legacy one is EIP-155 signed travels with it), and what it does not recover is left uncached,
+ * so the library recovers it (or refuses it) in-process exactly as without workers. Until the
+ * workers have started, after one fails, and after `close`, `prepare` resolves at once and
+ * admission recovers in-process. Workers start on the first `prepare`, not with the daemon, so
+ * start-up does not pay for them.
  *
  * A thread the daemon runs anyway can serve recoveries instead (`lend`): the call threads do,
  * so a daemon with them needs no recovery worker (an isolate of its own, tens of MiB).
  */
 import { availableParallelism } from 'node:os';
 import { Worker, type MessagePort } from 'node:worker_threads';
+import { Capability, TransactionType } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import {
   ANSWER_ADDRESS_AT,
   ANSWER_ITEM_BYTES,
-  MAX_CHAINS_PER_BATCH,
+  EIP155_SIGNED,
   REQUEST_HEADER_BYTES,
 } from './recovery-protocol.js';
-import type { ChainKey, RecoveryAnswer, RecoveryRequest } from './recovery-protocol.js';
+import type { RecoveryAnswer, RecoveryRequest } from './recovery-protocol.js';
 import { rememberSender } from './sender-address.js';
 
 /** More threads than this would only contend with the main thread for the cores. */
@@ -60,7 +62,7 @@ export interface SenderRecoveryOptions {
 interface WaitingRecovery {
   tx: TypedTransaction;
   encoded: Uint8Array;
-  chain: ChainKey;
+  flags: number;
   done: () => void;
 }
 
@@ -89,30 +91,19 @@ function wantsRecovery(tx: TypedTransaction): boolean {
   return Object.isFrozen(tx) && tx.cache.senderPubKey === undefined && tx.isSigned();
 }
 
-/** Request items for `items`, and the chains they name; items beyond the chains a batch can name are left out. */
-function requestOf(items: WaitingRecovery[]): {
-  chains: ChainKey[];
-  sent: WaitingRecovery[];
-  buffer: Uint8Array<ArrayBuffer>;
-} {
-  const chains = new Map<ChainKey, number>();
-  const sent = items.filter((item) => {
-    if (!chains.has(item.chain) && chains.size < MAX_CHAINS_PER_BATCH) {
-      chains.set(item.chain, chains.size);
-    }
-    return chains.has(item.chain);
-  });
-  const size = sent.reduce((sum, item) => sum + REQUEST_HEADER_BYTES + item.encoded.length, 0);
+/** The request items of `items`, one after the other. */
+function requestOf(items: readonly WaitingRecovery[]): Uint8Array<ArrayBuffer> {
+  const size = items.reduce((sum, item) => sum + REQUEST_HEADER_BYTES + item.encoded.length, 0);
   const buffer = new Uint8Array(size);
   const view = new DataView(buffer.buffer);
   let at = 0;
-  for (const item of sent) {
-    buffer[at] = chains.get(item.chain)!;
+  for (const item of items) {
+    buffer[at] = item.flags;
     view.setUint32(at + 1, item.encoded.length);
     buffer.set(item.encoded, at + REQUEST_HEADER_BYTES);
     at += REQUEST_HEADER_BYTES + item.encoded.length;
   }
-  return { chains: [...chains.keys()], sent, buffer };
+  return buffer;
 }
 
 /**
@@ -145,9 +136,12 @@ export class SenderRecovery {
     this.startWorkers();
     if (this.closed || !this.endpoints.some((endpoint) => endpoint.ready)) return NOTHING_TO_DO;
     if (!wantsRecovery(tx)) return NOTHING_TO_DO;
-    const chain = `${tx.common.chainId()}/${tx.common.hardfork()}`;
+    const flags =
+      tx.type === TransactionType.Legacy && tx.supports(Capability.EIP155ReplayProtection)
+        ? EIP155_SIGNED
+        : 0;
     return new Promise((resolve) => {
-      this.waiting.push({ tx, encoded, chain, done: resolve });
+      this.waiting.push({ tx, encoded, flags, done: resolve });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         // Requests that arrive in the same turn of the event loop travel as one message.
@@ -235,15 +229,11 @@ export class SenderRecovery {
     // Every endpoint is busy: the requests go with the next answer.
     if (endpoint === undefined) return;
     const items = this.waiting.splice(0);
-    const { chains, sent, buffer } = requestOf(items);
-    // What a batch cannot carry (a 257th chain) is recovered in-process.
-    if (sent.length < items.length) {
-      for (const item of items) if (!sent.includes(item)) item.done();
-    }
+    const buffer = requestOf(items);
     const batch = this.nextBatch++;
-    endpoint.batches.set(batch, sent);
-    endpoint.outstanding += sent.length;
-    const request: RecoveryRequest = { batch, chains, items: buffer };
+    endpoint.batches.set(batch, items);
+    endpoint.outstanding += items.length;
+    const request: RecoveryRequest = { batch, items: buffer };
     endpoint.port.postMessage(request, [buffer.buffer]);
   }
 
