@@ -112,7 +112,7 @@ function requestOf(items: readonly WaitingRecovery[]): Uint8Array<ArrayBuffer> {
  * @example
  * ```ts
  * const recovery = new SenderRecovery({ workerUrl: new URL('./crypto/recovery-worker.js', import.meta.url) });
- * await recovery.prepare(tx);
+ * await recovery.prepare(tx, tx.serialize());
  * senderAddressOf(tx); // from the worker's answer when it recovered it
  * await recovery.close();
  * ```

@@ -12,9 +12,9 @@
  * compares the two on random signatures.
  *
  * Only the package's `bindings` entry is loaded: its main entry silently falls back to a pure
- * JavaScript implementation, several times slower than the WebAssembly, when the addon is
- * missing. The binding ships prebuilt for linux-x64 (glibc and musl), darwin-arm64 and win32-x64
- * and builds with node-gyp elsewhere; where neither worked, it is absent and the WebAssembly serves.
+ * JavaScript implementation (elliptic), slower than the WebAssembly, when the addon is missing.
+ * The binding ships prebuilt for linux-x64 (glibc and musl), darwin-arm64 and win32-x64 and
+ * builds with node-gyp elsewhere; where neither worked, it is absent and the WebAssembly serves.
  */
 import { createRequire } from 'node:module';
 import { InvalidInputError } from '../../shared/errors.js';
@@ -33,7 +33,7 @@ interface Secp256k1Binding {
   ): Uint8Array;
 }
 
-/** Recovers the 65-byte uncompressed key (`0x04 ‖ x ‖ y`) from a signature `assertRecoverable` passed. */
+/** The 65-byte uncompressed key (`0x04 ‖ x ‖ y`) of a signature `assertRecoverable` passed. */
 type RecoverChecked = (
   digest: Uint8Array,
   signature64: Uint8Array,
@@ -44,9 +44,6 @@ type RecoverChecked = (
 export type RecoveryBackend =
   | { name: 'libsecp256k1'; recover: RecoverChecked }
   | { name: 'wasm'; recover: RecoverChecked; nativeError: string };
-
-const wasmRecover: RecoverChecked = (digest, signature64, recoveryId) =>
-  secp256k1RecoverPublicKey(digest, signature64, recoveryId);
 
 /**
  * The backend `load` gives: the native binding if it loads, else the WebAssembly with the
@@ -62,7 +59,7 @@ export function selectRecoveryBackend(
   } catch (error) {
     return {
       name: 'wasm',
-      recover: wasmRecover,
+      recover: secp256k1RecoverPublicKey,
       nativeError: error instanceof Error ? error.message : String(error),
     };
   }
