@@ -6,8 +6,10 @@
 // files (EthereumJS, @polkadot/util, ajv, ...); one file cuts time to the first answer by more
 // than half. The rest of the tsc output stays as it is: the CLI still imports its own modules.
 //
-// Three things stay outside the bundle:
+// Four things stay outside the bundle:
 // - lmdb, a native addon that finds its binary relative to its own package directory;
+// - secp256k1, for the same reason (loaded with createRequire, which esbuild does not follow,
+//   and listed so that a plain import of it later stays outside too);
 // - dist/shared/errors.js, so the error classes runDaemon throws are the ones the CLI process
 //   has loaded (the CLI imports that module too) and `instanceof NodeError` keeps deciding how a
 //   failed foreground start is told;
@@ -82,7 +84,7 @@ async function bundle(bundleFile) {
     // CommonJS dependencies call require() for Node's built-in modules, which an ES module
     // bundle only has through createRequire.
     banner: { js: BANNER },
-    external: ['lmdb', 'fs-native-extensions'],
+    external: ['lmdb', 'fs-native-extensions', 'secp256k1'],
     plugins: [keepOutside],
     sourcemap: 'linked',
     logLevel: 'warning',

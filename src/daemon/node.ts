@@ -23,6 +23,7 @@ import { ProductionHealth } from './chain/production-health.js';
 import { DEV_ADDRESSES } from './chain/genesis.js';
 import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from '../shared/config/options.js';
+import { recoveryBackend } from './crypto/signature-recovery.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
 import {
   CallThreadPool,
@@ -367,6 +368,10 @@ export async function startNode(
 
   try {
     await initCrypto();
+    logger.info('signature recovery', {
+      backend: recoveryBackend.name,
+      ...(recoveryBackend.name === 'wasm' && { nativeUnavailable: recoveryBackend.nativeError }),
+    });
     const token = AuthToken.createIn(layout.authTokenFile);
     const evmThreads = config['json-rpc.enable']
       ? evmThreadCount(config['json-rpc.evm-threads'], availableParallelism())

@@ -51,7 +51,7 @@ describe('daemon log levels and what is logged', () => {
   }, 120_000);
   afterAll(() => daemon.stop());
 
-  it('logs the configuration at start and one line per block', async () => {
+  it('logs the configuration and the signature recovery in use at start, and one line per block', async () => {
     const [starting] = daemonLogRecords(daemon.dataDir);
     expect(starting).toMatchObject({
       level: 'info',
@@ -60,6 +60,10 @@ describe('daemon log levels and what is logged', () => {
       blockTime: '200ms',
       settings: { 'block-time': '200ms (flag)' },
     });
+    // The native binding is installed here, so the WebAssembly fallback must not be in use.
+    expect(
+      daemonLogRecords(daemon.dataDir).find((record) => record.msg === 'signature recovery'),
+    ).toMatchObject({ level: 'info', backend: 'libsecp256k1' });
     const block = await logged(daemon, { msg: 'block committed', height: 2 });
     expect(block).toMatchObject({
       level: 'info',

@@ -5,7 +5,7 @@
  * and leave no trace on the chain.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Wallet, keccak256, parseEther } from 'ethers';
+import { Wallet, concat, decodeRlp, encodeRlp, keccak256, parseEther } from 'ethers';
 import {
   DEV_CHAIN_ID,
   MIN_GAS_PRICE,
@@ -189,6 +189,14 @@ describe('invalid parameters and invalid transactions', () => {
       expect(error.message).toContain(`${DEV_CHAIN_ID}`);
     });
 
+    it('refuses a typed transaction whose chain id has a leading zero byte', async () => {
+      const raw = await signDynamicFeeTx(sender, { nonce: 1, to: bystander.address, value: 4n });
+      const fields = decodeRlp(`0x${raw.slice(4)}`) as string[];
+      const padded = concat(['0x02', encodeRlp([`0x00${fields[0].slice(2)}`, ...fields.slice(1)])]);
+      const error = await refuse(padded);
+      expect(error.message).toBe('invalid raw transaction: field chainId has leading zero bytes');
+    });
+
     it('refuses a value above the balance: "insufficient funds for gas * price + value"', async () => {
       const raw = await signDynamicFeeTx(sender, {
         nonce: 1,
@@ -222,7 +230,7 @@ describe('invalid parameters and invalid transactions', () => {
       expect(await daemon.rpc.call('eth_getBalance', [sender.address, 'latest'])).toBe(
         balanceBefore,
       );
-      expect(refused).toHaveLength(5);
+      expect(refused).toHaveLength(6);
       for (const hash of refused) {
         expect(await daemon.rpc.call('eth_getTransactionByHash', [hash])).toBeNull();
         expect(await daemon.rpc.call('eth_getTransactionReceipt', [hash])).toBeNull();

@@ -3,8 +3,10 @@
  * the lifetime of queued transactions, set as `daemon start` flags.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { JsonRpcProvider, Network, NonceManager } from 'ethers';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
 import {
+  DEV_CHAIN_ID,
   devWallet,
   MIN_GAS_PRICE,
   signDynamicFeeTx,
@@ -104,5 +106,49 @@ describe('the per-sender queue on the dev chain', () => {
     expect(
       BigInt(await daemon.rpc.call<string>('eth_getTransactionCount', [wallet.address, 'latest'])),
     ).toBe(200n);
+  });
+
+  it("accepts and mines, in nonce order, 200 transactions that ethers' NonceManager sends at once in two batches", async () => {
+    // ethers puts up to 100 calls in one HTTP batch, so the 200 sends travel as two batches in
+    // flight together, whichever reaches the node first.
+    const provider = new JsonRpcProvider(daemon.endpoints.http, undefined, {
+      staticNetwork: Network.from(DEV_CHAIN_ID),
+      batchMaxCount: 100,
+    });
+    try {
+      const sender = new NonceManager(devWallet(8).connect(provider));
+      const sent = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          sender.sendTransaction({
+            to: recipient,
+            value: 1n,
+            gasLimit: 21_000n,
+            maxFeePerGas: 10n * MIN_GAS_PRICE,
+            maxPriorityFeePerGas: MIN_GAS_PRICE,
+          }),
+        ),
+      );
+      expect(sent.map((tx) => tx.nonce).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 200 }, (_, nonce) => nonce),
+      );
+      const byNonce = [...sent].sort((a, b) => a.nonce - b.nonce);
+      const receipts = await Promise.all(
+        byNonce.map((tx) => waitForReceipt(daemon.rpc, tx.hash, 30_000)),
+      );
+      const positions = receipts.map((receipt) => [
+        Number(receipt.blockNumber),
+        Number(receipt.transactionIndex),
+      ]);
+      const inOrder = positions.every(
+        ([block, index], i) =>
+          i === 0 ||
+          block > positions[i - 1][0] ||
+          (block === positions[i - 1][0] && index > positions[i - 1][1]),
+      );
+      expect(inOrder).toBe(true);
+      expect(receipts.every((receipt) => receipt.status === '0x1')).toBe(true);
+    } finally {
+      provider.destroy();
+    }
   });
 });

@@ -1,13 +1,19 @@
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
-import { createTxFromRLP } from '@ethereumjs/tx';
+import {
+  createAccessList2930Tx,
+  createEOACode7702Tx,
+  createLegacyTx,
+  createTxFromRLP,
+} from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { MessageChannel } from 'node:worker_threads';
 import { serveRecoveries } from '../../src/daemon/crypto/recovery-service.js';
+import { senderAddressOf } from '../../src/daemon/crypto/sender-address.js';
 import { SenderRecovery } from '../../src/daemon/crypto/sender-recovery.js';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
 import type { SenderRecoverer } from '../../src/daemon/txpool/types.js';
-import { FakeState, address, common, newPool, signTx } from './txpool-fixtures.js';
+import { FakeState, RECIPIENT, address, common, key, newPool, signTx } from './txpool-fixtures.js';
 
 /** The compiled worker: a worker thread runs JavaScript, so these tests need `npm run build`. */
 const WORKER_URL = new URL('../../dist/daemon/crypto/recovery-worker.js', import.meta.url);
@@ -35,12 +41,57 @@ describe('sender recovery on worker threads', () => {
     const txs = Array.from({ length: 50 }, (_, i) =>
       fresh(signTx(i % 5, { nonce: BigInt(i), gasPrice: i % 2 === 0 ? 10n ** 9n : undefined })),
     );
-    await Promise.all(txs.map((tx) => recovery!.prepare(tx)));
+    await Promise.all(txs.map((tx) => recovery!.prepare(tx, tx.serialize())));
     for (const [i, tx] of txs.entries()) {
       expect(tx.cache.senderPubKey).toBeDefined();
+      expect(senderAddressOf(tx).equals(address(i % 5))).toBe(true);
       expect(tx.getSenderAddress().equals(address(i % 5))).toBe(true);
       expect(tx.cache.senderPubKey).toEqual(fresh(tx).getSenderPublicKey());
     }
+  });
+
+  it("recovers the library's sender for every type, EIP-155 and pre-EIP-155 legacy too", async () => {
+    recovery = new SenderRecovery({ workerUrl: WORKER_URL, threads: 1 });
+    await recovery.started();
+    const homestead = createCustomCommon({ chainId: 9000 }, Mainnet, {
+      hardfork: Hardfork.Homestead,
+    });
+    const otherChain = createCustomCommon({ chainId: 1337 }, Mainnet, {
+      hardfork: Hardfork.Prague,
+    });
+    const fields = { nonce: 0n, to: RECIPIENT, gasLimit: 30_000n, gasPrice: 10n ** 9n };
+    const txs = [
+      createLegacyTx(fields, { common: homestead }).sign(key(1)),
+      createLegacyTx(fields, { common: otherChain }).sign(key(2)),
+      createAccessList2930Tx({ ...fields, accessList: [] }, { common }).sign(key(3)),
+      signTx(4, { nonce: 0n }),
+      createEOACode7702Tx(
+        {
+          nonce: 0n,
+          to: RECIPIENT,
+          gasLimit: 100_000n,
+          maxFeePerGas: 10n ** 10n,
+          maxPriorityFeePerGas: 10n ** 9n,
+          authorizationList: [
+            {
+              chainId: '0x2328',
+              address: RECIPIENT.toString(),
+              nonce: '0x1',
+              yParity: '0x1',
+              r: `0x${'11'.repeat(32)}`,
+              s: `0x${'22'.repeat(32)}`,
+            },
+          ],
+        },
+        { common },
+      ).sign(key(5)),
+    ].map((tx) => createTxFromRLP(tx.serialize(), { common: tx.common }));
+    await Promise.all(txs.map((tx) => recovery!.prepare(tx, tx.serialize())));
+    txs.forEach((tx, index) => {
+      const again = createTxFromRLP(tx.serialize(), { common: tx.common });
+      expect(tx.cache.senderPubKey).toEqual(again.getSenderPublicKey());
+      expect(senderAddressOf(tx).equals(address(index + 1))).toBe(true);
+    });
   });
 
   it('sends recoveries to a lent port while it is open, quietly, and starts no worker', async () => {
@@ -55,13 +106,13 @@ describe('sender recovery on worker threads', () => {
     recovery.lend(channel.port1);
     await recovery.started();
     const served = fresh(signTx(3, { nonce: 0n }));
-    await recovery.prepare(served);
+    await recovery.prepare(served, served.serialize());
     expect(served.cache.senderPubKey).toEqual(fresh(served).getSenderPublicKey());
 
     channel.port2.close();
     await new Promise((resolve) => channel.port1.once('close', resolve));
     const after = fresh(signTx(3, { nonce: 1n }));
-    await recovery.prepare(after);
+    await recovery.prepare(after, after.serialize());
     expect(after.cache.senderPubKey).toBeUndefined();
     expect(after.getSenderAddress().equals(address(3))).toBe(true);
     expect(errors).toEqual([]);
@@ -71,7 +122,7 @@ describe('sender recovery on worker threads', () => {
     recovery = new SenderRecovery({ workerUrl: WORKER_URL, threads: 1 });
     await recovery.started();
     const tx = withInvalidR(signTx(0, { nonce: 0n }));
-    await recovery.prepare(tx);
+    await recovery.prepare(tx, tx.serialize());
     expect(tx.cache.senderPubKey).toBeUndefined();
     expect(() => tx.getSenderAddress()).toThrow(/Invalid Signature/);
   });
@@ -85,7 +136,7 @@ describe('sender recovery on worker threads', () => {
     });
     await recovery.started();
     const tx = fresh(signTx(0, { nonce: 0n }));
-    await recovery.prepare(tx);
+    await recovery.prepare(tx, tx.serialize());
     expect(tx.cache.senderPubKey).toBeUndefined();
     expect(errors).toHaveLength(1);
     expect(tx.getSenderAddress().equals(address(0))).toBe(true);
@@ -94,11 +145,12 @@ describe('sender recovery on worker threads', () => {
   it('lets waiting transactions go ahead when closed', async () => {
     recovery = new SenderRecovery({ workerUrl: WORKER_URL, threads: 1 });
     await recovery.started();
-    const waiting = recovery.prepare(fresh(signTx(0, { nonce: 0n })));
+    const first = fresh(signTx(0, { nonce: 0n }));
+    const waiting = recovery.prepare(first, first.serialize());
     await recovery.close();
     await expect(waiting).resolves.toBeUndefined();
     const tx = fresh(signTx(0, { nonce: 1n }));
-    await recovery.prepare(tx);
+    await recovery.prepare(tx, tx.serialize());
     expect(tx.cache.senderPubKey).toBeUndefined();
   });
 });

@@ -58,6 +58,17 @@ function signedChainId(bytes: Uint8Array, fields: unknown[]): bigint | undefined
   return value >= 35n ? (value - 35n) / 2n : undefined;
 }
 
+/**
+ * Whether a typed transaction's chain id is written without leading zero bytes. EthereumJS checks
+ * every other number of a transaction for them but reads this one as given and encodes it back
+ * minimal, so such a transaction would be pooled under a hash that is not that of the bytes sent;
+ * geth refuses it as non-canonical RLP.
+ */
+function chainIdIsMinimal(bytes: Uint8Array, fields: unknown[]): boolean {
+  const field = fields[0];
+  return bytes[0] > 0x7f || !(field instanceof Uint8Array) || field[0] !== 0;
+}
+
 /** Position of the access list in the fields of the typed transactions that carry one. */
 const ACCESS_LIST_FIELD: Readonly<Record<number, number>> = { 1: 7, 2: 8, 4: 8 };
 
@@ -127,7 +138,11 @@ function decodeProblem(error: unknown): string {
   return 'malformed transaction encoding';
 }
 
-function decodeRawTransaction(chain: ChainReader, raw: string) {
+/** A raw transaction decoded, with the bytes it came from (its encoding, for the pool). */
+function decodeRawTransaction(
+  chain: ChainReader,
+  raw: string,
+): { tx: TypedTransaction; bytes: Uint8Array } {
   const bytes = hexToBytes(raw as PrefixedHexString);
   if (bytes.length === 0) throw new InvalidInputError('invalid raw transaction: empty');
   if (bytes[0] === BLOB_TX_TYPE) {
@@ -140,6 +155,9 @@ function decodeRawTransaction(chain: ChainReader, raw: string) {
       `invalid chain id for signer: have ${chainId} want ${chain.chainId}`,
     );
   }
+  if (fields !== undefined && !chainIdIsMinimal(bytes, fields)) {
+    throw new InvalidInputError('invalid raw transaction: field chainId has leading zero bytes');
+  }
   if (fields !== undefined && !accessListIsWellFormed(bytes, fields)) {
     throw new InvalidInputError(
       'invalid raw transaction: the access list must be a list of [address, storage keys] pairs',
@@ -148,9 +166,10 @@ function decodeRawTransaction(chain: ChainReader, raw: string) {
   try {
     const construct = fields && fromFields(bytes[0]);
     // Anything not decoded here goes to the library whole, which names what is wrong with it.
-    return construct
+    const tx = construct
       ? construct(fields as never, { common: chain.common })
       : createTxFromRLP(bytes, { common: chain.common });
+    return { tx, bytes };
   } catch (error) {
     throw new InvalidInputError(`invalid raw transaction: ${decodeProblem(error)}`);
   }
@@ -163,7 +182,10 @@ export function ethPoolMethods({ chain, pool }: NodeServices): MethodDefinition[
       params: [{ name: 'signedTransaction', schema: dataSchema }],
       // Decoding and pool.add's place in the admission queue come before the first await.
       overlapsInBatch: true,
-      handler: async ([raw]) => (await pool.add(decodeRawTransaction(chain, raw))).hashHex,
+      handler: async ([raw]) => {
+        const { tx, bytes } = decodeRawTransaction(chain, raw);
+        return (await pool.add(tx, bytes)).hashHex;
+      },
     }),
     defineMethod<[string, BlockSelector?]>({
       name: 'eth_getTransactionCount',

@@ -1,6 +1,7 @@
 /**
- * The `customCrypto` EthereumJS runs with: hashing and secp256k1 from the WebAssembly module,
- * which is several times faster than the library's pure-JS defaults and gives identical results.
+ * The `customCrypto` EthereumJS runs with: hashing and signing from the WebAssembly module and
+ * signature recovery from libsecp256k1 (or the WebAssembly, `signature-recovery.ts`), several
+ * times faster than the library's pure-JS defaults and with identical results.
  *
  * KZG: no KZG library is bundled, and without `customCrypto.kzg` the point-evaluation
  * precompile (0x0a) throws out of `runTx`, which would take block production down with it.
@@ -11,12 +12,8 @@ import type { CustomCrypto } from '@ethereumjs/common';
 import { ecrecover as libraryEcrecover, setLengthLeft } from '@ethereumjs/util';
 import type { KZG } from '@ethereumjs/util';
 import { isLowS } from '../crypto/secp256k1-scalar.js';
-import {
-  keccak256,
-  secp256k1RecoverPublicKey,
-  secp256k1SignDigest,
-  sha256,
-} from '../crypto/wasm-crypto.js';
+import { recoverPublicKey } from '../crypto/signature-recovery.js';
+import { keccak256, secp256k1SignDigest, sha256 } from '../crypto/wasm-crypto.js';
 
 /**
  * The recovery id (0 or 1 when valid) of a signature's `v`, as EthereumJS passes it to
@@ -39,15 +36,16 @@ function ecrecover(
   const recoveryId = recoveryIdOf(v, chainId);
   const s32 = setLengthLeft(s, 32);
   if ((recoveryId === 0 || recoveryId === 1) && isLowS(s32)) {
-    // The WebAssembly module decides these signatures as the library would, only faster, so its
-    // refusal is final: asking the library again would only double the cost of bad input.
+    // The node's recovery (native or WebAssembly) decides these signatures as the library would,
+    // only faster, so its refusal is final: asking the library again would only double the cost
+    // of bad input.
     const signature = new Uint8Array(64);
     signature.set(setLengthLeft(r, 32), 0);
     signature.set(s32, 32);
-    return secp256k1RecoverPublicKey(msgHash, signature, recoveryId).subarray(1);
+    return recoverPublicKey(msgHash, signature, recoveryId).subarray(1);
   }
-  // The module refuses high-s signatures, which the ecrecover precompile must accept; the
-  // library decides those (and recovery ids that are not 0 or 1).
+  // The node's recovery refuses high-s signatures, which the ecrecover precompile must accept;
+  // the library decides those (and recovery ids that are not 0 or 1).
   return libraryEcrecover(msgHash, v, r, s, chainId);
 }
 

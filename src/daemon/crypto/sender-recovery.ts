@@ -2,32 +2,41 @@
  * Recovers transaction senders on worker threads.
  *
  * Recovering the signer's public key is the most expensive step of admitting a transaction
- * (about half a millisecond of WebAssembly here), and it needs nothing but the signature and its
- * digest, so it can run beside the thread that serves JSON-RPC. `prepare` hands a transaction's
- * signature to a worker and, once the worker answers, stores the public key in the transaction's
- * own cache (`tx.cache.senderPubKey`, the field EthereumJS fills when it recovers the key itself
- * on a frozen transaction). Admission then calls `getSenderAddress()` as before and finds the key
- * there; everything that reads the sender later (execution, block storage) does too.
+ * (about 50 µs of CPU with libsecp256k1, 250 µs with the WebAssembly fallback), and it needs
+ * nothing but the transaction, so it can run beside the thread that serves JSON-RPC. `prepare`
+ * hands a transaction's encoding to a worker, which works out from it the digest the signature
+ * signs, recovers the key and hashes it into the sender's address; so the main thread spends
+ * nothing on the signature but copying the bytes. Once the worker answers, the public key
+ * goes into the transaction's own cache (`tx.cache.senderPubKey`, the field EthereumJS fills when
+ * it recovers the key itself on a frozen transaction), where everything that reads the sender
+ * later (execution, block storage) finds it, and the address where admission reads it
+ * (`sender-address.ts`).
  *
- * The answer is always the library's: a transaction goes to a worker only when the library would
- * take the same path itself (frozen, signed, low `s`, recovery id 0 or 1, so it would call the
- * same WebAssembly recovery), and a signature the worker cannot recover is left uncached, so the
- * library recovers it (or refuses it) in-process exactly as without workers. Until the workers
- * have started, after one fails, and after `close`, `prepare` resolves at once and admission
- * recovers in-process. Workers start on the first `prepare`, not with the daemon, so start-up
- * does not pay for them.
+ * The answer is always the library's: the worker takes the signature only when the library
+ * would take the same path itself (frozen, signed, low `s`, recovery id 0 or 1, so its
+ * `customCrypto.ecrecover` would call the same recovery), its digest is the library's (the
+ * transaction was decoded by the library first, so its encoding is canonical, and whether a
+ * legacy one is EIP-155 signed travels with it), and what it does not recover is left uncached,
+ * so the library recovers it (or refuses it) in-process exactly as without workers. Until the
+ * workers have started, after one fails, and after `close`, `prepare` resolves at once and
+ * admission recovers in-process. Workers start on the first `prepare`, not with the daemon, so
+ * start-up does not pay for them.
  *
  * A thread the daemon runs anyway can serve recoveries instead (`lend`): the call threads do,
  * so a daemon with them needs no recovery worker (an isolate of its own, tens of MiB).
  */
 import { availableParallelism } from 'node:os';
 import { Worker, type MessagePort } from 'node:worker_threads';
-import { Capability } from '@ethereumjs/tx';
+import { Capability, TransactionType } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { SECP256K1_ORDER_DIV_2, bigIntToUnpaddedBytes, setLengthLeft } from '@ethereumjs/util';
-import { recoveryIdOf } from '../chain/evm-crypto.js';
-import { ANSWER_ITEM_BYTES, REQUEST_ITEM_BYTES } from './recovery-protocol.js';
+import {
+  ANSWER_ADDRESS_AT,
+  ANSWER_ITEM_BYTES,
+  EIP155_SIGNED,
+  REQUEST_HEADER_BYTES,
+} from './recovery-protocol.js';
 import type { RecoveryAnswer, RecoveryRequest } from './recovery-protocol.js';
+import { rememberSender } from './sender-address.js';
 
 /** More threads than this would only contend with the main thread for the cores. */
 const MAX_THREADS = 4;
@@ -52,7 +61,8 @@ export interface SenderRecoveryOptions {
 
 interface WaitingRecovery {
   tx: TypedTransaction;
-  request: Uint8Array;
+  encoded: Uint8Array;
+  flags: number;
   done: () => void;
 }
 
@@ -73,24 +83,27 @@ interface RecoveryEndpoint {
 const NOTHING_TO_DO = Promise.resolve();
 
 /**
- * The request a worker can answer for `tx`, or `undefined` when the library must decide the
- * signature itself (already recovered, unsigned, high `s`, or a recovery id it rejects).
+ * Whether a worker could recover `tx`'s sender: a frozen, signed transaction whose key the
+ * library has not cached yet. The worker decides the rest of what the library would (high `s`,
+ * recovery ids) and leaves those to it.
  */
-function recoveryRequest(tx: TypedTransaction): Uint8Array | undefined {
-  const { v, r, s } = tx;
-  if (!Object.isFrozen(tx) || tx.cache.senderPubKey !== undefined) return undefined;
-  if (v === undefined || r === undefined || s === undefined || s > SECP256K1_ORDER_DIV_2) {
-    return undefined;
+function wantsRecovery(tx: TypedTransaction): boolean {
+  return Object.isFrozen(tx) && tx.cache.senderPubKey === undefined && tx.isSigned();
+}
+
+/** The request items of `items`, one after the other. */
+function requestOf(items: readonly WaitingRecovery[]): Uint8Array<ArrayBuffer> {
+  const size = items.reduce((sum, item) => sum + REQUEST_HEADER_BYTES + item.encoded.length, 0);
+  const buffer = new Uint8Array(size);
+  const view = new DataView(buffer.buffer);
+  let at = 0;
+  for (const item of items) {
+    buffer[at] = item.flags;
+    view.setUint32(at + 1, item.encoded.length);
+    buffer.set(item.encoded, at + REQUEST_HEADER_BYTES);
+    at += REQUEST_HEADER_BYTES + item.encoded.length;
   }
-  const chainId = tx.supports(Capability.EIP155ReplayProtection) ? tx.common.chainId() : undefined;
-  const recoveryId = recoveryIdOf(v, chainId);
-  if (recoveryId !== 0 && recoveryId !== 1) return undefined;
-  const request = new Uint8Array(REQUEST_ITEM_BYTES);
-  request.set(tx.getMessageToVerifySignature(), 0);
-  request.set(setLengthLeft(bigIntToUnpaddedBytes(r), 32), 32);
-  request.set(setLengthLeft(bigIntToUnpaddedBytes(s), 32), 64);
-  request[96] = recoveryId;
-  return request;
+  return buffer;
 }
 
 /**
@@ -99,8 +112,8 @@ function recoveryRequest(tx: TypedTransaction): Uint8Array | undefined {
  * @example
  * ```ts
  * const recovery = new SenderRecovery({ workerUrl: new URL('./crypto/recovery-worker.js', import.meta.url) });
- * await recovery.prepare(tx);
- * tx.getSenderAddress(); // from the cache when a worker recovered it
+ * await recovery.prepare(tx, tx.serialize());
+ * senderAddressOf(tx); // from the worker's answer when it recovered it
  * await recovery.close();
  * ```
  */
@@ -115,16 +128,20 @@ export class SenderRecovery {
   constructor(private readonly options: SenderRecoveryOptions) {}
 
   /**
-   * Recovers the sender of `tx` into its cache on a worker. Never rejects; resolves without
-   * caching anything when the transaction is better left to the library (see the module notes).
+   * Recovers the sender of `tx` into its cache on a worker, from `encoded`, the transaction's
+   * encoding. Never rejects; resolves without caching anything when the transaction is better
+   * left to the library (see the module notes).
    */
-  prepare(tx: TypedTransaction): Promise<void> {
+  prepare(tx: TypedTransaction, encoded: Uint8Array): Promise<void> {
     this.startWorkers();
     if (this.closed || !this.endpoints.some((endpoint) => endpoint.ready)) return NOTHING_TO_DO;
-    const request = recoveryRequest(tx);
-    if (request === undefined) return NOTHING_TO_DO;
+    if (!wantsRecovery(tx)) return NOTHING_TO_DO;
+    const flags =
+      tx.type === TransactionType.Legacy && tx.supports(Capability.EIP155ReplayProtection)
+        ? EIP155_SIGNED
+        : 0;
     return new Promise((resolve) => {
-      this.waiting.push({ tx, request, done: resolve });
+      this.waiting.push({ tx, encoded, flags, done: resolve });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         // Requests that arrive in the same turn of the event loop travel as one message.
@@ -212,8 +229,7 @@ export class SenderRecovery {
     // Every endpoint is busy: the requests go with the next answer.
     if (endpoint === undefined) return;
     const items = this.waiting.splice(0);
-    const buffer = new Uint8Array(items.length * REQUEST_ITEM_BYTES);
-    items.forEach((item, index) => buffer.set(item.request, index * REQUEST_ITEM_BYTES));
+    const buffer = requestOf(items);
     const batch = this.nextBatch++;
     endpoint.batches.set(batch, items);
     endpoint.outstanding += items.length;
@@ -245,7 +261,8 @@ export class SenderRecovery {
     items.forEach((item, index) => {
       const at = index * ANSWER_ITEM_BYTES;
       if (answer.items[at] === 1) {
-        item.tx.cache.senderPubKey = answer.items.slice(at + 1, at + ANSWER_ITEM_BYTES);
+        item.tx.cache.senderPubKey = answer.items.slice(at + 1, at + ANSWER_ADDRESS_AT);
+        rememberSender(item.tx, answer.items.slice(at + ANSWER_ADDRESS_AT, at + ANSWER_ITEM_BYTES));
       }
       item.done();
     });

@@ -90,6 +90,27 @@ export function secp256k1SignDigest(digest: Uint8Array, privateKey: Uint8Array):
 }
 
 /**
+ * Refuses what no secp256k1 recovery here takes: a digest that is not 32 bytes, a signature that
+ * is not 64, a recovery id other than 0 or 1, `r` or `s` out of [1, n-1], or a high `s`. Every
+ * recovery implementation checks with this first, so all of them refuse these alike.
+ *
+ * @throws InvalidInputError naming the first problem.
+ */
+export function assertRecoverable(
+  digest: Uint8Array,
+  signature64: Uint8Array,
+  recoveryId: number,
+): void {
+  assertDigest(digest);
+  if (signature64.length !== COMPACT_SIGNATURE_BYTES || (recoveryId !== 0 && recoveryId !== 1)) {
+    throw new InvalidInputError('invalid signature: expected 64 bytes and recovery id 0 or 1');
+  }
+  if (!isSecp256k1Scalar(signature64.subarray(0, 32)) || !isLowS(signature64.subarray(32))) {
+    throw new InvalidInputError('invalid signature: r or s out of range');
+  }
+}
+
+/**
  * Recovers the uncompressed public key (65 bytes, leading 0x04) that signed `digest`.
  *
  * @throws InvalidInputError when the signature is not recoverable: wrong lengths, a recovery id
@@ -102,13 +123,7 @@ export function secp256k1RecoverPublicKey(
   signature64: Uint8Array,
   recoveryId: number,
 ): Uint8Array {
-  assertDigest(digest);
-  if (signature64.length !== COMPACT_SIGNATURE_BYTES || (recoveryId !== 0 && recoveryId !== 1)) {
-    throw new InvalidInputError('invalid signature: expected 64 bytes and recovery id 0 or 1');
-  }
-  if (!isSecp256k1Scalar(signature64.subarray(0, 32)) || !isLowS(signature64.subarray(32))) {
-    throw new InvalidInputError('invalid signature: r or s out of range');
-  }
+  assertRecoverable(digest, signature64, recoveryId);
   const compressed = callWasm(
     'ext_secp_recover',
     [digest, signature64],

@@ -10,6 +10,7 @@ import { TransactionType } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
 import { TransactionRejectedError } from '../../shared/errors.js';
+import { senderAddressOf } from '../crypto/sender-address.js';
 import { transactionFees } from './fees.js';
 import type { TransactionFees } from './fees.js';
 
@@ -38,7 +39,7 @@ function boundChainId(tx: TypedTransaction): bigint | undefined {
 
 function recoverSender(tx: TypedTransaction): Address {
   try {
-    return tx.getSenderAddress();
+    return senderAddressOf(tx);
   } catch (error) {
     throw new TransactionRejectedError('invalid sender', { cause: error });
   }

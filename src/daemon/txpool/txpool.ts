@@ -99,12 +99,14 @@ export interface RefusedOnRestore {
 }
 
 /**
- * A transaction's encoding, computed once for its admission: its size, its journal entry and its
- * hash all come from it. The hash is cached as the library caches it (frozen and signed
- * transactions only, with the chain's own keccak), so `tx.hash()` does not encode it again.
+ * A transaction's encoding, computed once for its admission (or `received`, the bytes it was
+ * decoded from, which are its encoding: the decoders take canonical RLP and minimal integers
+ * only): its size, its journal entry and its hash all come from it. The hash is cached as the
+ * library caches it (frozen and signed transactions only, with the chain's own keccak), so
+ * `tx.hash()` does not encode it again.
  */
-function encodeOnce(tx: TypedTransaction): Uint8Array {
-  const encoded = tx.serialize();
+function encodeOnce(tx: TypedTransaction, received?: Uint8Array): Uint8Array {
+  const encoded = received ?? tx.serialize();
   const keccak = tx.common.customCrypto.keccak256;
   if (keccak !== undefined && Object.isFrozen(tx) && tx.isSigned()) {
     tx.cache.hash ??= keccak(encoded);
@@ -152,14 +154,18 @@ export class TxPool implements TxPoolApi {
       ((error) => console.error('txpool pending listener failed', error));
   }
 
-  async add(tx: TypedTransaction): Promise<PooledTransaction> {
-    const { pooled, durable } = await this.admit(tx);
+  async add(tx: TypedTransaction, received?: Uint8Array): Promise<PooledTransaction> {
+    const { pooled, durable } = await this.admit(tx, { received });
     await durable;
     return pooled;
   }
 
-  admit(tx: TypedTransaction, options: { journal?: boolean } = {}): Promise<Admission> {
-    const admission = this.check(tx, options.journal === false ? 'unjournaled' : 'submitted');
+  admit(
+    tx: TypedTransaction,
+    options: { journal?: boolean; received?: Uint8Array } = {},
+  ): Promise<Admission> {
+    const origin = options.journal === false ? 'unjournaled' : 'submitted';
+    const admission = this.check(tx, origin, options.received);
     const report = this.options.onAdmission;
     if (report !== undefined) {
       admission.then(
@@ -208,8 +214,9 @@ export class TxPool implements TxPoolApi {
   private async check(
     tx: TypedTransaction,
     origin: 'submitted' | 'restored' | 'unjournaled',
+    received?: Uint8Array,
   ): Promise<Admission> {
-    const encoded = encodeOnce(tx);
+    const encoded = encodeOnce(tx, received);
     const hashHex = tx.isSigned() ? bytesToHex(tx.hash()) : undefined;
     if (hashHex !== undefined) this.rejectKnown(hashHex);
     const { state, chainId, minGasPrice, limits, senderRecovery } = this.options;
@@ -222,7 +229,7 @@ export class TxPool implements TxPoolApi {
     };
     checkEnvelope(tx, encoded, rules);
     // Recovery runs beside the queue, and admissions still enter the queue in arrival order.
-    const recovered = senderRecovery?.prepare(tx);
+    const recovered = senderRecovery?.prepare(tx, encoded);
     return this.serial.run(async () => {
       await recovered;
       // checkEnvelope has refused an unsigned transaction, so it has a hash.

@@ -24,10 +24,11 @@ export interface PoolStateView extends AccountReads {
 export interface SenderRecoverer {
   /**
    * Recovers the sender of a signed transaction into the transaction's own cache, where
-   * `getSenderAddress()` finds it. Never rejects: a transaction it cannot help with is left as
+   * `getSenderPublicKey()` finds it, and its address where `senderAddressOf` does
+   * (`crypto/sender-address.ts`). Never rejects: a transaction it cannot help with is left as
    * it was, and admission recovers (or refuses) it in-process.
    */
-  prepare(tx: TypedTransaction): Promise<void>;
+  prepare(tx: TypedTransaction, encoded: Uint8Array): Promise<void>;
 }
 
 export interface PoolLimits {
@@ -84,16 +85,20 @@ export interface TxPoolApi {
    * price + value", "replacement transaction underpriced", "transaction underpriced",
    * "intrinsic gas too low", "exceeds block gas limit", "txpool is full", "already known",
    * "invalid chain id", "invalid sender") or `InvalidInputError` for malformed input.
+   * `received`: the bytes `tx` was decoded from, which then serve as its encoding.
    */
-  add(tx: TypedTransaction): Promise<PooledTransaction>;
+  add(tx: TypedTransaction, received?: Uint8Array): Promise<PooledTransaction>;
   /**
    * `add` in two steps, for callers that admit one transaction after another and should not
    * wait for each to reach the disk in between: resolves once the transaction is pooled (it
    * counts for `pendingNonce` from then on), with the promise of its durability. Rejects as
    * `add` does. `journal: false` keeps it out of the journal (an impersonated transaction,
-   * whose sender has no key to journal).
+   * whose sender has no key to journal); `received` is as for `add`.
    */
-  admit(tx: TypedTransaction, options?: { journal?: boolean }): Promise<Admission>;
+  admit(
+    tx: TypedTransaction,
+    options?: { journal?: boolean; received?: Uint8Array },
+  ): Promise<Admission>;
   /** Executable transactions in the order a block should include them. */
   executable(): PooledTransaction[];
   /**

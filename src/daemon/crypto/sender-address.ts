@@ -1,0 +1,32 @@
+/**
+ * Transaction senders as admission reads them. EthereumJS caches a frozen transaction's
+ * recovered public key but derives the address from it again on every `getSenderAddress()`,
+ * hashing in JavaScript. The thread that recovers a key off the main thread hashes it too and
+ * hands over the address (`sender-recovery.ts`), kept here beside the transaction; a transaction
+ * recovered in-process gets its address from the WebAssembly keccak instead.
+ */
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Address } from '@ethereumjs/util';
+import { addressOfPublicKey } from './signature-recovery.js';
+
+const senders = new WeakMap<TypedTransaction, Address>();
+
+/** Records the address a recovery thread derived from `tx`'s public key (20 bytes). */
+export function rememberSender(tx: TypedTransaction, address: Uint8Array): void {
+  senders.set(tx, new Address(address));
+}
+
+/**
+ * The sender of a signed transaction: the remembered address, else the address of its public
+ * key (recovered now unless cached).
+ *
+ * @throws what `tx.getSenderPublicKey()` throws for a signature that recovers no key.
+ */
+export function senderAddressOf(tx: TypedTransaction): Address {
+  let sender = senders.get(tx);
+  if (sender === undefined) {
+    sender = new Address(addressOfPublicKey(tx.getSenderPublicKey()));
+    if (Object.isFrozen(tx)) senders.set(tx, sender);
+  }
+  return sender;
+}
