@@ -13,7 +13,16 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Wallet, getCreateAddress, keccak256, toBeHex, zeroPadValue } from 'ethers';
+import {
+  Wallet,
+  encodeRlp,
+  getBytes,
+  getCreateAddress,
+  keccak256,
+  toBeArray,
+  toBeHex,
+  zeroPadValue,
+} from 'ethers';
 import type { CheckReport } from '../../src/shared/check-report.js';
 import { ChainStore } from '../../src/daemon/chain/store.js';
 import { runCli, runCliJsonWithCode } from '../helpers/cli.js';
@@ -389,5 +398,53 @@ describe('flat state tables', () => {
     await expectFlatEqualsTrie();
     await readAndProveHead();
     await expectArchiveUnchanged();
+  });
+
+  it('answer reads and calls at the head, and daemon check finds an entry that differs', async () => {
+    const address = SENDERS[0].address;
+    const head = await daemon.rpc.call<{ number: string; stateRoot: string }>(
+      'eth_getBlockByNumber',
+      ['latest', false],
+    );
+    const proof = await daemon.rpc.call<Proof>('eth_getProof', [address, [], head.number]);
+    await stop();
+    // An account entry the trie does not hold, under the head's tag: what reads at the head
+    // answer shows where they come from.
+    const planted = BigInt(proof.balance) + 12_345n;
+    const store = ChainStore.open(dataDir);
+    await store.writeFlatState({
+      stateRoot: getBytes(head.stateRoot),
+      replace: false,
+      clearedStorage: [],
+      accounts: [
+        [
+          getBytes(keccak256(address)),
+          getBytes(
+            encodeRlp([
+              toBeArray(BigInt(proof.nonce)),
+              toBeArray(planted),
+              proof.storageHash,
+              proof.codeHash,
+            ]),
+          ),
+        ],
+      ],
+      slots: [],
+    });
+    await store.close();
+    const found = await check();
+    expect(found.code).toBe(1);
+    expect(found.value.problems.map((p) => p.problem)).toEqual([
+      `flat state: account ${keccak256(address)} differs from the trie`,
+    ]);
+
+    await start();
+    expect(BigInt(await daemon.rpc.call<string>('eth_getBalance', [address, 'latest']))).toBe(
+      planted,
+    );
+    // A call's BALANCE opcode: PUSH20 address, BALANCE, return it as one word.
+    const balanceCode = `0x73${address.slice(2)}3160005260206000f3`;
+    const called = await daemon.rpc.call<string>('eth_call', [{ data: balanceCode }, 'latest']);
+    expect(BigInt(called)).toBe(planted);
   });
 });
