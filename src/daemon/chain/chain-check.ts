@@ -232,20 +232,23 @@ class BlockChecker {
 
 /**
  * Compares the head's flat state tables with its trie. A store without them (written before
- * they existed) is fine: the daemon builds them at its next start.
+ * they existed) is fine: the daemon builds them at its next start. The head is read again here,
+ * in the same synchronous step as the tables: a daemon committing blocks meanwhile moves both.
  */
-function checkFlatState(store: ChainStore, head: StoredBlock, report: CheckReport): void {
-  if (store.flatStateRoot() === undefined) return;
+function checkFlatState(store: ChainStore, common: Common, report: CheckReport): void {
+  const head = store.head();
+  const record = head === undefined ? undefined : store.blockRecord(head.number);
+  if (head === undefined || record === undefined || store.flatStateRoot() === undefined) return;
+  const problem = (what: string) =>
+    report.problems.push({ block: head.number, problem: `flat state: ${what}` });
   try {
-    const compared = compareFlatState(store, head.block.header.stateRoot);
+    const stateRoot = decodeBlockRecord(record, common).block.header.stateRoot;
+    const compared = compareFlatState(store, stateRoot);
     report.flatState = { accounts: compared.accounts, slots: compared.slots };
-    for (const difference of compared.differences) {
-      report.problems.push({ block: Number(head.number), problem: `flat state: ${difference}` });
-    }
+    compared.differences.forEach(problem);
   } catch (error) {
-    // A missing trie node is already reported by the walk above.
-    const problem = `flat state: ${(error as Error).message}`;
-    report.problems.push({ block: Number(head.number), problem });
+    // An undecodable block or a missing trie node: the walk reports it as well.
+    problem((error as Error).message);
   }
 }
 
@@ -325,7 +328,7 @@ async function walkStore(
     report.stateRootsChecked.push(number);
   }
   report.trieNodesChecked = walker.visited.size;
-  if (headBlock !== undefined) checkFlatState(store, headBlock, report);
+  checkFlatState(store, common, report);
 
   // Blocks the daemon commits while the check runs are read from the store as they come.
   const blockAt = (number: number): StoredBlock | undefined => {
