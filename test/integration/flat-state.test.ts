@@ -336,6 +336,10 @@ describe('flat state tables', () => {
         });
       }
     })();
+    await waitFor(async () => (await headNumber()) >= first + 4, 30_000, 'blocks to be produced');
+    // Checked while blocks are being committed: the check reads the head and the tables in one
+    // snapshot.
+    await expectFlatEqualsTrie();
     await waitFor(async () => (await headNumber()) >= first + 8, 30_000, 'blocks before the kill');
     killed = true;
     process.kill(daemon.pid, 'SIGKILL');
