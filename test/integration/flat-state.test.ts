@@ -1,8 +1,8 @@
 /**
  * The flat state tables (docs/chain.md, "Flat state") against the state trie, on a real daemon:
  * randomized blocks of value transfers (to new accounts too), storage writes and deletes,
- * contract creations and contracts that self-destruct in their constructor (EIP-6780: the
- * account goes), plus the development setters. After each round:
+ * contract creations, contracts that self-destruct in their constructor (EIP-6780: the account
+ * goes) and creations that revert after writing storage, plus the development setters. After each round:
  * - `daemon check` compares the head's flat tables with its trie entry by entry;
  * - every account and slot touched so far is read at the head (answered from the flat tables)
  *   and proven with `eth_getProof` against the head's stateRoot;
@@ -13,8 +13,8 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Wallet } from 'ethers';
 import {
-  Wallet,
   encodeRlp,
   getBytes,
   getCreateAddress,
@@ -49,6 +49,8 @@ const POKER_RUNTIME = '6020356000355500';
 const POKER_INITCODE = `0x6007600355${'6008601160003960086000f3'}${POKER_RUNTIME}`;
 /** Writes 1 at slot 5 and self-destructs to its creator, in the constructor. */
 const SELF_DESTRUCT_INITCODE = '0x600160055533ff';
+/** Writes 1 at slot 5, then reverts: a creation that fails after clearing the new storage. */
+const REVERTING_INITCODE = '0x600160055560006000fd';
 
 /** Deterministic random numbers (mulberry32), so a failing seed can be replayed. */
 function randomSource(seed: number): (below: number) => number {
@@ -125,41 +127,52 @@ describe('flat state tables', () => {
   };
   const headNumber = async () => Number(await daemon.rpc.call<string>('eth_blockNumber'));
 
-  /** One random transaction, signed; its effects recorded in `touched` (and `pokers`). */
-  const randomTransaction = async (): Promise<string> => {
+  /** An address no account has yet (from the seed, so a run can be replayed). */
+  const freshAddress = () => `0x5eed${toBeHex(random(2 ** 30), 18).slice(2)}`;
+
+  /**
+   * One random transaction, signed, and whether it is to succeed; its effects recorded in
+   * `touched` (and `pokers`).
+   */
+  const randomTransaction = async (): Promise<{ raw: string; succeeds: boolean }> => {
     const sender = SENDERS[random(SENDERS.length)];
     const nonce = nextNonce(sender);
     touch(sender.address);
-    const kind = pokers.length === 0 ? 3 : random(10);
+    const kind = pokers.length === 0 ? 3 : random(11);
     if (kind < 3) {
-      const to = random(3) === 0 ? Wallet.createRandom().address : devWallet(random(10)).address;
+      const to = random(3) === 0 ? freshAddress() : devWallet(random(10)).address;
       touch(to);
-      return signDynamicFeeTx(sender, { nonce, to, value: BigInt(1 + random(1000)) });
+      const raw = await signDynamicFeeTx(sender, { nonce, to, value: BigInt(1 + random(1000)) });
+      return { raw, succeeds: true };
     }
-    if (kind < 4 || kind === 9) {
+    if (kind < 4 || kind >= 9) {
       const created = getCreateAddress({ from: sender.address, nonce });
-      const selfDestructs = kind === 9;
-      if (!selfDestructs) pokers.push(created);
-      touch(created, selfDestructs ? 5 : 3);
-      return signDynamicFeeTx(sender, {
+      const initcode = [POKER_INITCODE, SELF_DESTRUCT_INITCODE, REVERTING_INITCODE][
+        Math.max(0, kind - 8)
+      ];
+      if (initcode === POKER_INITCODE) pokers.push(created);
+      touch(created, initcode === POKER_INITCODE ? 3 : 5);
+      const raw = await signDynamicFeeTx(sender, {
         nonce,
-        data: selfDestructs ? SELF_DESTRUCT_INITCODE : POKER_INITCODE,
+        data: initcode,
         value: BigInt(random(3)),
         gasLimit: CONTRACT_GAS,
       });
+      return { raw, succeeds: initcode !== REVERTING_INITCODE };
     }
     const poker = pokers[random(pokers.length)];
     const slot = random(SLOTS_PER_CONTRACT);
     // A third of the writes delete the slot.
     const value = random(3) === 0 ? 0 : 1 + random(2 ** 30);
     touch(poker, slot);
-    return signDynamicFeeTx(sender, {
+    const raw = await signDynamicFeeTx(sender, {
       nonce,
       to: poker,
       data: `${word(slot)}${word(value).slice(2)}`,
       value: BigInt(random(2)),
       gasLimit: CONTRACT_GAS,
     });
+    return { raw, succeeds: true };
   };
 
   /** A development setter: a block of its own that changes a balance or a slot. */
@@ -171,22 +184,27 @@ describe('flat state tables', () => {
       const value = random(2) === 0 ? 0 : random(2 ** 30);
       await daemon.authedRpc.call('hardhat_setStorageAt', [poker, word(slot), word(value)]);
     } else {
-      const address = Wallet.createRandom().address;
+      const address = freshAddress();
       touch(address);
       await daemon.authedRpc.call('hardhat_setBalance', [address, toBeHex(1 + random(10 ** 6))]);
     }
   };
 
-  /** A block of random transactions, mined, every one of them included. */
+  /** A block of random transactions, mined, every one of them included as it was meant to. */
   const randomBlock = async (): Promise<void> => {
-    const raws = [];
-    for (let count = 1 + random(12); count > 0; count--) raws.push(await randomTransaction());
-    const hashes = [];
-    for (const raw of raws)
-      hashes.push(await daemon.rpc.call<string>('eth_sendRawTransaction', [raw]));
+    const txs = [];
+    for (let count = 1 + random(12); count > 0; count--) txs.push(await randomTransaction());
+    const sent = [];
+    for (const { raw, succeeds } of txs) {
+      const hash = await daemon.rpc.call<string>('eth_sendRawTransaction', [raw]);
+      sent.push({ hash, status: succeeds ? '0x1' : '0x0' });
+    }
     await daemon.authedRpc.call('evm_mine');
-    for (const hash of hashes) {
-      expect((await waitForReceipt(daemon.rpc, hash)).status).toBe('0x1');
+    for (const { hash, status } of sent) {
+      expect({ hash, status: (await waitForReceipt(daemon.rpc, hash)).status }).toEqual({
+        hash,
+        status,
+      });
     }
   };
 
@@ -330,7 +348,7 @@ describe('flat state tables', () => {
     let killed = false;
     const sending = (async () => {
       while (!killed) {
-        const raw = await randomTransaction();
+        const { raw } = await randomTransaction();
         await daemon.rpc.call('eth_sendRawTransaction', [raw]).catch((error: unknown) => {
           if (!killed) throw error;
         });
