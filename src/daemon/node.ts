@@ -98,6 +98,13 @@ async function startChain(
     earlierGeneses: earlier,
     callGasCap: BigInt(config['json-rpc.gas-cap']),
     minGasPrice: config['minimum-gas-prices'],
+    onFlatStateBuilt: (built) =>
+      logger.info('flat state tables built from the head state trie', {
+        block: built.blockNumber.toString(),
+        accounts: built.accounts,
+        slots: built.slots,
+        ms: built.milliseconds,
+      }),
   });
   shutdownSteps.push(closing('chain store', () => chain.close(), logger));
   const bus = new EventBus({

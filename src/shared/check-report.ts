@@ -14,6 +14,11 @@ export interface CheckReport {
   /** Blocks whose state trie was walked. */
   stateRootsChecked: number[];
   trieNodesChecked: number;
+  /**
+   * The head's flat state tables, compared entry by entry with its trie: what they hold. Absent
+   * when the store has none yet (the daemon builds them at its next start).
+   */
+  flatState?: { accounts: number; slots: number };
   /** Height the log index covers, -1 when it is empty or absent. */
   logIndexHeight: number;
   problems: CheckProblem[];

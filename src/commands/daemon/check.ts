@@ -34,7 +34,11 @@ export default class DaemonCheck extends BaseCommand {
     if (report.head !== undefined) {
       this.log(
         `checked blocks 0..${report.head} of ${dataDir}: state of ${report.stateRootsChecked.length} ` +
-          `blocks (${report.trieNodesChecked} trie nodes and code), log index up to ${report.logIndexHeight}`,
+          `blocks (${report.trieNodesChecked} trie nodes and code), ` +
+          (report.flatState === undefined
+            ? ''
+            : `flat state (${report.flatState.accounts} accounts, ${report.flatState.slots} slots), `) +
+          `log index up to ${report.logIndexHeight}`,
       );
     }
     if (report.problems.length === 0) {

@@ -7,6 +7,9 @@
  * writes stay in the state manager's journaled caches, which the revert after the call drops.
  * Without this every call re-read its accounts, slots and code from the trie (decoding the
  * nodes on the way), because reverting a call also drops what it had read.
+ *
+ * At the head, committed accounts and slots come from the flat state tables (`flat-state.ts`):
+ * one lookup each instead of a walk down the trie.
  */
 import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX, Caches, MerkleStateManager } from '@ethereumjs/statemanager';
@@ -20,6 +23,7 @@ import {
   equalsBytes,
 } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
+import type { FlatStateView } from './flat-state.js';
 import { LruCache } from './lru-cache.js';
 
 /** Accounts remembered per state root. */
@@ -64,13 +68,17 @@ function sameAccount(a: Account, b: Account): boolean {
 export class CallStateManager extends MerkleStateManager {
   /** The account at each address read so far under this root (`null`: no account). */
   private readonly accounts = new LruCache<string, Account | null>(ACCOUNTS_PER_ROOT);
+  /** The committed state root the calls run on. */
+  private readonly stateRoot: Uint8Array;
 
   constructor(
     trie: MerklePatriciaTrie,
     common: Common,
     private readonly committed: CommittedReads,
+    private readonly flat: FlatStateView,
   ) {
     super({ trie, common, caches: new Caches() });
+    this.stateRoot = trie.root();
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
@@ -82,7 +90,8 @@ export class CallStateManager extends MerkleStateManager {
     let committed = this.accounts.get(key);
     if (committed === undefined) {
       // Copied: the RLP is a view into a whole trie node, which the cache would keep alive.
-      const rlp = await this._trie.get(address.bytes);
+      const rlp =
+        this.flat.account(this.stateRoot, address.bytes) ?? (await this._trie.get(address.bytes));
       committed = rlp === null ? null : createAccountFromRLP(rlp.slice());
       this.accounts.set(key, committed);
     }
@@ -114,6 +123,11 @@ export class CallStateManager extends MerkleStateManager {
     if (own !== undefined) return RLP.decode(own) as Uint8Array;
     const account = await this.getAccount(address);
     if (account === undefined) return EMPTY;
+    const committedAccount = this.accounts.get(address.toString());
+    if (committedAccount && equalsBytes(committedAccount.storageRoot, account.storageRoot)) {
+      const value = this.flat.slot(this.stateRoot, address.bytes, key);
+      if (value !== undefined) return value;
+    }
     const rootHex = bytesToHex(account.storageRoot);
     const slotKey = rootHex + bytesToHex(key).slice(2);
     let value = this.committed.slots.get(slotKey);

@@ -22,6 +22,7 @@ import { ExecutionRevertedError, TransactionRejectedError } from '../../shared/e
 import { SerialQueue } from '../txpool/serial-queue.js';
 import { CallStateManager, CommittedReads } from './call-state.js';
 import { checksumAddress } from './checksum-address.js';
+import type { FlatStateView } from './flat-state.js';
 import { MIN_TX_GAS, rejectionReason } from './executor.js';
 import { LruCache } from './lru-cache.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
@@ -56,6 +57,8 @@ export interface CallResult {
 export interface CallEnvironment {
   common: Common;
   readNode: TrieNodeReader;
+  /** The flat state tables, which answer for the head's state root. */
+  flat: FlatStateView;
   blockchain: EVMMockBlockchainInterface;
   /** Header of the block whose post-state the call runs on. */
   block: Block;
@@ -240,7 +243,7 @@ export class CallVmCache {
       valueEncoding: ValueEncoding.Bytes,
       common: env.common,
     });
-    const stateManager = new CallStateManager(trie, env.common, this.committed);
+    const stateManager = new CallStateManager(trie, env.common, this.committed, env.flat);
     const vm = await createVM({ common: env.common, stateManager, blockchain: env.blockchain });
     return { vm, queue: new SerialQueue(), nodes };
   }

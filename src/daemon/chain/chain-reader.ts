@@ -18,7 +18,7 @@
 import type { Common } from '@ethereumjs/common';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { MerkleStateManager, getMerkleStateProof } from '@ethereumjs/statemanager';
+import { getMerkleStateProof } from '@ethereumjs/statemanager';
 import type { Proof } from '@ethereumjs/statemanager';
 import { ValueEncoding, setLengthLeft } from '@ethereumjs/util';
 import type { Account, Address } from '@ethereumjs/util';
@@ -31,6 +31,8 @@ import { createAccessList, type AccessListResult } from './access-list.js';
 import { CallVmCache, estimateGas, executeCall, runCall } from './call.js';
 import type { CallEnvironment, CallOutcome, CallRequest, CallResult } from './call.js';
 import { createChainCommon } from './common.js';
+import { FlatStateView } from './flat-state.js';
+import { FlatStateManager } from './flat-state-manager.js';
 import { LruCache, type CacheCounts } from './lru-cache.js';
 import { decodeReceipts, logsOfReceipts, receiptsOfBlock } from './receipt-codec.js';
 import { blockRetainedBytes, receiptsRetainedBytes } from './retained-size.js';
@@ -116,7 +118,8 @@ export class ChainReader {
   private readonly blocksByNumber: LruCache<bigint, StoredBlock>;
   private readonly receiptsByNumber: LruCache<bigint, ChainReceipt[]>;
   private readonly headAccounts = new LruCache<string, Account | null>(HEAD_ACCOUNTS);
-  private headState: MerkleStateManager;
+  private headState: FlatStateManager;
+  private readonly flat: FlatStateView;
   private readonly callVms = new CallVmCache();
   private closed = false;
   private callExecution: CallExecution | undefined;
@@ -137,6 +140,7 @@ export class ChainReader {
       cacheBytes.receipts,
       receiptsRetainedBytes,
     );
+    this.flat = new FlatStateView(store, common.customCrypto.keccak256!);
     this.headState = this.openState(headBlock.block.header.stateRoot);
     this.blocksByNumber.set(headBlock.number, headBlock);
     if (followed !== undefined) this.rewinds = followed.readBoth().rewinds;
@@ -457,12 +461,13 @@ export class ChainReader {
     this.advanceHead(decodeBlockRecord(record, this.common));
   }
 
-  private openState(stateRoot: Uint8Array): MerkleStateManager {
+  /** The state under `stateRoot`: from the flat tables while they describe it, else the trie. */
+  private openState(stateRoot: Uint8Array): FlatStateManager {
     const trie = openTrie(this.common, new TrieNodeOverlay(this.store.readTrieNode), stateRoot);
-    return new MerkleStateManager({ trie, common: this.common });
+    return new FlatStateManager({ trie, common: this.common, flat: this.flat });
   }
 
-  private stateAt(blockNumber: bigint): MerkleStateManager {
+  private stateAt(blockNumber: bigint): FlatStateManager {
     if (blockNumber === this.head().number) return this.headState;
     return this.openState(this.requireBlock(blockNumber).block.header.stateRoot);
   }
@@ -477,6 +482,7 @@ export class ChainReader {
     return {
       common: this.common,
       readNode: this.store.readTrieNode,
+      flat: this.flat,
       blockchain: blockHashSource((number) => this.getBlockByNumber(number)?.hash),
       block: this.requireBlock(blockNumber).block,
       gasCap: this.parameters.callGasCap,

@@ -11,7 +11,7 @@
  *   follows the number this writer publishes in its `sharedHead` once a block is committed.
  */
 import type { Common } from '@ethereumjs/common';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { bytesToHex, createZeroAddress, equalsBytes } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
 import { initCrypto } from '../crypto/wasm-crypto.js';
@@ -23,6 +23,8 @@ import { ChainReader, blockHashSource, openTrie } from './chain-reader.js';
 import type { ReaderCacheBytes } from './chain-reader.js';
 import { createChainCommon } from './common.js';
 import { BlockExecutor } from './executor.js';
+import { FlatStateView, flatStateOfTrie } from './flat-state.js';
+import { FlatStateManager } from './flat-state-manager.js';
 import type { ExecutedTx, StateChange } from './executor.js';
 import type { GenesisConfig } from '../../shared/genesis-file.js';
 import { buildGenesisBlock, genesisBlockHash } from './genesis-block.js';
@@ -63,6 +65,16 @@ export interface ChainOptions {
   minGasPrice?: bigint;
   /** Memory budgets (bytes, estimated) of the recent-block and recent-receipt caches. */
   cacheBytes?: ReaderCacheBytes;
+  /** Told when the flat state tables were built from the head's trie at open (`flat-state.ts`). */
+  onFlatStateBuilt?: (built: FlatStateBuilt) => void;
+}
+
+/** What building the flat state tables at open took. */
+export interface FlatStateBuilt {
+  blockNumber: bigint;
+  accounts: number;
+  slots: number;
+  milliseconds: number;
 }
 
 /**
@@ -113,7 +125,7 @@ export class Chain extends ChainReader implements PoolStateView {
     store: ChainStore,
     private readonly genesis: GenesisConfig,
     private readonly writeBack: TrieNodeOverlay,
-    private readonly executionState: MerkleStateManager,
+    private readonly executionState: FlatStateManager,
     private readonly executor: BlockExecutor,
     headBlock: StoredBlock,
     private coinbaseAddress: Address,
@@ -163,11 +175,14 @@ export class Chain extends ChainReader implements PoolStateView {
       checkOpenedStore(store, dataDir, common, store.identity()!);
       const head = store.head()!;
       const headBlock = decodeBlockRecord(store.blockRecord(head.number)!, common);
+      const flat = new FlatStateView(store, common.customCrypto.keccak256!);
+      await Chain.ensureFlatState(store, flat, headBlock, options.onFlatStateBuilt);
       const writeBack = new TrieNodeOverlay(store.readTrieNode);
-      const executionState = new MerkleStateManager({
+      const executionState = new FlatStateManager({
         trie: openTrie(common, writeBack, headBlock.block.header.stateRoot),
         common,
-        caches: new Caches(),
+        flat,
+        executing: true,
       });
       // The executor needs BLOCKHASH answers from the chain it is part of.
       const built: { chain?: Chain } = {};
@@ -198,6 +213,29 @@ export class Chain extends ChainReader implements PoolStateView {
   }
 
   /**
+   * Builds the flat state tables from the head's trie when they do not describe the head: a
+   * store written before they existed. Every later block keeps them up to date.
+   */
+  private static async ensureFlatState(
+    store: ChainStore,
+    flat: FlatStateView,
+    head: StoredBlock,
+    onBuilt: ChainOptions['onFlatStateBuilt'],
+  ): Promise<void> {
+    const stateRoot = head.block.header.stateRoot;
+    if (flat.describes(stateRoot)) return;
+    const started = performance.now();
+    const write = flatStateOfTrie(store.readTrieNode, stateRoot);
+    await store.writeFlatState(write);
+    onBuilt?.({
+      blockNumber: head.number,
+      accounts: write.accounts.length,
+      slots: write.slots.length,
+      milliseconds: Math.round(performance.now() - started),
+    });
+  }
+
+  /**
    * Writes the first of `accepted` into a fresh store, or finds which of them the store holds
    * (the configured genesis first, then earlier releases' ones); returns that genesis.
    */
@@ -225,6 +263,7 @@ export class Chain extends ChainReader implements PoolStateView {
           txHashes: [],
           senders: [],
           trieNodes: overlay.writtenNodes(),
+          flatState: flatStateOfTrie((key) => overlay.read(key), block.header.stateRoot),
         },
         { genesisHash: hash, chainId: genesis.chainId },
       );
@@ -302,16 +341,13 @@ export class Chain extends ChainReader implements PoolStateView {
             txHashes: block.block.transactions.map((tx) => tx.hash()),
           })),
           snapshots,
+          flatStateOfTrie(this.store.readTrieNode, target.block.header.stateRoot),
         );
       } catch (error) {
         this.moveHeadBack(previous);
         throw error;
       }
-      try {
-        await this.executionState.setStateRoot(target.block.header.stateRoot);
-      } finally {
-        this.writeBack.clear();
-      }
+      await this.resetExecutionState(target.block.header.stateRoot);
       return rewound;
     });
   }
@@ -389,6 +425,10 @@ export class Chain extends ChainReader implements PoolStateView {
       );
       const records = executed.included.map((e) => e.receipt);
       const commitStarted = this.commitObserver.now();
+      const flatState = await this.executionState.takeFlatChanges(
+        (key) => this.writeBack.read(key),
+        stored.block.header.stateRoot,
+      );
       await this.store.commitBlock({
         number: Number(stored.number),
         hash: stored.hash,
@@ -397,6 +437,7 @@ export class Chain extends ChainReader implements PoolStateView {
         txHashes: executed.included.map((e) => e.pooled.hash),
         senders: stored.senders.map((s) => s.bytes),
         trieNodes: this.writeBack.writtenNodes(),
+        flatState,
       });
       this.commitObserver.storeCommitted(commitStarted);
       this.writeBack.clear();
@@ -415,14 +456,23 @@ export class Chain extends ChainReader implements PoolStateView {
     } catch (error) {
       // Nothing of the failed block may survive (a commit that failed on a full disk is tried
       // again later): back at the parent's root with empty caches, the state manager reads
-      // from the store again. The write-back layer is cleared last, since setting the root
-      // first flushes whatever the caches still held into it.
-      try {
-        await this.executionState.setStateRoot(parentHeader.stateRoot);
-      } finally {
-        this.writeBack.clear();
-      }
+      // from the store again.
+      await this.resetExecutionState(parentHeader.stateRoot);
       throw error;
+    }
+  }
+
+  /**
+   * Puts the execution state at `stateRoot` with empty caches. The write-back layer and the
+   * recorded flat changes are dropped last, since setting the root first flushes whatever the
+   * caches still held.
+   */
+  private async resetExecutionState(stateRoot: Uint8Array): Promise<void> {
+    try {
+      await this.executionState.setStateRoot(stateRoot);
+    } finally {
+      this.writeBack.clear();
+      this.executionState.discardFlatChanges();
     }
   }
 }

@@ -12,12 +12,16 @@
  * - Trie nodes are content-addressed and never deleted (archive), so the state at any past
  *   block is the trie opened at that block's stateRoot.
  * - Reads are synchronous (LMDB reads are memory-mapped), which keeps hot RPC paths cheap.
+ * - Beside the trie, flat tables hold the head's state keyed as the trie keys it (hashed address,
+ *   hashed address ‖ hashed slot → the trie's leaf), tagged with the state root they describe.
+ *   They change in the block's own transaction, so in every snapshot they describe the head;
+ *   a read is one lookup instead of a walk down the trie (`flat-state.ts`).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
-import { ConflictError } from '../../shared/errors.js';
+import { ConflictError, ServerError } from '../../shared/errors.js';
 import { commitLmdb, extendForDeletes } from './lmdb-file.js';
 
 /** Where a committed transaction is, with its sender (so readers need not recover it). */
@@ -48,6 +52,28 @@ export interface BlockWrite {
   txHashes: Uint8Array[];
   senders: Uint8Array[];
   trieNodes: ReadonlyMap<string, Uint8Array>;
+  /** How the flat tables change to describe this block's state. */
+  flatState: FlatStateWrite;
+}
+
+/** A flat table entry: its key and the trie leaf it holds, or undefined to delete it. */
+export type FlatEntry = readonly [key: Uint8Array, value: Uint8Array | undefined];
+
+/**
+ * A change of the flat state tables: applied in order (replace, cleared storage, accounts,
+ * slots), then tagged with `stateRoot`.
+ */
+export interface FlatStateWrite {
+  /** The state root the tables describe afterwards. */
+  stateRoot: Uint8Array;
+  /** Every entry goes first: the write holds the whole state (a build from the trie). */
+  replace: boolean;
+  /** Hashed addresses whose every storage entry goes before `slots` are applied. */
+  clearedStorage: readonly Uint8Array[];
+  /** keccak(address) → the account's RLP. */
+  accounts: readonly FlatEntry[];
+  /** keccak(address) ‖ keccak(slot) → the slot's RLP-encoded value. */
+  slots: readonly FlatEntry[];
 }
 
 /**
@@ -62,6 +88,9 @@ export const LMDB_MAP_SIZE = 64 * 2 ** 30;
 const HEAD_KEY = 'head';
 const IDENTITY_KEY = 'identity';
 const SNAPSHOTS_KEY = 'devSnapshots';
+/** The flat tables' tag (in `flatAccounts`, whose other keys are 32 bytes long). */
+const FLAT_ROOT_KEY = Buffer.from('stateRoot');
+const HASH_BYTES = 32;
 
 /** A development snapshot (`evm_snapshot`): its id and the block it returns to. */
 export interface ChainSnapshot {
@@ -84,9 +113,39 @@ export interface RemovedBlock {
   txHashes: readonly Uint8Array[];
 }
 
+function putOrRemove(
+  db: Database<Uint8Array, Buffer>,
+  key: Uint8Array,
+  value: Uint8Array | undefined,
+): void {
+  if (value === undefined) db.removeSync(Buffer.from(key));
+  else db.putSync(Buffer.from(key), value);
+}
+
+interface FlatTables {
+  accounts: Database<Uint8Array, Buffer>;
+  storage: Database<Uint8Array, Buffer>;
+}
+
+/** The flat state tables; undefined when read-only and absent (lmdb then gives no database). */
+function flatTables(root: RootDatabase): FlatTables | undefined {
+  const binary = { keyEncoding: 'binary' as const, encoding: 'binary' as const };
+  const accounts = root.openDB<Uint8Array, Buffer>('flatAccounts', binary);
+  const storage = root.openDB<Uint8Array, Buffer>('flatStorage', binary);
+  return accounts === undefined || storage === undefined ? undefined : { accounts, storage };
+}
+
 /** Trie node keys are hex strings; stored as their bytes, half the size. */
 function nodeKey(key: string): Buffer {
   return Buffer.from(key, 'hex');
+}
+
+/** The flat storage keys of the account with hashed address `prefix` span this range. */
+function storageRange(prefix: Uint8Array): { start: Buffer; end: Buffer } {
+  return {
+    start: Buffer.from(prefix),
+    end: Buffer.concat([prefix, Buffer.alloc(HASH_BYTES + 1, 0xff)]),
+  };
 }
 
 export class ChainStore {
@@ -99,6 +158,8 @@ export class ChainStore {
     private readonly txLocations: Database<[number, number, Uint8Array], Buffer>,
     private readonly trieNodes: Database<Uint8Array, Buffer>,
     private readonly meta: Database<unknown, string>,
+    /** Undefined in a store opened read-only that was written before they existed. */
+    private readonly flat: FlatTables | undefined,
   ) {}
 
   /**
@@ -111,7 +172,7 @@ export class ChainStore {
     if (options.readOnly !== true) mkdirSync(path, { recursive: true });
     const root = open({
       path,
-      maxDbs: 8,
+      maxDbs: 12,
       compression: false,
       mapSize: LMDB_MAP_SIZE,
       readOnly: options.readOnly === true,
@@ -126,6 +187,7 @@ export class ChainStore {
       root.openDB<[number, number, Uint8Array], Buffer>('txLocations', { keyEncoding: 'binary' }),
       root.openDB<Uint8Array, Buffer>('trieNodes', { keyEncoding: 'binary', encoding: 'binary' }),
       root.openDB<unknown, string>('meta', {}),
+      flatTables(root),
     );
   }
 
@@ -174,6 +236,56 @@ export class ChainStore {
   readonly readTrieNode = (key: string): Uint8Array | undefined =>
     this.trieNodes.getBinary(nodeKey(key));
 
+  /** The state root the flat tables describe; undefined before they were first built. */
+  flatStateRoot(): Uint8Array | undefined {
+    return this.flat?.accounts.getBinary(FLAT_ROOT_KEY);
+  }
+
+  /** The flat tables, which every store has unless opened read-only before they existed. */
+  private tables(): FlatTables {
+    if (this.flat === undefined) throw new ServerError('the chain store has no flat state tables');
+    return this.flat;
+  }
+
+  /** The flat account entry (RLP) at `hashedAddress`. */
+  flatAccount(hashedAddress: Uint8Array): Uint8Array | undefined {
+    return this.tables().accounts.getBinary(Buffer.from(hashedAddress));
+  }
+
+  /** The flat storage entry (RLP-encoded value) at `hashedAddress ‖ hashedSlot`. */
+  flatSlot(hashedAddress: Uint8Array, hashedSlot: Uint8Array): Uint8Array | undefined {
+    return this.tables().storage.getBinary(Buffer.concat([hashedAddress, hashedSlot]));
+  }
+
+  /** Every flat account entry, by hashed address (checks and tests compare it with the trie). */
+  *flatAccountEntries(): Generator<[Uint8Array, Uint8Array]> {
+    for (const { key, value } of this.tables().accounts.getRange()) {
+      if (key.length === HASH_BYTES) yield [new Uint8Array(key), new Uint8Array(value)];
+    }
+  }
+
+  /** Every flat storage entry of one account, by hashed slot. */
+  *flatStorageEntries(hashedAddress: Uint8Array): Generator<[Uint8Array, Uint8Array]> {
+    for (const { key, value } of this.tables().storage.getRange(storageRange(hashedAddress))) {
+      yield [new Uint8Array(key.subarray(HASH_BYTES)), new Uint8Array(value)];
+    }
+  }
+
+  /** Number of flat storage entries, over all accounts. */
+  flatStorageCount(): number {
+    return this.tables().storage.getCount();
+  }
+
+  /**
+   * Replaces the flat tables by `write` (a build from the trie) in a transaction of its own,
+   * for a store whose tables do not describe its head (created before they existed).
+   */
+  async writeFlatState(write: FlatStateWrite): Promise<void> {
+    const { accounts, storage } = this.tables();
+    this.extendForDeletes([accounts, storage]);
+    await commitLmdb(this.root, 'the flat state tables', () => this.applyFlatState(write));
+  }
+
   /**
    * Writes the genesis block and records which chain this store holds, in one transaction.
    * Throws `ConflictError` if the store already holds a chain.
@@ -205,7 +317,32 @@ export class ChainStore {
         });
       }
       this.meta.putSync(HEAD_KEY, { number: write.number, hash: write.hash });
+      this.applyFlatState(write.flatState);
     });
+  }
+
+  /** Applies `write` inside the caller's transaction. */
+  private applyFlatState(write: FlatStateWrite): void {
+    const { accounts, storage } = this.tables();
+    const removeAll = (
+      db: Database<Uint8Array, Buffer>,
+      range?: { start: Buffer; end: Buffer },
+    ) => {
+      for (const key of [...db.getKeys(range)]) db.removeSync(key);
+    };
+    if (write.replace) {
+      removeAll(accounts);
+      removeAll(storage);
+    }
+    for (const prefix of write.clearedStorage) removeAll(storage, storageRange(prefix));
+    for (const [key, value] of write.accounts) putOrRemove(accounts, key, value);
+    for (const [key, value] of write.slots) putOrRemove(storage, key, value);
+    accounts.putSync(FLAT_ROOT_KEY, write.stateRoot);
+  }
+
+  /** See `extendForDeletes`: a transaction about to delete from `trees`. */
+  private extendForDeletes(trees: ReadonlyArray<{ getStats(): unknown }>): void {
+    extendForDeletes(join(this.path, 'data.mdb'), this.root, trees);
   }
 
   /** The development snapshots (`evm_snapshot`), kept with the chain they point into. */
@@ -221,21 +358,25 @@ export class ChainStore {
 
   /**
    * Takes `removed` (every block above `head`) out of the store in ONE transaction: records,
-   * receipts and both indexes, with `head` as the new head and the snapshots left, so a crash
-   * leaves either the whole old chain or the whole shorter one. Trie nodes stay: they are
-   * content-addressed, and the kept blocks' roots share most of them.
+   * receipts and both indexes, with `head` as the new head, the snapshots left and the flat
+   * tables rebuilt for it (`flatState`), so a crash leaves either the whole old chain or the
+   * whole shorter one. Trie nodes stay: they are content-addressed, and the kept blocks' roots
+   * share most of them.
    */
   async rewindTo(
     head: ChainHead,
     removed: readonly RemovedBlock[],
     snapshots: ChainSnapshots,
+    flatState: FlatStateWrite,
   ): Promise<void> {
-    extendForDeletes(join(this.path, 'data.mdb'), this.root, [
+    this.extendForDeletes([
       this.blocks,
       this.receipts,
       this.blockNumbers,
       this.txLocations,
       this.meta,
+      this.tables().accounts,
+      this.tables().storage,
     ]);
     await commitLmdb(this.root, `the rewind to block ${head.number}`, () => {
       for (const block of removed) {
@@ -246,6 +387,7 @@ export class ChainStore {
       }
       this.meta.putSync(HEAD_KEY, { number: head.number, hash: head.hash });
       this.meta.putSync(SNAPSHOTS_KEY, snapshots);
+      this.applyFlatState(flatState);
     });
   }
 
