@@ -6,6 +6,10 @@
  * - One writer. Blocks are produced one at a time (a promise chain serialises
  *   `buildAndCommitBlock`), on a state manager whose caches hold the head state between blocks,
  *   so a block's transactions never re-read what the previous block wrote.
+ * - Production runs in time slices (`../time-slice.ts`): execution, the trie's flush, assembly and
+ *   encoding let the event loop answer requests every few milliseconds. The block in flight is
+ *   invisible until the one synchronous step that makes it the head, so a request answered
+ *   between two slices sees the parent, as it would before production started.
  * - Readers never see the writer's working state: they read committed blocks through the
  *   `ChainReader` part of this object, or through a reader of their own on another thread that
  *   follows the number this writer publishes in its `sharedHead` once a block is committed.
@@ -35,6 +39,8 @@ import {
   damagedStoreError,
   holdsChain,
 } from './store-integrity.js';
+import { MAIN_THREAD_SLICE_MS, TimeSlicer } from '../time-slice.js';
+import type { Pause } from '../time-slice.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
 import type {
   BeforeVisible,
@@ -63,6 +69,8 @@ export interface ChainOptions {
   minGasPrice?: bigint;
   /** Memory budgets (bytes, estimated) of the recent-block and recent-receipt caches. */
   cacheBytes?: ReaderCacheBytes;
+  /** Where block production lets the event loop run. Default: slices of its own. */
+  pause?: Pause;
 }
 
 /**
@@ -115,6 +123,7 @@ export class Chain extends ChainReader implements PoolStateView {
     private readonly writeBack: TrieNodeOverlay,
     private readonly executionState: MerkleStateManager,
     private readonly executor: BlockExecutor,
+    private readonly pause: Pause,
     headBlock: StoredBlock,
     private coinbaseAddress: Address,
     callGasCap: bigint,
@@ -163,7 +172,8 @@ export class Chain extends ChainReader implements PoolStateView {
       checkOpenedStore(store, dataDir, common, store.identity()!);
       const head = store.head()!;
       const headBlock = decodeBlockRecord(store.blockRecord(head.number)!, common);
-      const writeBack = new TrieNodeOverlay(store.readTrieNode);
+      const pause = options.pause ?? new TimeSlicer(MAIN_THREAD_SLICE_MS).pause;
+      const writeBack = new TrieNodeOverlay(store.readTrieNode, pause);
       const executionState = new MerkleStateManager({
         trie: openTrie(common, writeBack, headBlock.block.header.stateRoot),
         common,
@@ -175,6 +185,7 @@ export class Chain extends ChainReader implements PoolStateView {
         common,
         executionState,
         blockHashSource((number) => built.chain?.getBlockByNumber(number)?.hash),
+        pause,
       );
       const chain = new Chain(
         common,
@@ -183,6 +194,7 @@ export class Chain extends ChainReader implements PoolStateView {
         writeBack,
         executionState,
         executor,
+        pause,
         headBlock,
         options.coinbase ?? genesis.coinbase ?? createZeroAddress(),
         options.callGasCap ?? 25_000_000n,
@@ -388,18 +400,24 @@ export class Chain extends ChainReader implements PoolStateView {
         executed.included.map((e) => e.pooled.sender),
       );
       const records = executed.included.map((e) => e.receipt);
+      await this.pause();
+      const blockRecord = encodeBlockRecord(stored.block, stored.senders);
+      await this.pause();
+      const receiptsRlp = encodeReceipts(records);
+      await this.pause();
       const commitStarted = this.commitObserver.now();
       await this.store.commitBlock({
         number: Number(stored.number),
         hash: stored.hash,
-        blockRecord: encodeBlockRecord(stored.block, stored.senders),
-        receiptsRlp: encodeReceipts(records),
+        blockRecord,
+        receiptsRlp,
         txHashes: executed.included.map((e) => e.pooled.hash),
         senders: stored.senders.map((s) => s.bytes),
         trieNodes: this.writeBack.writtenNodes(),
       });
       this.commitObserver.storeCommitted(commitStarted);
       this.writeBack.clear();
+      await this.pause();
       const receipts = receiptsOfBlock(stored, records);
       const results: TxResult[] = executed.included.map((e, index) => ({
         hash: e.pooled.hash,

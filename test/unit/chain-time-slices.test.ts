@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { bytesToHex } from '@ethereumjs/util';
+import { Chain } from '../../src/daemon/chain/chain.js';
+import { devGenesis } from '../../src/daemon/chain/genesis.js';
+import type { Pause } from '../../src/daemon/time-slice.js';
+import { devAddress, pooled, signTx, tempDataDir } from './chain-fixtures.js';
+
+const TRANSFERS = 40;
+
+/** Transfers from dev accounts 0..3 to dev account 5, ten each, in nonce order per sender. */
+function transfers(chain: Chain) {
+  return Array.from({ length: TRANSFERS }, (_, i) =>
+    pooled(
+      signTx(chain.common, i % 4, {
+        nonce: BigInt(Math.floor(i / 4)),
+        to: devAddress(5),
+        value: BigInt(i + 1),
+      }),
+    ),
+  );
+}
+
+describe('block production in time slices', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  async function openChain(pause?: Pause): Promise<Chain> {
+    const tmp = tempDataDir();
+    const chain = await Chain.open({ dataDir: tmp.dir, genesis: devGenesis(), pause });
+    cleanups.push(async () => {
+      await chain.close();
+      tmp.cleanup();
+    });
+    return chain;
+  }
+
+  it('gives the event loop turns while a block executes, showing readers the parent until it is committed, and makes the same block', async () => {
+    const unsliced = await openChain(() => undefined);
+    const expected = await unsliced.buildAndCommitBlock(transfers(unsliced), 10n);
+
+    let pauses = 0;
+    const headsSeenBetween: bigint[] = [];
+    const chain = await openChain(() => {
+      pauses++;
+      return new Promise((resolve) =>
+        setImmediate(() => {
+          headsSeenBetween.push(chain.head().number);
+          resolve();
+        }),
+      );
+    });
+    const committed = await chain.buildAndCommitBlock(transfers(chain), 10n);
+
+    expect(committed.results).toHaveLength(TRANSFERS);
+    expect(bytesToHex(committed.block.hash)).toBe(bytesToHex(expected.block.hash));
+    expect(pauses).toBeGreaterThan(2 * TRANSFERS);
+    expect(new Set(headsSeenBetween)).toEqual(new Set([0n]));
+    expect(chain.head().number).toBe(1n);
+    expect(await chain.getBalance(devAddress(5))).toBe(await unsliced.getBalance(devAddress(5)));
+  });
+});
