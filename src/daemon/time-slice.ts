@@ -29,14 +29,15 @@ export type Pause = () => Promise<void> | undefined;
 export const MAIN_THREAD_SLICE_MS = 4;
 
 /**
- * The main thread's time slices. Work that may run long asks `pause()` between its steps; past
- * the slice's budget it waits for a later turn of the event loop (`setImmediate`, so the I/O
- * that is waiting is served first). All who wait share that turn, resumed in the order they came,
+ * The main thread's time slices. Work that may run long asks `pause()` between its steps; once
+ * the work of the current turn of the event loop has run for the budget (counted from the first
+ * `pause()` of the turn), it waits for a later turn (`setImmediate`, so the I/O that is waiting
+ * is served first), as `AnswerPacer` and the WebSocket inbox do for what they deliver. All who wait share that turn, resumed in the order they came,
  * and one resumed after the slice is spent again waits at the front of the line: each turn runs
  * about one slice of work in all, not one per waiter, and no work starves another.
  */
 export class TimeSlicer {
-  private sliceStartedAt: number;
+  private sliceStartedAt: number | undefined;
   /** Resumed first at the next turn: those the previous turn's slice had no room for. */
   private deferred: Array<() => void> = [];
   private waiting: Array<() => void> = [];
@@ -45,9 +46,7 @@ export class TimeSlicer {
   constructor(
     private readonly budgetMs: number,
     private readonly now: () => number = () => performance.now(),
-  ) {
-    this.sliceStartedAt = now();
-  }
+  ) {}
 
   /**
    * Undefined while the current slice is within its budget and nobody waits; otherwise a promise
@@ -59,7 +58,13 @@ export class TimeSlicer {
   };
 
   private spent(): boolean {
-    return this.now() - this.sliceStartedAt >= this.budgetMs;
+    const now = this.now();
+    if (this.sliceStartedAt === undefined) {
+      this.sliceStartedAt = now;
+      setImmediate(() => (this.sliceStartedAt = undefined));
+      return false;
+    }
+    return now - this.sliceStartedAt >= this.budgetMs;
   }
 
   private async waitForRoom(): Promise<void> {
@@ -81,7 +86,7 @@ export class TimeSlicer {
     const resumed = [...this.deferred, ...this.waiting];
     this.deferred = [];
     this.waiting = [];
-    this.sliceStartedAt = this.now();
+    this.sliceStartedAt = undefined;
     for (const resume of resumed) resume();
   };
 }

@@ -2,16 +2,18 @@ import { describe, expect, it } from '@jest/globals';
 import { TimeSlicer } from '../../src/daemon/time-slice.js';
 
 describe('main-thread time slices', () => {
-  it('lets work carry on at once while its slice lasts', () => {
-    let now = 0;
+  it("lets work carry on at once while the turn's slice lasts, counted from its first pause", () => {
+    let now = 100;
     const slicer = new TimeSlicer(4, () => now);
-    now = 3;
+    expect(slicer.pause()).toBeUndefined();
+    now = 103;
     expect(slicer.pause()).toBeUndefined();
   });
 
   it('past the budget, waits until I/O and timers queued meanwhile have had their turn', async () => {
     let now = 0;
     const slicer = new TimeSlicer(4, () => now);
+    expect(slicer.pause()).toBeUndefined();
     now = 5;
     const order: string[] = [];
     setImmediate(() => order.push('queued before'));
@@ -26,6 +28,7 @@ describe('main-thread time slices', () => {
   it('gives one slice per turn to all who wait, resuming first those it had no room for', async () => {
     let now = 0;
     const slicer = new TimeSlicer(4, () => now);
+    expect(slicer.pause()).toBeUndefined();
     now = 10;
     const order: string[] = [];
     const busy = (async () => {
