@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { bytesToHex } from '@ethereumjs/util';
+import { decodeBlockRecord, encodeBlockRecord } from '../../src/daemon/chain/block-record.js';
 import { Chain } from '../../src/daemon/chain/chain.js';
 import { devGenesis } from '../../src/daemon/chain/genesis.js';
 import type { Pause } from '../../src/daemon/time-slice.js';
@@ -59,5 +60,17 @@ describe('block production in time slices', () => {
     expect(new Set(headsSeenBetween)).toEqual(new Set([0n]));
     expect(chain.head().number).toBe(1n);
     expect(await chain.getBalance(devAddress(5))).toBe(await unsliced.getBalance(devAddress(5)));
+  });
+
+  it('reads the size of a block off its record: as produced, as read back, and for genesis', async () => {
+    const chain = await openChain();
+    const genesis = chain.getBlockByNumber(0n)!;
+    const committed = await chain.buildAndCommitBlock(transfers(chain), 10n);
+    for (const stored of [genesis, committed.block]) {
+      const size = stored.block.serialize().length;
+      expect(stored.size).toBe(size);
+      const record = encodeBlockRecord(stored.block, stored.senders);
+      expect(decodeBlockRecord(record, chain.common).size).toBe(size);
+    }
   });
 });

@@ -395,13 +395,11 @@ export class Chain extends ChainReader implements PoolStateView {
     };
     try {
       const executed = await this.executor.execute(context, txs, stateChange);
-      const stored = storedBlock(
-        executed.block,
-        executed.included.map((e) => e.pooled.sender),
-      );
-      const records = executed.included.map((e) => e.receipt);
+      const senders = executed.included.map((e) => e.pooled.sender);
       await this.pause();
-      const blockRecord = encodeBlockRecord(stored.block, stored.senders);
+      const blockRecord = encodeBlockRecord(executed.block, senders);
+      const stored = storedBlock(executed.block, senders, blockRecord);
+      const records = executed.included.map((e) => e.receipt);
       await this.pause();
       const receiptsRlp = encodeReceipts(records);
       await this.pause();
