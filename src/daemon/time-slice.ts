@@ -29,47 +29,66 @@ export type Pause = () => Promise<void> | undefined;
 export const MAIN_THREAD_SLICE_MS = 4;
 
 /**
- * The main thread's time slices. Work that may run long asks `pause()` between its steps; once
- * the work of the current turn of the event loop has run for the budget (counted from the first
- * `pause()` of the turn), it waits for a later turn (`setImmediate`, so the I/O that is waiting
- * is served first), as `AnswerPacer` and the WebSocket inbox do for what they deliver. All who wait share that turn, resumed in the order they came,
- * and one resumed after the slice is spent again waits at the front of the line: each turn runs
- * about one slice of work in all, not one per waiter, and no work starves another.
+ * How long the current turn of the event loop has worked on something, counted from the first
+ * check of the turn: a fresh turn starts with the whole budget.
  */
-export class TimeSlicer {
-  private sliceStartedAt: number | undefined;
-  /** Resumed first at the next turn: those the previous turn's slice had no room for. */
-  private deferred: Array<() => void> = [];
-  private waiting: Array<() => void> = [];
-  private turnScheduled = false;
+export class TurnBudget {
+  private startedAt: number | undefined;
 
   constructor(
     private readonly budgetMs: number,
     private readonly now: () => number = () => performance.now(),
   ) {}
 
+  /** Whether the turn has spent the budget; the first call of a turn starts counting. */
+  spent(): boolean {
+    const now = this.now();
+    if (this.startedAt === undefined) {
+      this.startedAt = now;
+      setImmediate(() => this.restart());
+      return false;
+    }
+    return now - this.startedAt >= this.budgetMs;
+  }
+
+  /** Counts afresh from the next check. */
+  restart(): void {
+    this.startedAt = undefined;
+  }
+}
+
+/**
+ * The main thread's time slices. Work that may run long asks `pause()` between its steps; once
+ * the work of the current turn of the event loop has run for the budget (counted from the first
+ * `pause()` of the turn), it waits for a later turn (`setImmediate`, so the I/O that is waiting
+ * is served first), as `AnswerPacer` does for the call threads' answers. All who wait share
+ * that turn, resumed in the order they came, and one resumed after the slice is spent waits
+ * again at the front of the line: each turn runs about one slice of work in all, not one per
+ * waiter, and no work starves another.
+ */
+export class TimeSlicer {
+  private readonly budget: TurnBudget;
+  /** Resumed first at the next turn: those the previous turn's slice had no room for. */
+  private deferred: Array<() => void> = [];
+  private waiting: Array<() => void> = [];
+  private turnScheduled = false;
+
+  constructor(budgetMs: number, now?: () => number) {
+    this.budget = new TurnBudget(budgetMs, now);
+  }
+
   /**
    * Undefined while the current slice is within its budget and nobody waits; otherwise a promise
    * that resolves in a later turn, in a slice with room left.
    */
   readonly pause: Pause = () => {
-    if (this.waiting.length + this.deferred.length === 0 && !this.spent()) return undefined;
+    if (this.waiting.length + this.deferred.length === 0 && !this.budget.spent()) return undefined;
     return this.waitForRoom();
   };
 
-  private spent(): boolean {
-    const now = this.now();
-    if (this.sliceStartedAt === undefined) {
-      this.sliceStartedAt = now;
-      setImmediate(() => (this.sliceStartedAt = undefined));
-      return false;
-    }
-    return now - this.sliceStartedAt >= this.budgetMs;
-  }
-
   private async waitForRoom(): Promise<void> {
     await new Promise<void>((resolve) => this.enqueue(this.waiting, resolve));
-    while (this.spent()) {
+    while (this.budget.spent()) {
       await new Promise<void>((resolve) => this.enqueue(this.deferred, resolve));
     }
   }
@@ -86,7 +105,7 @@ export class TimeSlicer {
     const resumed = [...this.deferred, ...this.waiting];
     this.deferred = [];
     this.waiting = [];
-    this.sliceStartedAt = undefined;
+    this.budget.restart();
     for (const resume of resumed) resume();
   };
 }
