@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { bytesToHex } from '@ethereumjs/util';
+import { RLP } from '@ethereumjs/rlp';
+import { bigIntToBytes, bytesToHex } from '@ethereumjs/util';
 import { decodeBlockRecord, encodeBlockRecord } from '../../src/daemon/chain/block-record.js';
 import { Chain } from '../../src/daemon/chain/chain.js';
+import { decodeReceipts, encodeReceipts } from '../../src/daemon/chain/receipt-codec.js';
+import type { ReceiptRecord } from '../../src/daemon/chain/receipt-codec.js';
 import { devGenesis } from '../../src/daemon/chain/genesis.js';
 import type { Pause } from '../../src/daemon/time-slice.js';
 import { devAddress, pooled, signTx, tempDataDir } from './chain-fixtures.js';
@@ -71,6 +74,42 @@ describe('block production in time slices', () => {
       expect(stored.size).toBe(size);
       const record = encodeBlockRecord(stored.block, stored.senders);
       expect(decodeBlockRecord(record, chain.common).size).toBe(size);
+    }
+  });
+
+  it('encodes receipts one at a time, pausing before each, into the bytes of the whole list', async () => {
+    const record = (i: number): ReceiptRecord => ({
+      status: (i % 2) as 0 | 1,
+      cumulativeGasUsed: 21_000n * BigInt(i + 1),
+      gasUsed: 21_000n,
+      effectiveGasPrice: 1_000_000_007n,
+      logsBloom: new Uint8Array(256).fill(i),
+      logs:
+        i % 3 === 0 ? [] : [[new Uint8Array(20).fill(1), [new Uint8Array(32)], new Uint8Array(i)]],
+    });
+    for (const count of [0, 1, 300]) {
+      const records = Array.from({ length: count }, (_, i) => record(i));
+      let pauses = 0;
+      const encoded = await encodeReceipts(records, () => {
+        pauses++;
+        return undefined;
+      });
+      const whole = RLP.encode(
+        records.map((r) => [
+          r.status,
+          bigIntToBytes(r.cumulativeGasUsed),
+          bigIntToBytes(r.gasUsed),
+          bigIntToBytes(r.effectiveGasPrice),
+          new Uint8Array(),
+          r.logsBloom,
+          r.logs,
+        ]),
+      );
+      expect(bytesToHex(encoded)).toBe(bytesToHex(whole));
+      expect(pauses).toBe(count);
+      expect(decodeReceipts(encoded).map((r) => r.cumulativeGasUsed)).toEqual(
+        records.map((r) => r.cumulativeGasUsed),
+      );
     }
   });
 });

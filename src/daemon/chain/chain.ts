@@ -233,7 +233,7 @@ export class Chain extends ChainReader implements PoolStateView {
           number: 0,
           hash,
           blockRecord: encodeBlockRecord(block, []),
-          receiptsRlp: encodeReceipts([]),
+          receiptsRlp: await encodeReceipts([]),
           txHashes: [],
           senders: [],
           trieNodes: overlay.writtenNodes(),
@@ -401,8 +401,7 @@ export class Chain extends ChainReader implements PoolStateView {
       const stored = storedBlock(executed.block, senders, blockRecord);
       const records = executed.included.map((e) => e.receipt);
       await this.pause();
-      const receiptsRlp = encodeReceipts(records);
-      await this.pause();
+      const receiptsRlp = await encodeReceipts(records, this.pause);
       const commitStarted = this.commitObserver.now();
       await this.store.commitBlock({
         number: Number(stored.number),
