@@ -60,6 +60,8 @@ import { ReadinessProbe } from './metrics/readiness.js';
 import { startMetricsServer } from './metrics/metrics-server.js';
 import { chainStoreBytes } from './metrics/chain-store-size.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from './txpool/txpool.js';
+import { MAIN_THREAD_SLICE_MS, TimeSlicer } from './time-slice.js';
+import type { Pause } from './time-slice.js';
 
 export interface RunningNode {
   info: DaemonInfo;
@@ -90,9 +92,11 @@ async function startChain(
   senderRecovery: SenderRecovery,
   production: ProductionHealth,
   metrics: MetricsRecorder,
+  pause: Pause,
 ): Promise<NodeServices> {
   const { genesis, custom, earlier } = loadGenesis(layout, config['chain-id']);
   const chain = await Chain.open({
+    pause,
     dataDir: layout.root,
     genesis,
     earlierGeneses: earlier,
@@ -128,6 +132,7 @@ async function startChain(
     },
     senderRecovery,
     journal,
+    pause,
     onListenerError: (error) =>
       logger.error('pending transaction listener failed', { error: String(error) }),
     onAdmission: (outcome) => {
@@ -404,6 +409,8 @@ export async function startNode(
       ? new PrometheusRecorder({ knownMethod: (name) => registry.knows(name) })
       : undefined;
     const metrics = prometheus ?? NO_METRICS;
+    // One budget for the main thread's long work: block production, admissions, batches.
+    const { pause } = new TimeSlicer(MAIN_THREAD_SLICE_MS);
     const services = await startChain(
       config,
       layout,
@@ -412,6 +419,7 @@ export async function startNode(
       senderRecovery,
       production,
       metrics,
+      pause,
     );
     const probe = new ReadinessProbe({
       chain: {
@@ -451,6 +459,7 @@ export async function startNode(
       },
       logger,
       metrics,
+      pause,
     );
 
     const endpoints: DaemonEndpoints = {};

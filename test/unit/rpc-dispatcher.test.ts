@@ -223,4 +223,47 @@ describe('RpcDispatcher', () => {
       'end f',
     ]);
   });
+
+  it("lets other calls be answered between a batch's calls, and keeps the batch's order", async () => {
+    let pauses = 0;
+    const paced = new RpcDispatcher(
+      new MethodRegistry(new Set(['test'])).register({
+        namespace: 'test',
+        access: 'public',
+        methods: [double],
+      }),
+      { batchRequestLimit: 10, batchResponseMaxSize: 10_000, maxNesting: 128 },
+      silent,
+      undefined,
+      () => {
+        pauses++;
+        return new Promise((resolve) => setImmediate(resolve));
+      },
+    );
+    const batch = [1, 2, 3, 4, 5].map((value) => ({
+      jsonrpc: '2.0',
+      id: value,
+      method: 'test_double',
+      params: [value],
+    }));
+    const answered: string[] = [];
+    const batchReply = Promise.resolve(paced.handleText(JSON.stringify(batch), remote)).then(
+      (reply) => {
+        answered.push('batch');
+        return reply;
+      },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const single = paced.handleText(
+      JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'test_double', params: [9] }),
+      remote,
+    );
+    answered.push('single');
+    expect(JSON.parse(single as string).result).toBe(18);
+    expect(
+      JSON.parse((await batchReply) as string).map((r: { result: number }) => r.result),
+    ).toEqual([2, 4, 6, 8, 10]);
+    expect(answered).toEqual(['single', 'batch']);
+    expect(pauses).toBe(batch.length);
+  });
 });

@@ -59,6 +59,28 @@ describe('pending and queued', () => {
     expect(announced).toEqual([0n, 1n, 2n, 3n]);
   });
 
+  it('gives the event loop a turn between admissions when asked, in arrival order', async () => {
+    let pauses = 0;
+    const pool = new TxPool({
+      state: new FakeState(),
+      chainId: CHAIN_ID,
+      minGasPrice: GWEI,
+      limits: DEFAULT_POOL_LIMITS,
+      pause: () => {
+        pauses++;
+        return new Promise((resolve) => setImmediate(resolve));
+      },
+    });
+    const announced: bigint[] = [];
+    pool.onPending((p) => announced.push(p.nonce));
+    // Sent together, last nonce first: the gaps fill as the earlier ones arrive.
+    const txs = [3n, 2n, 1n, 0n].map((nonce) => signTx(0, { nonce }));
+    await Promise.all(txs.map((tx) => pool.add(tx)));
+    expect(pauses).toBe(txs.length);
+    expect(announced).toEqual([0n, 1n, 2n, 3n]);
+    expect(pool.status()).toEqual({ pending: 4, queued: 0 });
+  });
+
   it('counts from the state nonce', async () => {
     const state = new FakeState();
     state.setNonce(1, 5n);

@@ -10,36 +10,25 @@
  * The time counted includes what each answer's settlement runs synchronously after it: Node
  * runs the microtasks a message handler queued before it delivers the next message.
  */
-import { performance } from 'node:perf_hooks';
+import { TurnBudget } from '../time-slice.js';
 
 export class AnswerPacer {
   private readonly waiting: Array<() => void> = [];
-  private turnStartedAt: number | undefined;
+  private readonly turn: TurnBudget;
   private draining = false;
 
-  constructor(
-    private readonly sliceMs: number,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+  constructor(sliceMs: number, now?: () => number) {
+    this.turn = new TurnBudget(sliceMs, now);
+  }
 
   /** Runs `settle` now, or after the answers that wait already, one per event-loop turn. */
   settle(settle: () => void): void {
-    if (this.waiting.length === 0 && this.withinSlice()) {
+    if (this.waiting.length === 0 && !this.turn.spent()) {
       settle();
       return;
     }
     this.waiting.push(settle);
     this.drainLater();
-  }
-
-  private withinSlice(): boolean {
-    const now = this.now();
-    if (this.turnStartedAt === undefined) {
-      this.turnStartedAt = now;
-      setImmediate(() => (this.turnStartedAt = undefined));
-      return true;
-    }
-    return now - this.turnStartedAt < this.sliceMs;
   }
 
   private drainLater(): void {

@@ -6,6 +6,10 @@
  * - One writer. Blocks are produced one at a time (a promise chain serialises
  *   `buildAndCommitBlock`), on a state manager whose caches hold the head state between blocks,
  *   so a block's transactions never re-read what the previous block wrote.
+ * - Production runs in time slices (`../time-slice.ts`): execution, the trie's flush, assembly and
+ *   encoding let the event loop answer requests every few milliseconds. The block in flight is
+ *   invisible until the one synchronous step that makes it the head, so a request answered
+ *   between two slices sees the parent, as it would before production started.
  * - Readers never see the writer's working state: they read committed blocks through the
  *   `ChainReader` part of this object, or through a reader of their own on another thread that
  *   follows the number this writer publishes in its `sharedHead` once a block is committed.
@@ -37,6 +41,8 @@ import {
   damagedStoreError,
   holdsChain,
 } from './store-integrity.js';
+import { MAIN_THREAD_SLICE_MS, TimeSlicer } from '../time-slice.js';
+import type { Pause } from '../time-slice.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
 import type {
   BeforeVisible,
@@ -67,6 +73,8 @@ export interface ChainOptions {
   cacheBytes?: ReaderCacheBytes;
   /** Told when the flat state tables were built from the head's trie at open (`flat-state.ts`). */
   onFlatStateBuilt?: (built: FlatStateBuilt) => void;
+  /** Where block production lets the event loop run. Default: slices of its own. */
+  pause?: Pause;
 }
 
 /** What building the flat state tables at open took. */
@@ -127,6 +135,7 @@ export class Chain extends ChainReader implements PoolStateView {
     private readonly writeBack: TrieNodeOverlay,
     private readonly executionState: FlatStateManager,
     private readonly executor: BlockExecutor,
+    private readonly pause: Pause,
     headBlock: StoredBlock,
     private coinbaseAddress: Address,
     callGasCap: bigint,
@@ -177,7 +186,8 @@ export class Chain extends ChainReader implements PoolStateView {
       const headBlock = decodeBlockRecord(store.blockRecord(head.number)!, common);
       const flat = new FlatStateView(store, common.customCrypto.keccak256!);
       await Chain.ensureFlatState(store, flat, headBlock, options.onFlatStateBuilt);
-      const writeBack = new TrieNodeOverlay(store.readTrieNode);
+      const pause = options.pause ?? new TimeSlicer(MAIN_THREAD_SLICE_MS).pause;
+      const writeBack = new TrieNodeOverlay(store.readTrieNode, pause);
       const executionState = new FlatStateManager({
         trie: openTrie(common, writeBack, headBlock.block.header.stateRoot),
         common,
@@ -190,6 +200,7 @@ export class Chain extends ChainReader implements PoolStateView {
         common,
         executionState,
         blockHashSource((number) => built.chain?.getBlockByNumber(number)?.hash),
+        pause,
       );
       const chain = new Chain(
         common,
@@ -198,6 +209,7 @@ export class Chain extends ChainReader implements PoolStateView {
         writeBack,
         executionState,
         executor,
+        pause,
         headBlock,
         options.coinbase ?? genesis.coinbase ?? createZeroAddress(),
         options.callGasCap ?? 25_000_000n,
@@ -259,7 +271,7 @@ export class Chain extends ChainReader implements PoolStateView {
           number: 0,
           hash,
           blockRecord: encodeBlockRecord(block, []),
-          receiptsRlp: encodeReceipts([]),
+          receiptsRlp: await encodeReceipts([]),
           txHashes: [],
           senders: [],
           trieNodes: overlay.writtenNodes(),
@@ -419,11 +431,13 @@ export class Chain extends ChainReader implements PoolStateView {
     };
     try {
       const executed = await this.executor.execute(context, txs, stateChange);
-      const stored = storedBlock(
-        executed.block,
-        executed.included.map((e) => e.pooled.sender),
-      );
+      const senders = executed.included.map((e) => e.pooled.sender);
+      await this.pause();
+      const blockRecord = encodeBlockRecord(executed.block, senders);
+      const stored = storedBlock(executed.block, senders, blockRecord);
       const records = executed.included.map((e) => e.receipt);
+      await this.pause();
+      const receiptsRlp = await encodeReceipts(records, this.pause);
       const commitStarted = this.commitObserver.now();
       const flatState = await this.executionState.takeFlatChanges(
         (key) => this.writeBack.read(key),
@@ -432,8 +446,8 @@ export class Chain extends ChainReader implements PoolStateView {
       await this.store.commitBlock({
         number: Number(stored.number),
         hash: stored.hash,
-        blockRecord: encodeBlockRecord(stored.block, stored.senders),
-        receiptsRlp: encodeReceipts(records),
+        blockRecord,
+        receiptsRlp,
         txHashes: executed.included.map((e) => e.pooled.hash),
         senders: stored.senders.map((s) => s.bytes),
         trieNodes: this.writeBack.writtenNodes(),
@@ -441,17 +455,23 @@ export class Chain extends ChainReader implements PoolStateView {
       });
       this.commitObserver.storeCommitted(commitStarted);
       this.writeBack.clear();
+      await this.pause();
       const receipts = receiptsOfBlock(stored, records);
-      const results: TxResult[] = executed.included.map((e, index) => ({
-        hash: e.pooled.hash,
-        hashHex: e.pooled.hashHex,
-        index,
-        code: e.receipt.status === 1 ? 0 : 1,
-        gasUsed: e.receipt.gasUsed,
-        error: e.result.execResult.exceptionError?.error,
-        logs: receipts[index].logs,
-        ethereumTx: ethereumTxAttributes(e, index),
-      }));
+      const results: TxResult[] = [];
+      for (const [index, e] of executed.included.entries()) {
+        // Two checksummed addresses per transaction: about 10 µs each, a slice per few hundred.
+        await this.pause();
+        results.push({
+          hash: e.pooled.hash,
+          hashHex: e.pooled.hashHex,
+          index,
+          code: e.receipt.status === 1 ? 0 : 1,
+          gasUsed: e.receipt.gasUsed,
+          error: e.result.execResult.exceptionError?.error,
+          logs: receipts[index].logs,
+          ethereumTx: ethereumTxAttributes(e, index),
+        });
+      }
       return { block: stored, receipts, results, rejected: executed.rejected };
     } catch (error) {
       // Nothing of the failed block may survive (a commit that failed on a full disk is tried

@@ -5,6 +5,9 @@
  * caches; roots, bloom and receipts are computed once at the end. (The library's BlockBuilder
  * re-creates the block per transaction, which is quadratic: ~10 tx/s at 2 000 transactions.)
  * A transaction that cannot execute is left out and reported, never allowed to abort the block.
+ * Between transactions and between the assembly's steps the executor asks its `pause` whether to
+ * let the event loop run (`../time-slice.ts`), so a large block does not hold the thread that
+ * answers requests; nothing it reads or writes is shared with those requests.
  */
 import { Block, createBlock, createBlockHeader, genRequestsRoot } from '@ethereumjs/block';
 import type { HeaderData } from '@ethereumjs/block';
@@ -19,6 +22,7 @@ import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import type { PooledTransaction } from '../txpool/types.js';
+import type { Pause } from '../time-slice.js';
 import { OrderedTrieRoot } from './ordered-trie-root.js';
 import type { ReceiptRecord } from './receipt-codec.js';
 import type { RejectedTx } from './types.js';
@@ -118,18 +122,23 @@ export class BlockExecutor {
   private constructor(
     private readonly common: Common,
     private readonly vm: VM,
+    private readonly pause: Pause,
   ) {
     this.trieRoot = new OrderedTrieRoot(common.customCrypto.keccak256!);
   }
 
-  /** Creates an executor over the state manager that holds the head state. */
+  /**
+   * Creates an executor over the state manager that holds the head state; `pause` is asked
+   * between steps whether to let the event loop run first (never, by default).
+   */
   static async create(
     common: Common,
     stateManager: MerkleStateManager,
     blockchain: EVMMockBlockchainInterface,
+    pause: Pause = () => undefined,
   ): Promise<BlockExecutor> {
     const vm = await createVM({ common, stateManager, blockchain });
-    return new BlockExecutor(common, vm);
+    return new BlockExecutor(common, vm, pause);
   }
 
   /**
@@ -161,6 +170,7 @@ export class BlockExecutor {
       throw error;
     }
     await state.commit();
+    await this.pause();
     const gasUsed = included.at(-1)?.receipt.cumulativeGasUsed ?? 0n;
     const block = await this.assemble(header, included, gasUsed);
     return { block, included, rejected };
@@ -180,6 +190,7 @@ export class BlockExecutor {
     const blockedSenders = new Set<string>();
     let gasUsed = 0n;
     for (const pooled of txs) {
+      await this.pause();
       // No transaction needs less than 21 000 gas: the block is full.
       if (context.gasLimit - gasUsed < MIN_TX_GAS) break;
       const tx = pooled.tx;
@@ -259,14 +270,25 @@ export class BlockExecutor {
   ): Promise<Block> {
     const transactions = included.map((e) => e.pooled.tx);
     const bloom = new Bloom(undefined, this.common);
-    for (const executed of included) bloom.or(executed.result.bloom);
-    const receipts = included.map((e) => encodeReceipt(e.result.receipt, e.pooled.tx.type));
+    const serialized: Uint8Array[] = [];
+    const receipts: Uint8Array[] = [];
+    for (const executed of included) {
+      await this.pause();
+      bloom.or(executed.result.bloom);
+      serialized.push(executed.pooled.tx.serialize());
+      receipts.push(encodeReceipt(executed.result.receipt, executed.pooled.tx.type));
+    }
+    const stateRoot = await this.vm.stateManager.getStateRoot();
+    await this.pause();
+    const transactionsTrie = this.trieRoot.ofList(serialized);
+    await this.pause();
+    const receiptTrie = this.trieRoot.ofList(receipts);
     const blockHeader = createBlockHeader(
       {
         ...header,
-        stateRoot: await this.vm.stateManager.getStateRoot(),
-        transactionsTrie: this.trieRoot.ofList(transactions.map((tx) => tx.serialize())),
-        receiptTrie: this.trieRoot.ofList(receipts),
+        stateRoot,
+        transactionsTrie,
+        receiptTrie,
         logsBloom: bloom.bitvector,
         gasUsed,
       },

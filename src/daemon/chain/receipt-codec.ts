@@ -4,7 +4,8 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bigIntToBytes, bytesToBigInt } from '@ethereumjs/util';
+import { Address, bigIntToBytes, bytesToBigInt, concatBytes } from '@ethereumjs/util';
+import type { Pause } from '../time-slice.js';
 import type { RecordHashes } from './block-record.js';
 import type { ChainLog, ChainReceipt, StoredBlock } from './types.js';
 
@@ -19,18 +20,41 @@ export interface ReceiptRecord {
   logs: [address: Uint8Array, topics: Uint8Array[], data: Uint8Array][];
 }
 
-export function encodeReceipts(records: readonly ReceiptRecord[]): Uint8Array {
-  return RLP.encode(
-    records.map((r) => [
-      r.status,
-      bigIntToBytes(r.cumulativeGasUsed),
-      bigIntToBytes(r.gasUsed),
-      bigIntToBytes(r.effectiveGasPrice),
-      r.contractAddress?.bytes ?? new Uint8Array(),
-      r.logsBloom,
-      r.logs,
-    ]),
-  );
+/**
+ * The RLP list of `records`, encoded one receipt at a time with `pause` asked before each (a
+ * block's receipts are a third of a megabyte for 1 000 transfers: the bloom alone is 256 bytes
+ * each), then wrapped as one list: the same bytes as encoding the list at once.
+ */
+export async function encodeReceipts(
+  records: readonly ReceiptRecord[],
+  pause: Pause = () => undefined,
+): Promise<Uint8Array> {
+  const rows: Uint8Array[] = [];
+  for (const r of records) {
+    await pause();
+    rows.push(
+      RLP.encode([
+        r.status,
+        bigIntToBytes(r.cumulativeGasUsed),
+        bigIntToBytes(r.gasUsed),
+        bigIntToBytes(r.effectiveGasPrice),
+        r.contractAddress?.bytes ?? new Uint8Array(),
+        r.logsBloom,
+        r.logs,
+      ]),
+    );
+  }
+  return concatBytes(rlpListPrefix(rows.reduce((sum, row) => sum + row.length, 0)), ...rows);
+}
+
+/** The prefix of an RLP list whose items take `payloadLength` bytes. */
+function rlpListPrefix(payloadLength: number): Uint8Array {
+  if (payloadLength <= 55) return Uint8Array.of(0xc0 + payloadLength);
+  const lengthBytes: number[] = [];
+  for (let rest = payloadLength; rest > 0; rest = Math.floor(rest / 256)) {
+    lengthBytes.unshift(rest % 256);
+  }
+  return Uint8Array.of(0xf7 + lengthBytes.length, ...lengthBytes);
 }
 
 export function decodeReceipts(encoded: Uint8Array): ReceiptRecord[] {

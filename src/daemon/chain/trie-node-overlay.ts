@@ -6,6 +6,7 @@
  * estimation, whose writes are simply dropped. Deletes are ignored: the node keeps history.
  */
 import type { BatchDBOp, DB } from '@ethereumjs/util';
+import type { Pause } from '../time-slice.js';
 
 /** Synchronous read of a node from the layer below. */
 export type TrieNodeReader = (key: string) => Uint8Array | undefined;
@@ -13,7 +14,14 @@ export type TrieNodeReader = (key: string) => Uint8Array | undefined;
 export class TrieNodeOverlay implements DB<string, string | Uint8Array> {
   private readonly written = new Map<string, Uint8Array>();
 
-  constructor(private readonly readBase: TrieNodeReader) {}
+  /**
+   * @param pause asked before each node operation: the trie's walks during a block's flush and
+   * root computation then run in time slices (`../time-slice.ts`).
+   */
+  constructor(
+    private readonly readBase: TrieNodeReader,
+    private readonly pause?: Pause,
+  ) {}
 
   /** Synchronous read: this layer first, then the base. */
   read(key: string): Uint8Array | undefined {
@@ -21,16 +29,19 @@ export class TrieNodeOverlay implements DB<string, string | Uint8Array> {
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
+    await this.pause?.();
     return this.read(key);
   }
 
   async put(key: string, value: string | Uint8Array): Promise<void> {
+    await this.pause?.();
     this.written.set(key, toBytes(value));
   }
 
   async del(): Promise<void> {}
 
   async batch(ops: BatchDBOp<string, string | Uint8Array>[]): Promise<void> {
+    await this.pause?.();
     for (const op of ops) if (op.type === 'put') this.written.set(op.key, toBytes(op.value));
   }
 

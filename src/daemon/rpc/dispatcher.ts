@@ -10,6 +10,7 @@ import { toRpcError } from './error-mapping.js';
 import { exceedsJsonDepth, nestingTooDeepMessage } from './json-depth.js';
 import { RpcError, RpcErrorCode } from './rpc-error.js';
 import type { CallContext, MethodRegistry } from './registry.js';
+import type { Pause } from '../time-slice.js';
 
 /**
  * Where the dispatcher reports each call it answered (`metrics/recorder.ts` implements it);
@@ -80,6 +81,8 @@ export class RpcDispatcher {
     private readonly limits: DispatcherLimits,
     private readonly logger: DispatcherLogger,
     private readonly observer: CallObserver = UNOBSERVED,
+    /** Asked between a batch's calls whether to let the event loop run (`../time-slice.ts`). */
+    private readonly pause: Pause = () => undefined,
   ) {
     this.warnings = new WarningThrottle((message, details) => logger.warn?.(message, details));
   }
@@ -163,6 +166,8 @@ export class RpcDispatcher {
    * awaited together: a burst of transactions then shares recoveries and journal commits
    * instead of waiting for each in turn. It relies on `handleSingle` reaching the handler
    * synchronously: an `await` before the handler would let calls take their places out of order.
+   * Between two calls the batch may give the event loop a turn (`pause`), so a batch of a
+   * hundred transactions does not hold other clients' answers; its calls still start in order.
    */
   private async runBatch(
     calls: unknown[],
@@ -177,6 +182,7 @@ export class RpcDispatcher {
       overlapping = [];
     };
     for (const call of calls) {
+      await this.pause();
       if (this.overlaps(call)) {
         overlapping.push({ call, text: this.handleSingle(call, context) });
         continue;

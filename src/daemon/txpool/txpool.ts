@@ -26,6 +26,7 @@ import type { Address } from '@ethereumjs/util';
 import { TransactionRejectedError } from '../../shared/errors.js';
 import { admitTransaction, checkEnvelope } from './admission.js';
 import type { AdmissionRules, AdmittedTransaction } from './admission.js';
+import type { Pause } from '../time-slice.js';
 import { BinaryHeap } from './binary-heap.js';
 import { effectiveTip, isSufficientBump, maxCost } from './fees.js';
 import type { TransactionFees } from './fees.js';
@@ -72,6 +73,11 @@ export interface TxPoolOptions {
   onListenerError?: (error: unknown) => void;
   /** Told the outcome of each submitted transaction's admission (for the log and metrics). */
   onAdmission?: (outcome: AdmissionOutcome) => void;
+  /**
+   * Asked before each admission whether to let the event loop run first (`../time-slice.ts`):
+   * a burst's admissions, queued together, otherwise run back to back. Default: never.
+   */
+  pause?: Pause;
 }
 
 /** What became of a submitted transaction: pooled, or refused and why. */
@@ -231,6 +237,7 @@ export class TxPool implements TxPoolApi {
     // Recovery runs beside the queue, and admissions still enter the queue in arrival order.
     const recovered = senderRecovery?.prepare(tx, encoded);
     return this.serial.run(async () => {
+      await this.options.pause?.();
       await recovered;
       // checkEnvelope has refused an unsigned transaction, so it has a hash.
       const pooled = await this.insert(tx, hashHex!, admitTransaction(tx, rules));

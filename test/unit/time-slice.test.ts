@@ -1,0 +1,50 @@
+import { describe, expect, it } from '@jest/globals';
+import { TimeSlicer } from '../../src/daemon/time-slice.js';
+
+describe('main-thread time slices', () => {
+  it("lets work carry on at once while the turn's slice lasts, counted from its first pause", () => {
+    let now = 100;
+    const slicer = new TimeSlicer(4, () => now);
+    expect(slicer.pause()).toBeUndefined();
+    now = 103;
+    expect(slicer.pause()).toBeUndefined();
+  });
+
+  it('past the budget, waits until I/O and timers queued meanwhile have had their turn', async () => {
+    let now = 0;
+    const slicer = new TimeSlicer(4, () => now);
+    expect(slicer.pause()).toBeUndefined();
+    now = 5;
+    const order: string[] = [];
+    setImmediate(() => order.push('queued before'));
+    const paused = slicer.pause();
+    expect(paused).toBeInstanceOf(Promise);
+    await paused;
+    order.push('resumed');
+    expect(order).toEqual(['queued before', 'resumed']);
+    expect(slicer.pause()).toBeUndefined();
+  });
+
+  it('gives one slice per turn to all who wait, resuming first those it had no room for', async () => {
+    let now = 0;
+    const slicer = new TimeSlicer(4, () => now);
+    expect(slicer.pause()).toBeUndefined();
+    now = 10;
+    const order: string[] = [];
+    const busy = (async () => {
+      await slicer.pause();
+      order.push('busy step 1');
+      now += 10;
+      await slicer.pause();
+      order.push('busy step 2');
+    })();
+    const other = (async () => {
+      await slicer.pause();
+      order.push('other');
+    })();
+    // A newcomer while others wait takes its place behind them.
+    expect(slicer.pause()).toBeInstanceOf(Promise);
+    await Promise.all([busy, other]);
+    expect(order).toEqual(['busy step 1', 'other', 'busy step 2']);
+  });
+});
