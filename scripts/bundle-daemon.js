@@ -6,6 +6,9 @@
 // files (EthereumJS, @polkadot/util, ajv, ...); one file cuts time to the first answer by more
 // than half. The rest of the tsc output stays as it is: the CLI still imports its own modules.
 //
+// EthereumJS's EVM is bundled with the small edits of scripts/ethereumjs-patches.js made to it
+// (docs/evm-patches.md); node_modules itself is never changed.
+//
 // Four things stay outside the bundle:
 // - lmdb, a native addon that finds its binary relative to its own package directory;
 // - secp256k1, for the same reason (loaded with createRequire, which esbuild does not follow,
@@ -25,6 +28,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wasmBytes } from '@polkadot/wasm-crypto-wasm';
+import { EVM_PATCHES, ethereumjsPatches } from './ethereumjs-patches.js';
 
 const dist = fileURLToPath(new URL('../dist/daemon/', import.meta.url));
 const BUNDLES = [
@@ -51,6 +55,7 @@ async function bundle(bundleFile) {
     throw new Error(`${bundleFile} is already a bundle: run tsc before bundling`);
   }
   let wasmModuleReplaced = false;
+  const evmPatches = ethereumjsPatches();
   /** @type {import('esbuild').Plugin} */
   const keepOutside = {
     name: 'keep-outside',
@@ -85,13 +90,18 @@ async function bundle(bundleFile) {
     // bundle only has through createRequire.
     banner: { js: BANNER },
     external: ['lmdb', 'fs-native-extensions', 'secp256k1'],
-    plugins: [keepOutside],
+    plugins: [keepOutside, evmPatches.plugin],
     sourcemap: 'linked',
     logLevel: 'warning',
   });
   if (!wasmModuleReplaced) {
     throw new Error(
       '@polkadot/wasm-crypto-wasm changed its layout: update scripts/bundle-daemon.js',
+    );
+  }
+  if (evmPatches.applied().length !== Object.keys(EVM_PATCHES).length) {
+    throw new Error(
+      `${bundleFile}: not every patched EVM file was bundled (scripts/ethereumjs-patches.js)`,
     );
   }
   console.log(`bundled ${relative(fileURLToPath(new URL('..', import.meta.url)), bundleFile)}`);

@@ -1,0 +1,58 @@
+/**
+ * The edits the daemon's bundle makes to EthereumJS's EVM (scripts/ethereumjs-patches.js) fit
+ * the installed release: its version is the one they were written for, each piece they replace
+ * is found exactly once, the patched files still parse, and a piece that is missing fails the
+ * build with the edit named. What the edits must not change is pinned against a real daemon in
+ * test/integration/evm-patches.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { transform } from 'esbuild';
+
+interface Edit {
+  why: string;
+  find: string;
+  replace: string;
+}
+
+interface PatchesModule {
+  PATCHED_EVM_VERSION: string;
+  EVM_PATCHES: Record<string, Edit[]>;
+  evmPackageDir(): string;
+  patchEvmSource(file: string, source: string): string;
+  checkEvmVersion(packageDir?: string): void;
+}
+
+const patches = (await import(
+  new URL('../../scripts/ethereumjs-patches.js', import.meta.url).href
+)) as PatchesModule;
+const installed = (file: string) =>
+  readFileSync(join(patches.evmPackageDir(), ...file.split('/')), 'utf8');
+
+describe('edits to the EthereumJS EVM', () => {
+  it('were written for the installed release', () => {
+    expect(() => patches.checkEvmVersion()).not.toThrow();
+  });
+
+  it.each(Object.keys(patches.EVM_PATCHES))(
+    'fit %s exactly once and leave it parseable',
+    async (file) => {
+      const patched = patches.patchEvmSource(file, installed(file));
+      for (const edit of patches.EVM_PATCHES[file]) {
+        expect(edit.why.length).toBeGreaterThan(20);
+        expect(patched).toContain(edit.replace);
+      }
+      await expect(transform(patched, { loader: 'js', format: 'esm' })).resolves.toBeDefined();
+      // Made once, an edit's piece is gone: patching the patched file fails instead of doubling.
+      expect(() => patches.patchEvmSource(file, patched)).toThrow(/occurs 0 times/);
+    },
+  );
+
+  it('fail the build, naming the edit, when a piece is missing', () => {
+    const [file] = Object.keys(patches.EVM_PATCHES);
+    const [edit] = patches.EVM_PATCHES[file];
+    const source = installed(file).replace(edit.find, '');
+    expect(() => patches.patchEvmSource(file, source)).toThrow(edit.why);
+  });
+});
