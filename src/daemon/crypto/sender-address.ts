@@ -18,15 +18,18 @@ export function rememberSender(tx: TypedTransaction, address: Uint8Array): void 
 
 /**
  * The sender of a signed transaction: the remembered address, else the address of its public
- * key (recovered now unless cached).
+ * key (recovered now unless cached). An unfrozen transaction answers through its own
+ * `getSenderAddress()`: an impersonated one has its sender set there, and its stand-in
+ * signature recovers no key of it (`../chain/impersonation-signature.ts`).
  *
  * @throws what `tx.getSenderPublicKey()` throws for a signature that recovers no key.
  */
 export function senderAddressOf(tx: TypedTransaction): Address {
   let sender = senders.get(tx);
   if (sender === undefined) {
+    if (!Object.isFrozen(tx)) return tx.getSenderAddress();
     sender = new Address(addressOfPublicKey(tx.getSenderPublicKey()));
-    if (Object.isFrozen(tx)) senders.set(tx, sender);
+    senders.set(tx, sender);
   }
   return sender;
 }
