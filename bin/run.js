@@ -1,4 +1,11 @@
-#!/usr/bin/env node
+#!/bin/sh
+':' //; [ -n "$NODE_EXTRA_CA_CERTS" ] && export NODE_CLI_DEFERRED_CA_CERTS="$NODE_EXTRA_CA_CERTS" && unset NODE_EXTRA_CA_CERTS; exec node "$0" "$@"
+// The line above is a shell command and, for JavaScript, a string and a comment. Run as an
+// executable, this file starts in sh, which moves NODE_EXTRA_CA_CERTS out of Node's sight:
+// Node 20 parses that file at start-up (about 30 ms), while most calls talk http:// to a local
+// daemon. src/client/tls-trust.ts hands the certificates to the TLS connections that need them,
+// and to the processes the CLI starts. `node bin/run.js` skips sh and keeps Node's own loading.
+
 // `--version` is answered before anything else loads: scripts and shells call it often.
 if (process.argv.length === 3 && process.argv[2] === '--version') {
   const { readFileSync } = await import('node:fs');

@@ -4,11 +4,14 @@
 // against the same daemon, and a bare `node -e 0` as the floor any Node CLI pays. The calls
 // alternate round by round, so a busy machine slows every command alike. Each call is timed
 // from spawn to exit (wall) and, through /usr/bin/time when present, by the CPU time it used,
-// which a loaded machine disturbs much less than the wall clock.
+// which a loaded machine disturbs much less than the wall clock. node-cli runs as the installed
+// command does, `bin/run.js` as an executable (its sh launcher defers NODE_EXTRA_CA_CERTS); the
+// floor is measured with the environment as it is and without NODE_EXTRA_CA_CERTS.
 //
 //   npm run build && node scripts/bench/cli-calls.js [--runs 20] [--compare <other>/bin/run.js]
 //
-// --compare adds the same node-cli calls through another build (e.g. an older commit's).
+// --compare adds the same node-cli calls through another build's executable (e.g. an older
+// commit's bin/run.js).
 import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -25,14 +28,14 @@ const { values } = parseArgs({
 const runs = Number(values.runs);
 
 /** Runs a command once; resolves with its exit code, wall milliseconds and CPU milliseconds. */
-function timeCall([command, ...args]) {
+function timeCall([command, ...args], env) {
   const timed = existsSync(TIME);
   const argv = timed ? [TIME, '-f', '@cpu %U %S', command, ...args] : [command, ...args];
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0], argv.slice(1), {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
+      env: { ...process.env, NO_COLOR: '1', ...env },
     });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
@@ -58,9 +61,15 @@ const dataDir = freshDataDir();
 // cast refuses the spec's null proof-of-work fields; the compat form fills them in.
 await runCli(daemonStartArgs(dataDir, port, '1s', ['--json-rpc.ethereum-compat']));
 const url = `http://127.0.0.1:${port}`;
-const node = [process.execPath, CLI_ENTRY];
+const node = [CLI_ENTRY];
 const cases = [
   { name: 'node -e 0 (floor)', argv: [process.execPath, '-e', '0'], code: 0 },
+  {
+    name: 'node -e 0 without NODE_EXTRA_CA_CERTS',
+    argv: [process.execPath, '-e', '0'],
+    code: 0,
+    env: { NODE_EXTRA_CA_CERTS: undefined },
+  },
   { name: 'node-cli --version', argv: [...node, '--version'], code: 0 },
   { name: 'node-cli usage error', argv: [...node, 'block', 'get', '--bogus'], code: 2 },
   {
@@ -79,12 +88,11 @@ const cases = [
   { name: 'cast block', argv: [CAST, 'block', '--json', '--rpc-url', url], code: 0 },
 ];
 if (values.compare !== undefined) {
-  const other = [process.execPath, values.compare];
-  for (const entry of cases.filter((candidate) => candidate.argv[1] === CLI_ENTRY)) {
+  for (const entry of cases.filter((candidate) => candidate.argv[0] === CLI_ENTRY)) {
     cases.push({
       ...entry,
       name: `${entry.name} (compared)`,
-      argv: [...other, ...entry.argv.slice(2)],
+      argv: [values.compare, ...entry.argv.slice(1)],
     });
   }
 }
@@ -92,7 +100,7 @@ const samples = new Map(cases.map((entry) => [entry.name, { wall: [], cpu: [] }]
 try {
   for (let round = 0; round < runs; round++) {
     for (const entry of cases) {
-      const result = await timeCall(entry.argv);
+      const result = await timeCall(entry.argv, entry.env);
       if (result.code !== entry.code) {
         throw new Error(`${entry.name} exited ${result.code}, expected ${entry.code}`);
       }

@@ -11,6 +11,7 @@ import {
   DaemonNotRunningError,
   MissingEndpointError,
   NodeUnreachableError,
+  UntrustedCertificateError,
   RestResponseError,
   RpcResponseError,
 } from '../client/errors.js';
@@ -94,6 +95,7 @@ export abstract class BaseCommand extends Command {
       error instanceof DaemonControlError ||
       error instanceof DaemonNotRunningError ||
       error instanceof NodeUnreachableError ||
+      error instanceof UntrustedCertificateError ||
       error instanceof NodeError
     ) {
       return failure(error.message);

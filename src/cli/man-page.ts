@@ -38,6 +38,10 @@ const EXIT_STATUS: readonly [string, string][] = [
 /** Variables every command reads besides those of its flags. */
 const COMMON_ENVIRONMENT: readonly [string, string][] = [
   ['NO_COLOR', 'When set, no colours (output that is not a terminal has none either).'],
+  [
+    'NODE_EXTRA_CA_CERTS',
+    'A PEM file of certificate authorities trusted besides the built-in ones, for https:// and wss:// nodes; read at the first TLS connection, and passed on to the daemon.',
+  ],
 ];
 
 /** What a command may read or write in the data directory. */

@@ -17,6 +17,7 @@ import { isSameLiveProcess, type ProcessIdentity } from '../shared/process-ident
 import type { Readiness } from '../shared/readiness.js';
 import { DaemonControlError } from './errors.js';
 import { readDaemonInfo } from './daemon-files.js';
+import { childEnvironment } from './tls-trust.js';
 import { fetchBlockProduction, fetchReadiness, type BlockProduction } from './node-health.js';
 
 const DAEMON_ENTRY = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
@@ -125,7 +126,7 @@ export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
   const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', outputFd, outputFd, 'ipc'],
-    env: { ...DAEMON_ENVIRONMENT, ...process.env },
+    env: { ...DAEMON_ENVIRONMENT, ...childEnvironment() },
   });
   closeSync(outputFd);
 

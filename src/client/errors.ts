@@ -62,3 +62,17 @@ export class NodeUnreachableError extends Error {
     this.name = 'NodeUnreachableError';
   }
 }
+
+/** The node's TLS certificate did not verify against the trusted authorities. */
+export class UntrustedCertificateError extends Error {
+  constructor(
+    readonly url: string,
+    cause: Error & { code?: string },
+  ) {
+    super(
+      `the TLS certificate of ${url} is not trusted (${cause.message}): if the node's certificate authority is your own, name its PEM file in NODE_EXTRA_CA_CERTS`,
+      { cause },
+    );
+    this.name = 'UntrustedCertificateError';
+  }
+}

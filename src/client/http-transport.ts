@@ -4,7 +4,8 @@
  * the clients of the daemon use the built-in module instead.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { NodeUnreachableError } from './errors.js';
+import { NodeUnreachableError, UntrustedCertificateError } from './errors.js';
+import { tlsTrust } from './tls-trust.js';
 
 /** Status, headers and parsed body of one answer, whatever its status. */
 export interface HttpAnswer {
@@ -23,7 +24,7 @@ export interface HttpRequest {
 }
 
 /** Socket errors that mean nothing answers at the address. */
-export const UNREACHABLE = new Set([
+const UNREACHABLE = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ENOTFOUND',
@@ -32,6 +33,26 @@ export const UNREACHABLE = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
 ]);
+
+/** Certificate checks of a TLS connection that failed: the node is there, but not trusted. */
+const UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** The error to report for a connection to `url` that failed with `error`. */
+export function connectionFailure(url: string, error: Error & { code?: string }): Error {
+  if (UNREACHABLE.has(error.code ?? '')) return new NodeUnreachableError(url, error);
+  if (UNTRUSTED.has(error.code ?? '')) return new UntrustedCertificateError(url, error);
+  return error;
+}
 
 function parseBody(text: string): unknown {
   if (text.length === 0) return undefined;
@@ -57,7 +78,9 @@ export class HttpTransport {
     }
     // node:https (and TLS with it) is loaded only for an https:// node: a local call skips it.
     const https = secure ? process.getBuiltinModule('node:https') : undefined;
-    this.agent = new (https?.Agent ?? HttpAgent)({ keepAlive: true, maxSockets: connections });
+    this.agent = https
+      ? new https.Agent({ keepAlive: true, maxSockets: connections, ...tlsTrust() })
+      : new HttpAgent({ keepAlive: true, maxSockets: connections });
     this.send = https?.request ?? httpRequest;
   }
 
@@ -91,13 +114,7 @@ export class HttpTransport {
           );
         },
       );
-      outgoing.on('error', (error: Error & { code?: string }) =>
-        reject(
-          UNREACHABLE.has(error.code ?? '')
-            ? new NodeUnreachableError(this.origin.origin, error)
-            : error,
-        ),
-      );
+      outgoing.on('error', (error) => reject(connectionFailure(this.origin.origin, error)));
       outgoing.end(request.body);
     });
   }

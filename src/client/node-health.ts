@@ -4,6 +4,7 @@
  * `health` route). `daemon status` shows both.
  */
 import { isReadiness, type Readiness } from '../shared/readiness.js';
+import { trustedFetch } from './tls-trust.js';
 
 /** `block_production` of the consensus RPC's `health` answer, as the wire spells it. */
 interface WireBlockProduction {
@@ -42,7 +43,7 @@ export async function fetchBlockProduction(
   consensusWs: string,
 ): Promise<BlockProduction | undefined> {
   try {
-    const response = await fetch(healthUrl(consensusWs), {
+    const response = await trustedFetch(healthUrl(consensusWs), {
       signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
     });
     const body = (await response.json()) as {
@@ -68,7 +69,7 @@ export async function fetchBlockProduction(
  */
 export async function fetchReadiness(baseUrl: string): Promise<Readiness | undefined> {
   try {
-    const response = await fetch(new URL('/ready', baseUrl), {
+    const response = await trustedFetch(new URL('/ready', baseUrl), {
       signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
     });
     const body: unknown = await response.json();

@@ -4,6 +4,7 @@
  */
 import { DaemonControlError } from './errors.js';
 import { parsePrometheusText, type MetricFamily, type Sample } from './prometheus-text.js';
+import { trustedFetch } from './tls-trust.js';
 
 /** The levels `node top` shows as a scrape gives them. */
 export interface NodeLevels {
@@ -146,7 +147,7 @@ export async function fetchMetricsReading(url: string): Promise<MetricsReading> 
   if (target.pathname === '/' || target.pathname === '') target.pathname = '/metrics';
   let text: string;
   try {
-    const response = await fetch(target, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    const response = await trustedFetch(target, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
     text = await response.text();
     if (!response.ok) throw new Error(`answered ${response.status}: ${text.trim()}`);
   } catch (error) {

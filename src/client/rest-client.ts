@@ -27,6 +27,7 @@ import type {
   StoragePage,
 } from '../shared/storage-api.js';
 import { RestResponseError } from './errors.js';
+import { tlsTrust } from './tls-trust.js';
 
 export interface RestClientOptions {
   token?: string;
@@ -137,7 +138,8 @@ export class RestClient {
   /** The pool of streamed transfers, made (and undici loaded) at the first one. */
   private transferPool(): Promise<Pool> {
     this.transfers ??= import('undici').then(
-      ({ Pool: UndiciPool }) => new UndiciPool(this.origin, { connections: 2 }),
+      ({ Pool: UndiciPool }) =>
+        new UndiciPool(this.origin, { connections: 2, connect: { ...tlsTrust() } }),
     );
     return this.transfers;
   }

@@ -3,8 +3,8 @@
  * closed (whichever side closed it) and closing it.
  */
 import WebSocket from 'ws';
-import { NodeUnreachableError } from './errors.js';
-import { UNREACHABLE } from './http-transport.js';
+import { connectionFailure } from './http-transport.js';
+import { tlsTrust } from './tls-trust.js';
 
 export type CloseListener = (code: number, reason: string) => void;
 
@@ -21,12 +21,10 @@ export abstract class SocketClient {
 
   /** Opens a socket; rejects when it cannot be reached. */
   protected static open(url: string, headers: Record<string, string> = {}): Promise<WebSocket> {
-    const socket = new WebSocket(url, { headers });
+    const socket = new WebSocket(url, { headers, ...tlsTrust() });
     return new Promise((resolve, reject) => {
       socket.once('open', () => resolve(socket));
-      socket.once('error', (error: Error & { code?: string }) =>
-        reject(UNREACHABLE.has(error.code ?? '') ? new NodeUnreachableError(url, error) : error),
-      );
+      socket.once('error', (error) => reject(connectionFailure(url, error)));
     });
   }
 

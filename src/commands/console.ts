@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { Flags } from '@oclif/core';
 import { NodeCommand } from '../cli/node-command.js';
+import { tlsTrust } from '../client/tls-trust.js';
 
 /** Top-level `await` in `--exec` code, as the REPL allows it. */
 const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
@@ -37,6 +38,11 @@ export default class Console extends NodeCommand {
     const request = new ethers.FetchRequest(connection.rpc.url);
     if (connection.token !== undefined)
       request.setHeader('authorization', `Bearer ${connection.token}`);
+    const { ca } = tlsTrust();
+    if (ca !== undefined && request.url.startsWith('https:')) {
+      const { Agent } = process.getBuiltinModule('node:https');
+      request.getUrlFunc = ethers.FetchRequest.createGetUrlFunc({ agent: new Agent({ ca }) });
+    }
     const provider = new ethers.JsonRpcProvider(request, undefined, { staticNetwork: true });
     const scope = {
       rpc: (method: string, ...params: unknown[]) => connection.rpc.call(method, params),

@@ -30,10 +30,32 @@ export function runCli(
   input?: string,
   cwd?: string,
 ): Promise<CliResult> {
+  return runProgram(process.execPath, [CLI_ENTRY, ...args], env, input, cwd);
+}
+
+/**
+ * Runs the CLI as the installed `node-cli` command runs: `entry` (bin/run.js, or a link to it)
+ * executed itself, so its sh launcher runs first.
+ */
+export function runCliExecutable(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  entry = CLI_ENTRY,
+): Promise<CliResult> {
+  return runProgram(entry, args, env);
+}
+
+function runProgram(
+  file: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  input?: string,
+  cwd?: string,
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
-      process.execPath,
-      [CLI_ENTRY, ...args],
+      file,
+      args,
       {
         env: { ...process.env, NO_COLOR: '1', ...env },
         cwd,
