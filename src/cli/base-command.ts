@@ -4,7 +4,7 @@
  * saying what was wrong, exit 1 for failures and 2 for usage errors, no stack traces or library
  * internals unless `--verbose` asks for them (then the cause chain with stacks).
  */
-import { Command, Errors, Flags, settings } from '@oclif/core';
+import { Command, Errors, Flags, settings, type Interfaces } from '@oclif/core';
 import { defaultDataDir } from '../shared/datadir-layout.js';
 import {
   DaemonControlError,
@@ -18,6 +18,9 @@ import {
 import { NodeError } from '../shared/errors.js';
 import { closestName } from './closest-name.js';
 import { JsonInputError } from './json-input.js';
+
+/** What oclif's parser returns flags and arguments as (its own type is not exported). */
+type ParsedValues = Record<string, unknown>;
 
 type OclifError = Error & { oclif?: { exit?: number } };
 
@@ -40,6 +43,24 @@ export abstract class BaseCommand extends Command {
       helpGroup: 'GLOBAL',
     }),
   };
+
+  /**
+   * Arguments come from the command line only. oclif would take piped stdin as the value of a
+   * missing argument, so `node-cli rpc eth_blockNumber` in a `while read` loop would swallow the
+   * loop's input, and every call would open stdin to look; commands that read stdin do so
+   * themselves.
+   */
+  protected override parse<F extends ParsedValues, B extends ParsedValues, A extends ParsedValues>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const input = options ?? (this.ctor as Interfaces.Input<F, B, A>);
+    const args = Object.fromEntries(
+      Object.entries(input.args ?? {}).map(([name, arg]) => [name, { ...arg, ignoreStdin: true }]),
+    );
+    // The command class stays the prototype: oclif reads its inherited flags through it.
+    return super.parse(Object.assign(Object.create(input), input, { args }), argv);
+  }
 
   protected dataDir(flags: { datadir?: string }): string {
     return flags.datadir ?? defaultDataDir();

@@ -161,6 +161,17 @@ describe('the executable launcher and NODE_EXTRA_CA_CERTS', () => {
     expect(launched.message).toContain('is not trusted');
   });
 
+  // The launcher's sh hands stdin on untouched; nor does the parser read it for an argument.
+  it('leaves piped stdin to whoever reads it after the command', async () => {
+    const call = await runCli(
+      ['rpc', 'eth_blockNumber', '--rpc-url', daemon.endpoints.http],
+      {},
+      'latest\n',
+    );
+    expect(call).toMatchObject({ code: 0, stderr: '' });
+    expect(call.stdout.trim()).toMatch(/^0x[0-9a-f]+$/);
+  });
+
   it('gives the daemon NODE_EXTRA_CA_CERTS as the user set it', () => {
     const environment = environOf(daemon.pid);
     expect(environment.get('NODE_EXTRA_CA_CERTS')).toBe(tls.cert);
