@@ -31,7 +31,8 @@ export default class BlockGet extends NodeCommand {
     try {
       const block = await new EthClient(connection.rpc).getBlock(args.block, flags.full);
       if (block === null) throw new NotFoundError(`block ${String(args.block)} not found`);
-      for (const line of blockLines(block)) this.log(line);
+      // --json prints only the returned value: the lines (checksums, colours) are not made then.
+      if (!this.jsonEnabled()) for (const line of blockLines(block)) this.log(line);
       return withChecksummedAddresses(block.raw);
     } finally {
       await connection.close();
