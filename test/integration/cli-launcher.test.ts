@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,8 +46,15 @@ function selfSignedCertificate(dir: string): { key: string; cert: string } {
   return { key, cert };
 }
 
-/** An https:// front of the daemon's JSON-RPC endpoint, passing each request through. */
-function httpsFront(tls: { key: string; cert: string }, target: string): Promise<Server> {
+/**
+ * A TLS front of the daemon: requests pass through to its JSON-RPC endpoint `target`, WebSocket
+ * upgrades to its consensus socket `socketTarget`.
+ */
+function httpsFront(
+  tls: { key: string; cert: string },
+  target: string,
+  socketTarget: string,
+): Promise<Server> {
   const server = createServer(
     { key: readFileSync(tls.key), cert: readFileSync(tls.cert) },
     (incoming, answer) => {
@@ -62,6 +70,21 @@ function httpsFront(tls: { key: string; cert: string }, target: string): Promise
       incoming.pipe(outgoing);
     },
   );
+  server.on('upgrade', (incoming, socket, head) => {
+    const { hostname, port } = new URL(socketTarget);
+    const upstream = connect(Number(port), hostname, () => {
+      const headers = [];
+      for (let i = 0; i < incoming.rawHeaders.length; i += 2)
+        headers.push(`${incoming.rawHeaders[i]}: ${incoming.rawHeaders[i + 1]}`);
+      upstream.write(
+        `${incoming.method} ${incoming.url} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`,
+      );
+      upstream.write(head);
+      upstream.pipe(socket).pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
@@ -79,7 +102,7 @@ describe('the executable launcher and NODE_EXTRA_CA_CERTS', () => {
   let dir: string;
   let dataDir: string;
   let tls: { key: string; cert: string };
-  let daemon: { pid: number; endpoints: { http: string } };
+  let daemon: { pid: number; endpoints: { http: string; consensusWs: string } };
   let front: Server;
   let httpsUrl: string;
   const MISSING_FILE = '/nonexistent/extra-ca.pem';
@@ -94,7 +117,7 @@ describe('the executable launcher and NODE_EXTRA_CA_CERTS', () => {
     );
     expect(started.stderr).toBe('');
     daemon = JSON.parse(started.stdout) as typeof daemon;
-    front = await httpsFront(tls, daemon.endpoints.http);
+    front = await httpsFront(tls, daemon.endpoints.http, daemon.endpoints.consensusWs);
     const address = front.address();
     httpsUrl = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   });
@@ -118,6 +141,22 @@ describe('the executable launcher and NODE_EXTRA_CA_CERTS', () => {
     });
     expect(block.code).toBe(0);
     expect(JSON.parse(block.stdout)).toHaveProperty('hash');
+  });
+
+  it('reaches its consensus socket over wss:// the same way', async () => {
+    const consensusUrl = `${httpsUrl.replace('https:', 'wss:')}/websocket`;
+    const args = ['events', 'tail', '--count', '1', '--json', '--consensus-url', consensusUrl];
+    const trusted = await runCliExecutable(args, { NODE_EXTRA_CA_CERTS: tls.cert });
+    expect(trusted.code).toBe(0);
+    expect(JSON.parse(trusted.stdout)).toMatchObject({ type: 'tendermint/event/NewBlock' });
+
+    const refused = await runCliExecutable(args, { NODE_EXTRA_CA_CERTS: undefined });
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      error: {
+        message: expect.stringContaining(`the TLS certificate of ${consensusUrl} is not trusted`),
+      },
+    });
   });
 
   it('refuses that node without the variable, saying the certificate is not trusted', async () => {
