@@ -47,8 +47,8 @@ function readDeferredTrust(file: string | undefined): TlsTrust {
  * The environment for a process the CLI starts: `NODE_EXTRA_CA_CERTS` as the user set it,
  * so a child Node process (the daemon) trusts the same authorities.
  */
-export function childEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const { [DEFERRED_CA_CERTS_VARIABLE]: deferred, ...rest } = env;
+export function childEnvironment(): NodeJS.ProcessEnv {
+  const { [DEFERRED_CA_CERTS_VARIABLE]: deferred, ...rest } = process.env;
   return deferred === undefined ? rest : { ...rest, NODE_EXTRA_CA_CERTS: deferred };
 }
 

@@ -13,6 +13,7 @@ import { connect } from 'node:net';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFERRED_CA_CERTS_VARIABLE } from '../../src/client/tls-trust.js';
 import { CLI_ENTRY, runCli, runCliExecutable } from '../helpers/cli.js';
 import { LOOPBACK_FLAGS, makeDataDir } from '../helpers/test-daemon.js';
 
@@ -214,6 +215,6 @@ describe('the executable launcher and NODE_EXTRA_CA_CERTS', () => {
   it('gives the daemon NODE_EXTRA_CA_CERTS as the user set it', () => {
     const environment = environOf(daemon.pid);
     expect(environment.get('NODE_EXTRA_CA_CERTS')).toBe(tls.cert);
-    expect(environment.has('NODE_CLI_DEFERRED_CA_CERTS')).toBe(false);
+    expect(environment.has(DEFERRED_CA_CERTS_VARIABLE)).toBe(false);
   });
 });
