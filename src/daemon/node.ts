@@ -17,7 +17,7 @@ import { DEV_NAMESPACE } from './api/dev-methods.js';
 import { accountSigning, namespaceModules } from './api/namespaces.js';
 import type { NodeServices } from './api/services.js';
 import { UNSUPPORTED_METHODS } from './api/unsupported.js';
-import { BURST_QUIET_MS, BURST_TRANSACTIONS, releaseAfterBursts } from './burst-release.js';
+import { releaseAfterBursts } from './burst-release.js';
 import { Chain } from './chain/chain.js';
 import { ConsensusEngine } from './chain/consensus.js';
 import { ProductionHealth } from './chain/production-health.js';
@@ -33,7 +33,6 @@ import {
 import { SenderRecovery } from './crypto/sender-recovery.js';
 import { writeFileAtomic } from '../shared/atomic-write.js';
 import { DevControl } from './dev/dev-control.js';
-import { collectHeapFully } from './diagnostics/heap-collection.js';
 import { startConsensusRpcServer } from './consensus-rpc/server.js';
 import { AuthToken } from './datadir/auth-token.js';
 import { openNodeKey } from './datadir/node-key.js';
@@ -130,22 +129,7 @@ async function startChain(
     },
   });
   pool.onPending((pooled) => bus.publishPendingTx(pooled));
-  shutdownSteps.push(
-    releaseAfterBursts({
-      bus,
-      pool,
-      collect: collectHeapFully,
-      minTransactions: BURST_TRANSACTIONS,
-      quietMs: BURST_QUIET_MS,
-      onReleased: ({ heapBefore, heapAfter, ms }) =>
-        logger.debug('heap collected after a burst of transactions', {
-          heapMiB: `${(heapBefore / 2 ** 20).toFixed(1)} -> ${(heapAfter / 2 ** 20).toFixed(1)}`,
-          ms: Math.round(ms),
-        }),
-      onError: (error) =>
-        logger.warn('heap collection after a burst failed', { error: String(error) }),
-    }),
-  );
+  shutdownSteps.push(releaseAfterBursts({ bus, pool, logger }));
   await restoreJournal(pool, journal, chain, logger);
   shutdownSteps.push(expireQueuedTransactions(pool, config['txpool.lifetime'], logger));
   const logs = await openLogReaders({
