@@ -26,6 +26,7 @@ import { measureStorageThroughput } from './workloads/storage-throughput.js';
 import { measureStallProbes } from './workloads/stall-probes.js';
 import { nodeCliBurstFlags, runBurstSuite, signedBurst } from './workloads/burst.js';
 import { measureReadsAlternating, readWorkloads } from './workloads/read-throughput.js';
+import { SOAK_DEFAULTS, runSoak } from './workloads/soak.js';
 
 const COMMIT_TIMEOUT_MS = 600_000;
 const addresses = [...DEV_ADDRESSES];
@@ -225,6 +226,19 @@ for (const [key, count] of Object.entries(bursts)) {
         signedBurstPlan,
         progress,
         COMMIT_TIMEOUT_MS,
+      ),
+    );
+  }
+}
+// The soak, opt-in (--soak <minutes>): long, so it runs only when asked for.
+if (settings.soakMinutes > 0) {
+  for (const name of settings.nodes) {
+    results[name].soak = await step(`${name}: soak of ${settings.soakMinutes} min`, () =>
+      runSoak(
+        () => startTracked(starters[name], '1'),
+        DEV_PRIVATE_KEYS,
+        { ...SOAK_DEFAULTS, minutes: settings.soakMinutes },
+        progress,
       ),
     );
   }

@@ -19,6 +19,7 @@ export const RECIPIENT = '0x000000000000000000000000000000000000bEEF';
  * @property {number} logQueryRuns timed eth_getLogs calls (after one untimed)
  * @property {number} coldStartRuns
  * @property {boolean} burst10k also run the 10 000-transaction burst (opt-in: minutes more)
+ * @property {number} soakMinutes length of the soak (workloads/soak.js); 0, the default, skips it
  * @property {string[]} nodes which nodes to run: 'anvil', 'node-cli'
  * @property {string} output path of the JSON results
  */
@@ -35,6 +36,7 @@ export function readSettings(argv) {
       'read-rounds': { type: 'string', default: '2' },
       only: { type: 'string' },
       'burst-10k': { type: 'boolean', default: false },
+      soak: { type: 'string', default: '0' },
       output: { type: 'string', default: 'bench-results/latest.json' },
       help: { type: 'boolean', default: false },
     },
@@ -43,7 +45,7 @@ export function readSettings(argv) {
     console.log(
       'usage: node scripts/bench/run.js [--duration <s per load test>] [--value-transfers <per sender>]\n' +
         '       [--token-transfers <per sender>] [--workers <load processes>] [--read-rounds <n>]\n' +
-        '       [--only anvil|node-cli] [--burst-10k]\n' +
+        '       [--only anvil|node-cli] [--burst-10k] [--soak <minutes>]\n' +
         '       [--output <json path>]',
     );
     process.exit(0);
@@ -52,6 +54,12 @@ export function readSettings(argv) {
     const value = Number(values[name]);
     if (!Number.isFinite(value) || value <= 0)
       throw new Error(`--${name} must be a positive number`);
+    return value;
+  };
+  const nonNegative = (name) => {
+    const value = Number(values[name]);
+    if (!Number.isFinite(value) || value < 0)
+      throw new Error(`--${name} must be a number, 0 or more`);
     return value;
   };
   if (values.only !== undefined && !['anvil', 'node-cli'].includes(values.only))
@@ -67,6 +75,7 @@ export function readSettings(argv) {
     logQueryRuns: 7,
     coldStartRuns: 5,
     burst10k: values['burst-10k'],
+    soakMinutes: nonNegative('soak'),
     nodes: values.only ? [values.only] : ['anvil', 'node-cli'],
     output: values.output,
   };

@@ -17,6 +17,7 @@ import { DEV_NAMESPACE } from './api/dev-methods.js';
 import { accountSigning, namespaceModules } from './api/namespaces.js';
 import type { NodeServices } from './api/services.js';
 import { UNSUPPORTED_METHODS } from './api/unsupported.js';
+import { releaseAfterBursts } from './burst-release.js';
 import { Chain } from './chain/chain.js';
 import { ConsensusEngine } from './chain/consensus.js';
 import { ProductionHealth } from './chain/production-health.js';
@@ -141,6 +142,7 @@ async function startChain(
     },
   });
   pool.onPending((pooled) => bus.publishPendingTx(pooled));
+  shutdownSteps.push(releaseAfterBursts({ bus, pool, logger }));
   await restoreJournal(pool, journal, chain, logger);
   shutdownSteps.push(expireQueuedTransactions(pool, config['txpool.lifetime'], logger));
   const logs = await openLogReaders({

@@ -67,6 +67,19 @@ describe('eth_call caches', () => {
     expect(await readRegister(register, sevenAt - 1n)).toBe(0n);
   });
 
+  it('lets go of the VMs of states it no longer keeps', async () => {
+    const register = (await commit({ data: deployCode(REGISTER_RUNTIME) }))!;
+    const listeners = () => chain.common.events.listenerCount('hardforkChanged');
+    await readRegister(register, chain.head().number);
+    const before = listeners();
+    // Each block a new state root, each call on it a new VM in the cache.
+    for (let value = 1n; value <= 12n; value++) {
+      await commit({ to: register, data: word(value) });
+      expect(await readRegister(register, chain.head().number)).toBe(value);
+    }
+    expect(listeners()).toBe(before);
+  });
+
   it('keeps what a call wrote out of the state later calls read', async () => {
     const register = (await commit({ data: deployCode(REGISTER_RUNTIME) }))!;
     await commit({ to: register, data: word(7n) });

@@ -177,8 +177,54 @@ export function burstTable(results) {
         row(`  eth_blockNumber p99 meanwhile (ms)`, (r) => r?.blockNumberLatency?.p99Ms, 1),
       );
     }
+    rows.push([
+      `${label}: resident memory after it (MiB)`,
+      show(results['node-cli']?.[key]?.residentMiB, 1),
+      show(results.anvil?.[key]?.residentMiB, 1),
+      '-',
+    ]);
   }
   return table(['burst, block time 1 s', 'node-cli', 'anvil', 'node/anvil'], rows);
+}
+
+/**
+ * The soak of each node that ran it: resident memory after the warm-up, at its start and end
+ * (medians of a few samples), lowest and highest, and the drift from start to end.
+ */
+export function soakTable(results) {
+  const rows = [];
+  for (const [name, result] of Object.entries(results)) {
+    const soak = result?.soak;
+    if (soak === undefined) continue;
+    if (soak.error !== undefined) {
+      rows.push([`${name}: ${soak.error}`, '', '', '', '', '']);
+      continue;
+    }
+    for (const [part, label] of [
+      ['resident', 'resident'],
+      ['anonymous', '  anonymous'],
+      ['fileBacked', '  file-backed'],
+    ]) {
+      const figures = soak[part];
+      rows.push([
+        `${name}, ${show(soak.minutes)} min: ${label}`,
+        show(figures.startMiB, 1),
+        show(figures.endMiB, 1),
+        show(figures.minMiB, 1),
+        show(figures.maxMiB, 1),
+        `${figures.driftPercent > 0 ? '+' : ''}${show(figures.driftPercent, 1)} %`,
+      ]);
+    }
+    rows.push([
+      `  ${show(soak.transfersSent)} transfers (${show(soak.transfersRefused)} refused), ${show(soak.reads)} reads (${show(soak.readErrors)} failed), ${show(soak.blocks)} blocks`,
+      '',
+      '',
+      '',
+      '',
+      '',
+    ]);
+  }
+  return table(['soak (MiB, after the warm-up)', 'start', 'end', 'min', 'max', 'drift'], rows);
 }
 
 /** @param {import('./targets.js').TargetOutcome[]} outcomes */
@@ -214,6 +260,7 @@ export function renderReport(results, outcomes) {
     burstTable(results),
     loadTable(results),
     stallTable(results),
+    ...(Object.values(results).some((result) => result?.soak) ? [soakTable(results)] : []),
     targetsTable(outcomes),
     ...(errors.length > 0 ? [`measurements that failed:\n${errors.join('\n')}`] : []),
   ].join('\n\n');

@@ -116,7 +116,19 @@ const TARGETS = [
     500,
     'ms',
   ),
-  below('resident memory after the run', (suite) => suite?.memory?.afterRun?.total, 300, 'MiB'),
+  // Issue #17: at most 150 MiB after the benchmark, and flat within 10 % over the soak.
+  below('resident memory after the run', (suite) => suite?.memory?.afterRun?.total, 150, 'MiB'),
+  below('resident memory after the 4 000 burst', (suite) => suite?.burst?.residentMiB, 150, 'MiB'),
+  (results) => {
+    const soak = results['node-cli']?.soak;
+    const value = soak?.resident?.driftPercent ?? null;
+    return {
+      name: 'resident memory drift over the soak (opt-in)',
+      goal: 'within 10 %',
+      value,
+      verdict: soak === undefined ? 'n/a' : judge(results, 0, value, Math.abs(value) <= 10),
+    };
+  },
   below(
     'slowest eth_blockNumber under the stall probes',
     (suite) =>

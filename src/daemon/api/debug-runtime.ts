@@ -15,6 +15,7 @@ import {
   type ProfileWindow,
 } from '../diagnostics/event-loop-profiles.js';
 import { processGcMonitor } from '../diagnostics/gc-monitor.js';
+import { collectHeapFully } from '../diagnostics/heap-collection.js';
 import { writeHeapSnapshotTo } from '../diagnostics/heap-snapshot.js';
 import { ProfileDirectory } from '../diagnostics/profile-directory.js';
 import { MAX_RECORDING_SECONDS, Recorder } from '../diagnostics/recorder.js';
@@ -179,7 +180,7 @@ export function debugRuntimeMethods(profilesDir: string): MethodDefinition[] {
       name: 'debug_freeOSMemory',
       params: [],
       handler: async () => {
-        await inspector().post('HeapProfiler.collectGarbage');
+        await collectHeapFully();
         return null;
       },
     }),

@@ -43,7 +43,9 @@ async function vmAt(reader: ChainReader, stateRoot: Uint8Array): Promise<VM> {
     caches: new Caches(),
   });
   return createVM({
-    common: reader.common,
+    // A copy of its own, as in `CallVmCache`: the EVM's listener on its Common would otherwise
+    // keep every replay's VM alive.
+    common: reader.common.copy(),
     stateManager,
     blockchain: blockHashSource((number) => reader.getBlockByNumber(number)?.hash),
   });
