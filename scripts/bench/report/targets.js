@@ -69,6 +69,7 @@ const TARGETS = [
   atLeastRatio('eth_blockNumber req/s', readRate('eth_blockNumber'), 1.0),
   atLeastRatio('eth_getBalance req/s', readRate('eth_getBalance'), 1.0),
   atLeastRatio('eth_call balanceOf req/s', readRate('eth_call'), 0.5),
+  atLeastRatio('eth_call balanceOf, no request repeated', readRate('eth_call_distinct'), 0.5),
   atLeastRatio('value transfers/s (block time 1 s)', commitRate('value'), 0.5),
   atLeastRatio('ERC-20 transfers/s (block time 1 s)', commitRate('token'), 0.5),
   ratioOf(
