@@ -112,7 +112,10 @@ export function followLines(path: string, onLine: (line: string) => void): () =>
       drain();
       return;
     }
-    // Rotated: the files newer than the one just finished, oldest first, then the new log.
+    // Rotated: first the lines the writer appended to this file between the drain above and its
+    // rename (it writes nothing there after), then the files newer than it, oldest first, then
+    // the new log.
+    drain();
     let behind = 1;
     while (behind < MAX_ROTATIONS_BEHIND && inodeOf(rotated(path, behind)) !== inode) behind++;
     if (behind === MAX_ROTATIONS_BEHIND) behind = 1;
