@@ -17,7 +17,7 @@
 // bundle answers the imports of those paths with its own copies.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -28,7 +28,8 @@ const bundleFile = join(dist, 'cli-bundle.cjs');
 const errorsFile = join(dist, 'shared', 'errors.js');
 const daemonDir = join(dist, 'daemon') + sep;
 // What src/cli/cli-bundle.ts expects of the bundle; kept in one place there.
-const { LOADED_BY_REQUIRE, SHARED_ERRORS_SPECIFIER } = await import('../dist/cli/cli-bundle.js');
+const { LOADED_BY_REQUIRE, SHARED_ERRORS_SPECIFIER, commandManifestFile } =
+  await import('../dist/cli/cli-bundle.js');
 
 /** Every .js file below `dir`, relative to dist/ with forward slashes. */
 function* scripts(dir) {
@@ -53,7 +54,7 @@ const commandIds = [...scripts(join(dist, 'commands'))].map((path) =>
     .replaceAll('/', ' '),
 );
 const entry = [
-  "export { execute, run } from '@oclif/core';",
+  "export { execute, run, Plugin } from '@oclif/core';",
   `export const commandIds = ${JSON.stringify(commandIds)};`,
   'export const bundledModules = {',
   ...entryModules.map((path) => `  ${JSON.stringify(path)}: () => import('./${path}'),`),
@@ -150,5 +151,14 @@ rmSync(join(dist, 'vendor'), { recursive: true, force: true });
 console.log(
   `bundled dist/cli-bundle.cjs (${entryModules.length} commands and hooks, ${importStarts.length} dynamic imports routed)`,
 );
+
+// A call of a known command reads that command's part of oclif.manifest.json alone.
+const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8'));
+rmSync(dirname(commandManifestFile('rpc')), { recursive: true, force: true });
+mkdirSync(dirname(commandManifestFile('rpc')));
+for (const [id, command] of Object.entries(manifest.commands)) {
+  const own = { version: manifest.version, commands: { [id]: command } };
+  writeFileSync(commandManifestFile(id.replaceAll(':', ' ')), JSON.stringify(own));
+}
 
 execFileSync(process.execPath, [join(root, 'scripts', 'cli-code-cache.js')], { stdio: 'inherit' });

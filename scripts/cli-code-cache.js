@@ -28,7 +28,7 @@ const writeError = process.stderr.write;
 process.stdout.write = process.stderr.write = () => true;
 try {
   for (const argv of warmUps) {
-    await exports.run(argv, loadOptionsFor(argv, exports.commandIds)).catch(() => undefined);
+    await exports.run(argv, await loadOptionsFor(argv, exports)).catch(() => undefined);
   }
 } finally {
   process.stdout.write = write;
