@@ -4,7 +4,7 @@
  * saying what was wrong, exit 1 for failures and 2 for usage errors, no stack traces or library
  * internals unless `--verbose` asks for them (then the cause chain with stacks).
  */
-import { Command, Errors, Flags, settings, type Interfaces } from '@oclif/core';
+import { Command, Errors, Flags, settings, ux, type Interfaces } from '@oclif/core';
 import { defaultDataDir } from '../shared/datadir-layout.js';
 import {
   DaemonControlError,
@@ -89,6 +89,16 @@ export abstract class BaseCommand extends Command {
   protected override toErrorJson(error: unknown): { error: { message: string; exit: number } } {
     const { message, oclif } = error as OclifError;
     return { error: { message, exit: oclif?.exit ?? 1 } };
+  }
+
+  /**
+   * `--json` output. Without a JSON colour theme oclif's own `logJson` splits the whole document
+   * into tokens only to join them again uncoloured, a cost that grows with the document (a full
+   * block, a trace); the same text is written directly then.
+   */
+  override logJson(json: unknown): void {
+    if (this.config.theme?.json !== undefined) return super.logJson(json);
+    ux.stdout(JSON.stringify(json, null, 2));
   }
 
   /** Parsing may have failed, so the flag is looked for in the raw arguments. */

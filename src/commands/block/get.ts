@@ -2,7 +2,6 @@ import { Flags } from '@oclif/core';
 import { withChecksummedAddresses } from '../../cli/json-conventions.js';
 import { NodeCommand } from '../../cli/node-command.js';
 import { blockArg } from '../../cli/chain-args.js';
-import { blockLines } from '../../cli/chain-display.js';
 import { EthClient, type RpcObject } from '../../client/eth-client.js';
 import { NotFoundError } from '../../shared/errors.js';
 
@@ -31,8 +30,12 @@ export default class BlockGet extends NodeCommand {
     try {
       const block = await new EthClient(connection.rpc).getBlock(args.block, flags.full);
       if (block === null) throw new NotFoundError(`block ${String(args.block)} not found`);
-      // --json prints only the returned value: the lines (checksums, colours) are not made then.
-      if (!this.jsonEnabled()) for (const line of blockLines(block)) this.log(line);
+      // --json prints only the returned value: the lines (checksums, colours) and the modules
+      // that make them are not loaded then.
+      if (!this.jsonEnabled()) {
+        const { blockLines } = await import('../../cli/chain-display.js');
+        for (const line of blockLines(block)) this.log(line);
+      }
       return withChecksummedAddresses(block.raw);
     } finally {
       await connection.close();
