@@ -35,7 +35,8 @@ export { QuerySyntaxError } from './syntax-error.js';
 /** A parsed, compiled query. */
 export class Query {
   private readonly matcher: EventMatcher;
-  private readonly text: string;
+  /** Made when first asked for: a subscription's query is parsed on the request path. */
+  private text: string | undefined;
 
   /** Compiles already-parsed conditions; most callers want {@link parseQuery}. */
   constructor(
@@ -43,7 +44,6 @@ export class Query {
     options: MatchOptions = {},
   ) {
     this.matcher = compileMatcher(conditions, options);
-    this.text = formatQuery(conditions);
   }
 
   /** Whether the flattened events satisfy every condition. */
@@ -53,6 +53,7 @@ export class Query {
 
   /** The canonical text, e.g. `tm.event = 'Tx' AND ethereum_tx.amount > 5`. */
   toString(): string {
+    this.text ??= formatQuery(this.conditions);
     return this.text;
   }
 }

@@ -47,6 +47,8 @@ const KEYWORDS: ReadonlyMap<string, KeywordKind> = new Map<string, KeywordKind>(
   ['CONTAINS', 'contains'],
   ['EXISTS', 'exists'],
 ]);
+/** The length of the longest word with a meaning of its own (CONTAINS; DATE and TIME are shorter). */
+const LONGEST_KEYWORD = Math.max(...[...KEYWORDS.keys()].map((word) => word.length));
 const OPERATORS: readonly ComparisonOperator[] = ['=', '<', '<=', '>', '>='];
 // CometBFT refuses stamps outside these years; keeping the rule keeps queries portable.
 const FIRST_YEAR = 1900;
@@ -101,11 +103,15 @@ export class Lexer {
   }
 
   private readWord(text: string, offset: number): Token {
+    // Most words are keys, often long ones; no keyword is longer than CONTAINS.
+    if (text.length > LONGEST_KEYWORD) return this.take({ kind: 'key', text, offset });
     const upper = text.toUpperCase();
     const keyword = KEYWORDS.get(upper);
     if (keyword !== undefined) return this.take({ kind: keyword, text, offset });
-    const followedBySpace = /\s/.test(this.input[offset + text.length] ?? '');
-    if ((upper === 'DATE' || upper === 'TIME') && followedBySpace) {
+    if (
+      (upper === 'DATE' || upper === 'TIME') &&
+      /\s/.test(this.input[offset + text.length] ?? '')
+    ) {
       return this.readStamp(upper, offset, offset + text.length);
     }
     return this.take({ kind: 'key', text, offset });
