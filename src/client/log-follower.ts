@@ -59,12 +59,16 @@ export function tailLines(path: string, count: number): string[] {
   return lines;
 }
 
-function inodeOf(path: string): number | undefined {
+function statOf(path: string): { ino: number; size: number } | undefined {
   try {
-    return statSync(path).ino;
+    return statSync(path);
   } catch {
     return undefined;
   }
+}
+
+function inodeOf(path: string): number | undefined {
+  return statOf(path)?.ino;
 }
 
 /** How far back a follower looks for the file it was reading after rotations. */
@@ -95,20 +99,39 @@ export function followLines(path: string, onLine: (line: string) => void): () =>
       emit(decoder.write(buffer.subarray(0, read)));
     }
   };
-  const switchTo = (file: string) => {
-    const next = openSync(file, 'r');
-    closeSync(fd);
-    fd = next;
-    inode = fstatSync(fd).ino;
-    offset = 0;
-    decoder = new StringDecoder('utf8');
+  /**
+   * The files written after the one being read, oldest first, opened; undefined when the log
+   * rotated again while they were being opened (the names then no longer say which file is
+   * which, so the caller looks again).
+   */
+  const openNewer = (): Array<{ fd: number; ino: number }> | undefined => {
+    let behind = 1;
+    while (behind < MAX_ROTATIONS_BEHIND && inodeOf(rotated(path, behind)) !== inode) behind++;
+    // Not found: the follower fell behind the whole retention, and goes on with the newest file.
+    const found = behind < MAX_ROTATIONS_BEHIND;
+    if (!found) behind = 1;
+    const opened: Array<{ fd: number; ino: number }> = [];
+    const still = () =>
+      (!found || inodeOf(rotated(path, behind)) === inode) &&
+      opened.every(({ ino }, k) => inodeOf(rotated(path, behind - 1 - k)) === ino);
+    try {
+      for (let index = behind - 1; index >= 0; index--) {
+        const fd = openSync(rotated(path, index), 'r');
+        opened.push({ fd, ino: fstatSync(fd).ino });
+      }
+      if (still()) return opened;
+    } catch {
+      // A name missing mid-rotation: looked at again below.
+    }
+    for (const { fd: other } of opened) closeSync(other);
+    return undefined;
   };
   const check = () => {
     drain();
-    const current = inodeOf(path);
+    const current = statOf(path);
     if (current === undefined) return;
-    if (current === inode) {
-      if (statSync(path).size < offset) offset = 0;
+    if (current.ino === inode) {
+      if (current.size < offset) offset = 0;
       drain();
       return;
     }
@@ -116,16 +139,15 @@ export function followLines(path: string, onLine: (line: string) => void): () =>
     // rename (it writes nothing there after), then the files newer than it, oldest first, then
     // the new log.
     drain();
-    let behind = 1;
-    while (behind < MAX_ROTATIONS_BEHIND && inodeOf(rotated(path, behind)) !== inode) behind++;
-    if (behind === MAX_ROTATIONS_BEHIND) behind = 1;
-    for (let index = behind - 1; index >= 0; index--) {
-      try {
-        switchTo(rotated(path, index));
-        drain();
-      } catch {
-        // Rotated away again meanwhile; the next check starts from the newest file.
-      }
+    const newer = openNewer();
+    if (newer === undefined) return;
+    for (const next of newer) {
+      closeSync(fd);
+      fd = next.fd;
+      inode = next.ino;
+      offset = 0;
+      decoder = new StringDecoder('utf8');
+      drain();
     }
   };
   const watcher = watch(dirname(path), () => check());

@@ -54,6 +54,7 @@ import { StorageMaintenance } from './storage/storage-maintenance.js';
 import type { BrowserPolicy } from './transport/browser-guard.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
+import { AutomineAcknowledgement } from './txpool/automine-acknowledgement.js';
 import { PoolJournal } from './txpool/journal.js';
 import { NO_METRICS, type MetricsRecorder } from './metrics/recorder.js';
 import { PrometheusRecorder } from './metrics/prometheus-recorder.js';
@@ -171,8 +172,16 @@ async function startChain(
     logCommittedBlocks({ onStep: (l) => engine.onStep(l), onBlock: (l) => bus.onBlock(l) }, logger),
   );
   chain.observeCommits(metrics);
+  const acknowledgement = new AutomineAcknowledgement({
+    automine: () => engine.miningMode().automine,
+    isPending: (hashHex) => pool.isPending(hashHex),
+    isPooled: (hashHex) => pool.getByHash(hashHex) !== undefined,
+    onBlock: (listener) => bus.onBlock(listener),
+    onRewind: (listener) => bus.onRewind(listener),
+  });
   engine.start();
   shutdownSteps.push(closing('block production', () => engine.stop(), logger));
+  shutdownSteps.push(() => acknowledgement.close());
   const dev = new DevControl({
     chain,
     engine,
@@ -180,10 +189,11 @@ async function startChain(
     bus,
     // Mining switched off by the dev methods is production stopped on purpose: readiness and
     // `daemon status` say so (`metrics/readiness.ts`).
-    onMiningMode: ({ automine, intervalMs }) =>
-      automine || intervalMs > 0
-        ? production.startedByOperator('the dev mining methods')
-        : production.stoppedByOperator('evm_setAutomine(false) with no mining interval'),
+    onMiningMode: ({ automine, intervalMs }) => {
+      acknowledgement.miningModeChanged();
+      if (automine || intervalMs > 0) production.startedByOperator('the dev mining methods');
+      else production.stoppedByOperator('evm_setAutomine(false) with no mining interval');
+    },
   });
   logger.info('chain opened', {
     chainId: chain.chainId,
@@ -194,6 +204,7 @@ async function startChain(
   return {
     chain,
     pool,
+    acknowledgement,
     bus,
     logs,
     dev,

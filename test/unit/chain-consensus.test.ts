@@ -56,6 +56,9 @@ class FakePool implements TxPoolApi {
   getByHash(hashHex: string): PooledTransaction | undefined {
     return this.txs.find((t) => t.hashHex === hashHex);
   }
+  isPending(hashHex: string): boolean {
+    return this.getByHash(hashHex) !== undefined;
+  }
   pendingBySender(): Map<string, PooledTransaction[]> {
     return new Map();
   }

@@ -52,4 +52,26 @@ describe('log follower', () => {
       file.close();
     }
   });
+
+  it('reads every file in order when the log rotates again while it catches up', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'node-cli-follow-'));
+    const path = join(dir, 'daemon.log');
+    const file = new RotatingLogFile(path, { maxSize: 1000, maxFiles: 20 });
+    file.write(`${line(0)}\n`);
+    const seen: string[] = [];
+    // Line 30 is read from a rotated file during a catch-up; writing then rotates the log twice
+    // more, as a daemon writing on while the follower reads would.
+    const stop = followLines(path, (text) => {
+      seen.push(text);
+      if (text === line(30)) for (let i = 61; i < 91; i++) file.write(`${line(i)}\n`);
+    });
+    try {
+      for (let i = 1; i < 61; i++) file.write(`${line(i)}\n`);
+      await waitFor(() => seen.length >= 90, 10_000, 'every line');
+      expect(seen).toEqual(range(1, 91));
+    } finally {
+      stop();
+      file.close();
+    }
+  });
 });

@@ -60,6 +60,11 @@ export interface TransactionSignerDeps {
    * `dev/impersonation.ts`). Default: never.
    */
   impersonating?(address: string): boolean;
+  /**
+   * Resolves when the send of a transaction just pooled may be answered
+   * (`txpool/automine-acknowledgement.ts`). Default: at once.
+   */
+  settled?(hashHex: string): Promise<void>;
 }
 
 /** Signs and sends transactions of the node's accounts. */
@@ -95,10 +100,10 @@ export class TransactionSigner {
           { journal: false },
         ),
       );
-      return acknowledged(admission);
+      return this.acknowledged(admission);
     }
     const key = await this.accounts.unlockedKey(fields.from);
-    return acknowledged(await this.serial.run(() => this.fillSignAndAdmit(fields, key)));
+    return this.acknowledged(await this.serial.run(() => this.fillSignAndAdmit(fields, key)));
   }
 
   /**
@@ -109,7 +114,7 @@ export class TransactionSigner {
     const admission = await this.accounts.withPassphrase(fields.from, passphrase, (key) =>
       this.serial.run(() => this.fillSignAndAdmit(fields, key)),
     );
-    return acknowledged(admission);
+    return this.acknowledged(admission);
   }
 
   /**
@@ -117,7 +122,14 @@ export class TransactionSigner {
    * identity key), through the same queue so its nonces stay consecutive too.
    */
   async sendWithKey(fields: TransactionFields, key: Uint8Array): Promise<string> {
-    return acknowledged(await this.serial.run(() => this.fillSignAndAdmit(fields, key)));
+    return this.acknowledged(await this.serial.run(() => this.fillSignAndAdmit(fields, key)));
+  }
+
+  /** The hash to answer with, once the transaction is on disk and its send may be answered. */
+  private async acknowledged({ pooled, durable }: Admission): Promise<string> {
+    await durable;
+    await this.deps.settled?.(pooled.hashHex);
+    return pooled.hashHex;
   }
 
   /**
@@ -213,7 +225,3 @@ function toAddress(hex: string): Address {
 }
 
 /** The hash to answer with, once the pool has the transaction on disk. */
-async function acknowledged({ pooled, durable }: Admission): Promise<string> {
-  await durable;
-  return pooled.hashHex;
-}

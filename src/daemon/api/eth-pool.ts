@@ -175,7 +175,7 @@ function decodeRawTransaction(
   }
 }
 
-export function ethPoolMethods({ chain, pool }: NodeServices): MethodDefinition[] {
+export function ethPoolMethods({ chain, pool, acknowledgement }: NodeServices): MethodDefinition[] {
   return [
     defineMethod<[string]>({
       name: 'eth_sendRawTransaction',
@@ -184,7 +184,9 @@ export function ethPoolMethods({ chain, pool }: NodeServices): MethodDefinition[
       overlapsInBatch: true,
       handler: async ([raw]) => {
         const { tx, bytes } = decodeRawTransaction(chain, raw);
-        return (await pool.add(tx, bytes)).hashHex;
+        const { hashHex } = await pool.add(tx, bytes);
+        await acknowledgement.settled(hashHex);
+        return hashHex;
       },
     }),
     defineMethod<[string, BlockSelector?]>({

@@ -40,6 +40,7 @@ export function accountSigning(services: NodeServices, accounts: AccountManager)
       nextBaseFee: () => services.chain.nextBaseFee(),
       suggestedTip: () => fees.suggestedTip(),
       impersonating: (address) => services.dev.impersonation.covers(address),
+      settled: (hashHex) => services.acknowledgement.settled(hashHex),
     },
     accounts,
   );

@@ -10,6 +10,7 @@ import type { DevControl } from '../dev/dev-control.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { LogReaders } from '../events/log-readers.js';
 import type { DaemonLogger } from '../logger.js';
+import type { AutomineAcknowledgement } from '../txpool/automine-acknowledgement.js';
 import type { TxPoolApi } from '../txpool/types.js';
 import type { FormatOptions } from './formatters.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
@@ -26,6 +27,8 @@ export interface ChainView {
 export interface NodeServices {
   chain: Chain;
   pool: TxPoolApi;
+  /** When a send may be answered: with automine, once its block is committed. */
+  acknowledgement: Pick<AutomineAcknowledgement, 'settled'>;
   bus: EventBus;
   /** The log index, eth_getLogs queries and polling filters. */
   logs: LogReaders;

@@ -329,6 +329,12 @@ export class TxPool implements TxPoolApi {
     return this.byHash.get(hashHex.toLowerCase())?.pooled;
   }
 
+  isPending(hashHex: string): boolean {
+    const entry = this.byHash.get(hashHex.toLowerCase());
+    if (entry === undefined) return false;
+    return this.senders.get(entry.pooled.senderHex)?.isPending(entry.pooled.nonce) === true;
+  }
+
   pendingBySender(): Map<string, PooledTransaction[]> {
     return this.bySender((account) => account.pending());
   }

@@ -117,6 +117,8 @@ export interface TxPoolApi {
   /** Empties the pool (a development rewind); resolves with the hashes dropped. */
   dropAll(): Promise<string[]>;
   getByHash(hashHex: string): PooledTransaction | undefined;
+  /** Whether the transaction is pooled and executable by nonce (not waiting behind a gap). */
+  isPending(hashHex: string): boolean;
   /** Pending transactions (executable by nonce) and queued ones (nonce gaps), by sender. */
   pendingBySender(): Map<string, PooledTransaction[]>;
   queuedBySender(): Map<string, PooledTransaction[]>;

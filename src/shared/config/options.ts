@@ -324,7 +324,7 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     key: 'block-time',
     defaultText: '1s',
     description:
-      'Interval between blocks (e.g. 1s, 500ms); 0 commits as soon as transactions are pending.',
+      'Interval between blocks (e.g. 1s, 500ms); 0 commits as soon as transactions are pending, and answers each send once its block is committed.',
     parse: parseDuration,
   }),
   option({
