@@ -152,7 +152,52 @@ describe('transfers', () => {
     );
     expect(await read(storage, file.id)).toEqual(bytes);
   });
+
+  it("an upload's whole chunks are written past the page cache (O_DIRECT), its shorter last chunk through it", async () => {
+    const { storage, volumes, root } = await openStorage(1);
+    const bytes = randomBytes(6 * CHUNK + 100);
+    const file = await upload(storage, bytes);
+    const paths = file.chunkIds.map((id) => replicaPath(volumes[0], id));
+    // Where the file system or util-linux cannot tell (no O_DIRECT, no fincore), only the bytes are checked.
+    if (takesDirectWrites(root) && hasFincore()) {
+      expect(paths.map(cachedBytes)).toEqual([0, 0, 0, 0, 0, 0, 4096]);
+    }
+    expect(await read(storage, file.id)).toEqual(bytes);
+  });
 });
+
+function takesDirectWrites(dir: string): boolean {
+  try {
+    execFileSync(
+      'dd',
+      ['if=/dev/zero', `of=${join(dir, 'probe')}`, 'bs=4096', 'count=1', 'oflag=direct'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function hasFincore(): boolean {
+  try {
+    execFileSync('fincore', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Bytes of `path` in the page cache. */
+function cachedBytes(path: string): number {
+  return Number(
+    execFileSync('fincore', ['--bytes', '--noheadings', '--raw', '-o', 'RES', path], {
+      encoding: 'utf8',
+    }).trim(),
+  );
+}
 
 describe('replicas', () => {
   it('a corrupt replica is detected on read, served from the other volume and rewritten', async () => {

@@ -1,7 +1,8 @@
 /**
  * The pure parts of the storage layer: the content addresses (the documented file id formula),
  * the fixed-size chunker at its boundaries and limit, the content encodings, the dl_status rule,
- * the CLI's --expires forms, the window of chunks in flight and the `--storage.volume` list.
+ * the CLI's --expires forms, the window of chunks in flight, which buffers may be written with
+ * O_DIRECT, and the `--storage.volume` list.
  */
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
@@ -16,6 +17,7 @@ import { encodeContent } from '../../src/daemon/rest/storage-routes.js';
 import { chunkIdOf, fileIdOf, isContentId } from '../../src/daemon/storage/content-address.js';
 import { fixedChunks } from '../../src/daemon/storage/fixed-chunks.js';
 import { OrderedWindow } from '../../src/daemon/storage/ordered-window.js';
+import { directWritable, pageAlignedBuffers } from '../../src/daemon/storage/aligned-buffers.js';
 import { chunkStatusOf } from '../../src/daemon/storage/storage-layer.js';
 
 async function split(pieces: Buffer[], chunkSize: number, max = 1 << 30): Promise<Buffer[]> {
@@ -118,6 +120,28 @@ describe('expiresOf', () => {
     expect(() => expiresOf('2020-01-01', now)).toThrow(/--expires: .* not in the future/);
     expect(() => expiresOf('0s', now)).toThrow(/--expires/);
     expect(() => expiresOf('soon', now)).toThrow(/--expires: expected never/);
+  });
+});
+
+describe('page-aligned chunk buffers', () => {
+  it('are separate buffers of the asked size, each written directly only in whole 4 KiB blocks', () => {
+    const buffers = pageAlignedBuffers(3, 3 * 4096 + 10);
+    expect(buffers.map((buffer) => buffer.length)).toEqual([12298, 12298, 12298]);
+    buffers.forEach((buffer, n) => buffer.fill(n + 1));
+    expect(buffers.map((buffer) => [buffer[0], buffer.at(-1)])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
+    expect(directWritable(buffers[1].subarray(0, 8192))).toBe(true);
+    expect(directWritable(buffers[1])).toBe(false);
+    expect(directWritable(buffers[1].subarray(512, 512 + 4096))).toBe(false);
+    expect(directWritable(buffers[1].subarray(0, 0))).toBe(false);
+  });
+
+  it('ordinary buffers, whose start in memory is unknown, are never written directly', () => {
+    expect(directWritable(Buffer.allocUnsafe(1 << 20))).toBe(false);
+    expect(directWritable(new Uint8Array(new ArrayBuffer(65536)))).toBe(false);
   });
 });
 

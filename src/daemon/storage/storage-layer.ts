@@ -31,6 +31,7 @@ import {
 } from '../../shared/errors.js';
 import { beginBulkTransfer } from '../heap-growth.js';
 import type { Logger } from '../logger.js';
+import { pageAlignedBuffers } from './aligned-buffers.js';
 import { chunkIdOfAsync, fileIdOf } from './content-address.js';
 import { fixedChunks } from './fixed-chunks.js';
 import { OrderedWindow } from './ordered-window.js';
@@ -82,6 +83,12 @@ interface StoredChunk {
  * syncs or is sent, and a bound on what a transfer holds in memory.
  */
 const CHUNKS_IN_FLIGHT = 4;
+
+/** Chunk buffers an upload needs: one per chunk in flight and one filling, fewer for a small file. */
+function buffersFor(declaredSize: number | undefined, chunkSize: number): number {
+  const chunks = declaredSize === undefined ? Infinity : Math.ceil(declaredSize / chunkSize);
+  return Math.max(1, Math.min(CHUNKS_IN_FLIGHT + 1, chunks));
+}
 
 const unixNow = (): number => Math.floor(Date.now() / 1000);
 
@@ -178,9 +185,14 @@ export class StorageLayer {
       const writes = new OrderedWindow<void>(CHUNKS_IN_FLIGHT);
       const unsyncedDirs = new Set<string>();
       // Chunk buffers whose writes are done, filled again: the upload holds at most
-      // CHUNKS_IN_FLIGHT + 1 of them, and the heap sees no allocation per chunk.
+      // CHUNKS_IN_FLIGHT + 1 of them, and the heap sees no allocation per chunk. They are
+      // page-aligned, so the volumes write them to disk directly.
       const spare: Buffer[] = [];
-      const nextBuffer = () => spare.pop() ?? Buffer.allocUnsafe(chunkSize);
+      let fresh: Buffer[] | undefined;
+      const nextBuffer = () => {
+        fresh ??= pageAlignedBuffers(buffersFor(params.declaredSize, chunkSize), chunkSize);
+        return spare.pop() ?? fresh.pop() ?? Buffer.allocUnsafe(chunkSize);
+      };
       try {
         for await (const bytes of fixedChunks(
           source,

@@ -6,20 +6,45 @@
  * are fsynced, renamed to the chunk's name, and the directory is fsynced. A volume whose
  * directory is gone (unmounted, removed) is never re-created here: writing to it fails, so a
  * missing disk cannot silently become an empty directory on the root file system.
+ *
+ * Chunks in page-aligned buffers (an upload's) are written with O_DIRECT: the bytes go from the
+ * buffer to the disk without being copied into the page cache and written back from there. That
+ * copy was the largest single cost of an upload (benchmarks.md, "Storage upload"). The fsync
+ * that follows is still what makes them durable. A file system that refuses O_DIRECT (EINVAL)
+ * gets that write again through the page cache, and so does every later write to the volume.
  */
-import { existsSync } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VolumeUnavailableError } from '../../shared/errors.js';
+import { directWritable } from './aligned-buffers.js';
 import { isContentId } from './content-address.js';
 
 const CHUNKS_DIR = 'chunks';
 const TEMP_DIR = 'tmp';
 
+/** O_DIRECT where the platform has it (Linux); 0 elsewhere turns direct writes off. */
+const O_DIRECT = constants.O_DIRECT ?? 0;
+const DIRECT_WRITE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | O_DIRECT;
+
 /** Makes the entries of a directory (renames into it) durable. */
 export async function fsyncDir(path: string): Promise<void> {
   const handle = await open(path, 'r');
   try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes all of `bytes` to a file opened with `flags`, fsyncs and closes it. */
+async function writeSynced(path: string, bytes: Uint8Array, flags: string | number): Promise<void> {
+  const handle = await open(path, flags);
+  try {
+    let written = 0;
+    while (written < bytes.length) {
+      written += (await handle.write(bytes, written, bytes.length - written, written)).bytesWritten;
+    }
     await handle.sync();
   } finally {
     await handle.close();
@@ -42,6 +67,8 @@ async function mkdirOnce(path: string): Promise<void> {
 
 export class StorageVolume {
   private tempCounter = 0;
+  /** Off once the volume's file system refused an O_DIRECT write. */
+  private directWrites = O_DIRECT !== 0;
 
   constructor(readonly path: string) {}
 
@@ -137,19 +164,20 @@ export class StorageVolume {
     }
   }
 
-  /** The bytes at a temporary name, synced: one write of the whole buffer, then fsync. */
+  /**
+   * The bytes at a temporary name, synced: one write of the whole buffer (O_DIRECT when the
+   * buffer allows it), then fsync.
+   */
   private async writeTemp(temp: string, bytes: Uint8Array): Promise<void> {
-    const handle = await open(temp, 'w');
-    try {
-      let written = 0;
-      while (written < bytes.length) {
-        written += (await handle.write(bytes, written, bytes.length - written, written))
-          .bytesWritten;
+    if (this.directWrites && directWritable(bytes)) {
+      try {
+        return await writeSynced(temp, bytes, DIRECT_WRITE);
+      } catch (error) {
+        if (errnoOf(error) !== 'EINVAL') throw error;
+        this.directWrites = false;
       }
-      await handle.sync();
-    } finally {
-      await handle.close();
     }
+    await writeSynced(temp, bytes, 'w');
   }
 
   async remove(id: string): Promise<void> {
