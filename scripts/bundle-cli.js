@@ -10,13 +10,18 @@
 //   made every call read and deserialize megabytes more; they are required when used;
 // - the daemon's modules (dist/daemon/), imported only by `daemon start --foreground` and
 //   `daemon check`; they keep their own bundle (scripts/bundle-daemon.js);
-// - dist/shared/errors.js, which that daemon code shares with the CLI (instanceof NodeError);
+// - the error classes of dist/shared/errors.js, which that daemon code shares with the CLI
+//   (instanceof NodeError): they become dist/shared/errors.cjs, which the bundle requires and
+//   errors.js re-exports for the ES modules;
 // - what oclif loads only to run a CLI from TypeScript sources, and ws's optional native addons.
 //
 // The tsc output of the commands stays in dist/: oclif's manifest names their files, and the
-// bundle answers the imports of those paths with its own copies.
+// bundle answers the imports of those paths with its own copies. The loader of the bundle,
+// dist/cli/cli-bundle.js, is also written as CommonJS, dist/cli/cli-loader.cjs, for bin/run.js:
+// with no ES module on its way a call never starts Node's ES module loader (about 4 ms of CPU).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +31,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 const bundleFile = join(dist, 'cli-bundle.cjs');
 const errorsFile = join(dist, 'shared', 'errors.js');
+const errorsCommonJsFile = join(dist, 'shared', 'errors.cjs');
+const ERRORS_REEXPORT = "export * from './errors.cjs';\n";
 const daemonDir = join(dist, 'daemon') + sep;
 // What src/cli/cli-bundle.ts expects of the bundle; kept in one place there.
 const { LOADED_BY_REQUIRE, SHARED_ERRORS_SPECIFIER, commandManifestFile } =
@@ -61,6 +68,83 @@ const entry = [
   '};',
 ].join('\n');
 
+// Each module of @oclif/core requires at its top every module it may use, so its index pulled
+// in about 90 modules (help, templates, glob matching for plugin discovery, spinners, and with
+// them child_process, perf_hooks and readline) on every call, while a command with a manifest
+// uses a fraction of them. The build turns each top-level `const x = require("...")` of oclif's
+// compiled files whose value is an object (oclif's own modules, Node's built-ins, packages whose
+// exports are an object, and `__importDefault`/`__importStar` of anything) into a stand-in that
+// requires the module when a property of it is first used; what oclif does is unchanged, only
+// the time a module runs moves. The build fails if oclif's compiled form stops matching, rather
+// than quietly losing this.
+const DEFERRED_MODULE = 'node-cli:deferred-require';
+const DEFERRED_SOURCE = `
+exports.deferred = (load) => {
+  let loaded;
+  const target = () => (loaded ??= load());
+  return new Proxy({}, {
+    get: (_, key) => target()[key],
+    set: (_, key, value) => Reflect.set(target(), key, value),
+    has: (_, key) => key in target(),
+    ownKeys: () => Reflect.ownKeys(target()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(target(), key);
+      return descriptor && { ...descriptor, configurable: true };
+    },
+  });
+};`;
+const TOP_LEVEL_REQUIRE =
+  /^(const|var|let) (\w+) = (?:(__importDefault|__importStar)\(require\(("[^"]+")\)\)|require\(("[^"]+")\));$/gm;
+const INDEX_NAMESPACE = /^exports\.(\w+) = __importStar\(require\(("\.\/[^"]+")\)\);$/gm;
+let deferringModules = 0;
+
+/** Whether `specifier`, required from `file`, gives an object (a stand-in cannot be called). */
+function exportsObject(file, specifier) {
+  if (/^(\.{1,2}\/|node:)/.test(specifier)) return true;
+  const exported = createRequire(file)(specifier);
+  return typeof exported === 'object' && exported !== null;
+}
+
+/** oclif module `text` (at `file`) with its top-level requires deferred. */
+function deferRequires(file, text) {
+  const deferred = text
+    .replace(TOP_LEVEL_REQUIRE, (line, keyword, name, wrapper, wrapped, bare) => {
+      if (bare !== undefined && !exportsObject(file, JSON.parse(bare))) return line;
+      const load = wrapper === undefined ? `require(${bare})` : `${wrapper}(require(${wrapped}))`;
+      return `${keyword} ${name} = __deferred(() => ${load});`;
+    })
+    // The index's namespaces (Args, Errors, Flags, Parser, ...) become getters.
+    .replace(
+      INDEX_NAMESPACE,
+      (_, name, specifier) =>
+        `Object.defineProperty(exports, "${name}", { enumerable: true, get: () => __importStar(require(${specifier})) });`,
+    );
+  if (deferred === text) return text;
+  deferringModules += 1;
+  return `const { deferred: __deferred } = require("${DEFERRED_MODULE}");\n${deferred}`;
+}
+
+function isPluginModule(path) {
+  return /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/.test(path);
+}
+
+// oclif sorts the commands of each plugin with localeCompare on every call, and the first
+// localeCompare of a process sets up ICU's collator: about 5 ms, a tenth of a short call.
+// For ids of lowercase letters, ':' and '-' (all of ours and the plugins') the code-point
+// order is the collator's; other ids keep localeCompare. The build fails if oclif's line
+// changes, rather than quietly losing this.
+function ordinalCommandSort(path, text) {
+  const sort = '.sort((a, b) => a.id.localeCompare(b.id))';
+  if (text.split(sort).length !== 2) throw new Error(`${path}: the command sort changed`);
+  return `${text.replace(sort, '.sort((a, b) => compareCommandIds(a.id, b.id))')}
+function compareCommandIds(a, b) {
+  const ordinal = /^[a-z:-]*$/;
+  if (!ordinal.test(a) || !ordinal.test(b)) return a.localeCompare(b);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+`;
+}
+
 /** @type {import('esbuild').Plugin} */
 const keepOutside = {
   name: 'keep-outside',
@@ -71,37 +155,65 @@ const keepOutside = {
       if (file.startsWith(daemonDir)) return { path: fromBundle(file), external: true };
       return undefined;
     });
-    // oclif sorts the commands of each plugin with localeCompare on every call, and the first
-    // localeCompare of a process sets up ICU's collator: about 5 ms, a tenth of a short call.
-    // For ids of lowercase letters, ':' and '-' (all of ours and the plugins') the code-point
-    // order is the collator's; other ids keep localeCompare. The build fails if oclif's line
-    // changes, rather than quietly losing this.
-    plugin.onLoad({ filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/ }, (args) => {
+    plugin.onResolve({ filter: new RegExp(`^${DEFERRED_MODULE}$`) }, () => ({
+      path: DEFERRED_MODULE,
+      namespace: DEFERRED_MODULE,
+    }));
+    plugin.onLoad({ filter: /.*/, namespace: DEFERRED_MODULE }, () => ({
+      contents: DEFERRED_SOURCE,
+      loader: 'js',
+    }));
+    plugin.onLoad({ filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/].*\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
-      const sort = '.sort((a, b) => a.id.localeCompare(b.id))';
-      if (text.split(sort).length !== 2) throw new Error(`${args.path}: the command sort changed`);
       return {
-        contents: `${text.replace(sort, '.sort((a, b) => compareCommandIds(a.id, b.id))')}
-function compareCommandIds(a, b) {
-  const ordinal = /^[a-z:-]*$/;
-  if (!ordinal.test(a) || !ordinal.test(b)) return a.localeCompare(b);
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-`,
+        contents: deferRequires(
+          args.path,
+          isPluginModule(args.path) ? ordinalCommandSort(args.path, text) : text,
+        ),
         resolveDir: dirname(args.path),
       };
     });
-    // A CommonJS bundle has no import.meta: a module's own URL is rebuilt from the bundle's
-    // folder, so the files it looks for (package.json, the daemon entry) are found wherever the
-    // package is installed.
-    plugin.onLoad({ filter: /\.js$/ }, (args) => {
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      const own = `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${JSON.stringify(relative(dist, args.path))})).href`;
-      return { contents: text.replaceAll('import.meta.url', own), resolveDir: dirname(args.path) };
-    });
+    ownModuleUrls(dist).setup(plugin);
   },
 };
+
+/**
+ * A CommonJS bundle has no import.meta: a module's own URL is rebuilt from the folder of the
+ * bundle written to `outDir`, so the files it looks for (package.json, the daemon entry) are
+ * found wherever the package is installed.
+ * @returns {import('esbuild').Plugin}
+ */
+function ownModuleUrls(outDir) {
+  return {
+    name: 'own-module-urls',
+    setup(plugin) {
+      plugin.onLoad({ filter: /\.js$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes('import.meta.url')) return undefined;
+        const own = `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${JSON.stringify(relative(outDir, args.path))})).href`;
+        return {
+          contents: text.replaceAll('import.meta.url', own),
+          resolveDir: dirname(args.path),
+        };
+      });
+    },
+  };
+}
+
+// The error classes as CommonJS, re-exported by errors.js (see the head of this file). A second
+// run after tsc finds errors.js already re-exporting and leaves both as they are.
+if (readFileSync(errorsFile, 'utf8') !== ERRORS_REEXPORT) {
+  await build({
+    entryPoints: [errorsFile],
+    outfile: errorsCommonJsFile,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  writeFileSync(errorsFile, ERRORS_REEXPORT);
+  rmSync(`${errorsFile}.map`, { force: true });
+}
 
 await build({
   stdin: { contents: entry, resolveDir: dist, sourcefile: 'cli-bundle-entry.js' },
@@ -122,6 +234,12 @@ await build({
   plugins: [keepOutside],
   logLevel: 'warning',
 });
+
+if (deferringModules < 50) {
+  throw new Error(
+    `only ${deferringModules} of oclif's modules had requires to defer: its form changed`,
+  );
+}
 
 // Each `import(` becomes a call of the loader's `__import` (see src/cli/cli-bundle.ts). Found
 // in the syntax tree, so strings and comments that mention import( stay as they are.
@@ -151,6 +269,18 @@ rmSync(join(dist, 'vendor'), { recursive: true, force: true });
 console.log(
   `bundled dist/cli-bundle.cjs (${entryModules.length} commands and hooks, ${importStarts.length} dynamic imports routed)`,
 );
+
+await build({
+  entryPoints: [join(dist, 'cli', 'cli-bundle.js')],
+  outfile: join(dist, 'cli', 'cli-loader.cjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  packages: 'external',
+  plugins: [ownModuleUrls(join(dist, 'cli'))],
+  logLevel: 'warning',
+});
 
 // A call of a known command reads that command's part of oclif.manifest.json alone.
 const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8'));
