@@ -124,25 +124,79 @@ function deferRequires(file, text) {
   return `const { deferred: __deferred } = require("${DEFERRED_MODULE}");\n${deferred}`;
 }
 
-function isPluginModule(path) {
-  return /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/.test(path);
-}
-
-// oclif sorts the commands of each plugin with localeCompare on every call, and the first
-// localeCompare of a process sets up ICU's collator: about 5 ms, a tenth of a short call.
-// For ids of lowercase letters, ':' and '-' (all of ours and the plugins') the code-point
-// order is the collator's; other ids keep localeCompare. The build fails if oclif's line
-// changes, rather than quietly losing this.
-function ordinalCommandSort(path, text) {
-  const sort = '.sort((a, b) => a.id.localeCompare(b.id))';
-  if (text.split(sort).length !== 2) throw new Error(`${path}: the command sort changed`);
-  return `${text.replace(sort, '.sort((a, b) => compareCommandIds(a.id, b.id))')}
-function compareCommandIds(a, b) {
+/**
+ * Edits of oclif's compiled files, each found exactly once or the build fails (rather than
+ * quietly losing it): the file (under @oclif/core/lib/), the text and its replacement.
+ */
+const OCLIF_EDITS = [
+  // oclif sorts the commands of each plugin with localeCompare on every call, and the first
+  // localeCompare of a process sets up ICU's collator: about 5 ms, a tenth of a short call.
+  // For ids of lowercase letters, ':' and '-' (all of ours and the plugins') the code-point
+  // order is the collator's; other ids keep localeCompare.
+  {
+    file: 'config/plugin.js',
+    text: '.sort((a, b) => a.id.localeCompare(b.id))',
+    replacement: `.sort((a, b) => {
   const ordinal = /^[a-z:-]*$/;
-  if (!ordinal.test(a) || !ordinal.test(b)) return a.localeCompare(b);
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-`;
+  if (!ordinal.test(a.id) || !ordinal.test(b.id)) return a.id.localeCompare(b.id);
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+})`,
+  },
+  // Config.load asks wsl-utils whether this is WSL; its `isWsl` is is-wsl's answer, and
+  // wsl-utils itself loads child_process, fs/promises and PowerShell helpers at its top. The
+  // build checks that both name the same is-wsl.
+  {
+    file: 'util/os.js',
+    text: "(await import('wsl-utils')).isWsl",
+    replacement: "(await import('is-wsl')).default",
+    check: (file) => {
+      const fromOclif = createRequire(file).resolve('is-wsl');
+      const fromWslUtils = createRequire(createRequire(file).resolve('wsl-utils')).resolve(
+        'is-wsl',
+      );
+      if (fromOclif !== fromWslUtils) throw new Error(`${file}: wsl-utils has its own is-wsl`);
+    },
+  },
+  // Every run asks the help module (help/index.js) for the help flags and to normalise argv:
+  // functions it re-exports from help/util.js, while loading it builds the help classes and
+  // loads their formatting (wrap-ansi, string-width and more). main.js takes them from
+  // help/util.js; help/index.js still comes when help is shown. The build checks that they are
+  // the same functions.
+  {
+    file: 'main.js',
+    text: 'const help_1 = require("./help");',
+    replacement: 'const help_1 = require("./help");\nconst help_util_1 = require("./help/util");',
+    check: (file) => {
+      const help = createRequire(file)('./help');
+      const helpUtil = createRequire(file)('./help/util');
+      for (const name of ['getHelpFlagAdditions', 'normalizeArgv']) {
+        if (help[name] !== helpUtil[name]) throw new Error(`${file}: help.${name} moved`);
+      }
+    },
+  },
+  {
+    file: 'main.js',
+    text: '(0, help_1.getHelpFlagAdditions)',
+    replacement: '(0, help_util_1.getHelpFlagAdditions)',
+  },
+  {
+    file: 'main.js',
+    text: '(0, help_1.normalizeArgv)',
+    replacement: '(0, help_util_1.normalizeArgv)',
+  },
+];
+
+/** oclif's compiled `text` of `file` with the edits of OCLIF_EDITS for it made. */
+function editOclif(file, text) {
+  let edited = text;
+  for (const edit of OCLIF_EDITS) {
+    if (!file.split(sep).join('/').endsWith(`/@oclif/core/lib/${edit.file}`)) continue;
+    if (edited.split(edit.text).length !== 2) throw new Error(`${file}: "${edit.text}" changed`);
+    edit.check?.(file);
+    edited = edited.replace(edit.text, edit.replacement);
+    edit.made = true;
+  }
+  return edited;
 }
 
 /** @type {import('esbuild').Plugin} */
@@ -166,10 +220,7 @@ const keepOutside = {
     plugin.onLoad({ filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/].*\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
       return {
-        contents: deferRequires(
-          args.path,
-          isPluginModule(args.path) ? ordinalCommandSort(args.path, text) : text,
-        ),
+        contents: deferRequires(args.path, editOclif(args.path, text)),
         resolveDir: dirname(args.path),
       };
     });
@@ -235,6 +286,9 @@ await build({
   logLevel: 'warning',
 });
 
+for (const edit of OCLIF_EDITS) {
+  if (!edit.made) throw new Error(`@oclif/core/lib/${edit.file} is gone: its edit was not made`);
+}
 if (deferringModules < 50) {
   throw new Error(
     `only ${deferringModules} of oclif's modules had requires to defer: its form changed`,
