@@ -35,7 +35,7 @@ const errorsCommonJsFile = join(dist, 'shared', 'errors.cjs');
 const ERRORS_REEXPORT = "export * from './errors.cjs';\n";
 const daemonDir = join(dist, 'daemon') + sep;
 // What src/cli/cli-bundle.ts expects of the bundle; kept in one place there.
-const { LOADED_BY_REQUIRE, SHARED_ERRORS_SPECIFIER, commandManifestFile } =
+const { BUNDLE_WRAPPER, LOADED_BY_REQUIRE, SHARED_ERRORS_SPECIFIER, commandManifestFile } =
   await import('../dist/cli/cli-bundle.js');
 
 /** Every .js file below `dir`, relative to dist/ with forward slashes. */
@@ -296,7 +296,8 @@ if (deferringModules < 50) {
 }
 
 // Each `import(` becomes a call of the loader's `__import` (see src/cli/cli-bundle.ts). Found
-// in the syntax tree, so strings and comments that mention import( stay as they are.
+// in the syntax tree, so strings and comments that mention import( stay as they are. The file
+// is written as the function expression the loader compiles (BUNDLE_WRAPPER).
 const output = readFileSync(bundleFile, 'utf8');
 const tree = ts.createSourceFile(
   bundleFile,
@@ -318,7 +319,10 @@ for (const start of importStarts) {
   rewritten += `${output.slice(copied, start)}__import`;
   copied = start + 'import'.length;
 }
-writeFileSync(bundleFile, rewritten + output.slice(copied));
+writeFileSync(
+  bundleFile,
+  `${BUNDLE_WRAPPER.head}${rewritten}${output.slice(copied)}${BUNDLE_WRAPPER.tail}`,
+);
 rmSync(join(dist, 'vendor'), { recursive: true, force: true });
 console.log(
   `bundled dist/cli-bundle.cjs (${entryModules.length} commands and hooks, ${importStarts.length} dynamic imports routed)`,

@@ -40,8 +40,15 @@ export const SHARED_ERRORS_SPECIFIER = './shared/errors.cjs';
  * so a command that does both gets one copy of ethers, not a CommonJS and an ES module one.
  */
 export const LOADED_BY_REQUIRE = ['ethers', 'ws', 'undici', '@inquirer/prompts'];
-/** The parameters the bundle's code sees; `__import` replaces its `import(`. */
-const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname, __import) {';
+/**
+ * The bundle file is one function expression taking these parameters (the build writes it so);
+ * `__import` replaces the bundle's `import(`. Its text goes to V8 as it was read: a string built
+ * around it here would be copied whole (1.2 MB) into the young heap.
+ */
+export const BUNDLE_WRAPPER = {
+  head: '(function (exports, require, module, __filename, __dirname, __import) {',
+  tail: '\n})',
+};
 
 /**
  * oclif's run options: the package root, or its root and a package.json to use, and for a known
@@ -92,9 +99,10 @@ export interface LoadedBundle {
 
 /** Loads the bundle, with the code cache unless `withoutCodeCache` (when making the cache). */
 export function loadCliBundle({ withoutCodeCache = false } = {}): LoadedBundle {
-  // esbuild writes ASCII only, so latin1 decodes it unchanged, into V8's compact strings.
+  // esbuild writes ASCII only, so latin1 decodes it unchanged, into V8's compact strings (kept
+  // outside V8's heap at this size).
   const source = readFileSync(BUNDLE_FILE, 'latin1');
-  const script = new Script(`${WRAPPER_HEAD}${source}\n})`, {
+  const script = new Script(source, {
     filename: BUNDLE_FILE,
     cachedData: withoutCodeCache ? undefined : readCodeCache(),
   });
