@@ -72,7 +72,7 @@ const entry = [
 // in about 90 modules (help, templates, glob matching for plugin discovery, spinners, and with
 // them child_process, perf_hooks and readline) on every call, while a command with a manifest
 // uses a fraction of them. The build turns each top-level `const x = require("...")` of oclif's
-// compiled files whose value is an object (oclif's own modules, Node's built-ins, packages whose
+// compiled files whose value is an object (oclif's own modules, the built-ins and packages whose
 // exports are an object, and `__importDefault`/`__importStar` of anything) into a stand-in that
 // requires the module when a property of it is first used; what oclif does is unchanged, only
 // the time a module runs moves. The build fails if oclif's compiled form stops matching, rather
@@ -100,7 +100,8 @@ let deferringModules = 0;
 
 /** Whether `specifier`, required from `file`, gives an object (a stand-in cannot be called). */
 function exportsObject(file, specifier) {
-  if (/^(\.{1,2}\/|node:)/.test(specifier)) return true;
+  // oclif's own modules are TypeScript's output: their exports are an object.
+  if (/^\.{1,2}\//.test(specifier)) return true;
   const exported = createRequire(file)(specifier);
   return typeof exported === 'object' && exported !== null;
 }
