@@ -158,6 +158,26 @@ const OCLIF_EDITS = [
       if (fromOclif !== fromWslUtils) throw new Error(`${file}: wsl-utils has its own is-wsl`);
     },
   },
+  // The user's theme file (~/.config/node-cli/theme.json) was the one file a call read
+  // asynchronously, and the first asynchronous file operation starts libuv's four worker
+  // threads (about 1 ms of CPU); it is read synchronously, with the same answer (its JSON, or
+  // nothing when it is missing or unreadable).
+  {
+    file: 'config/config.js',
+    text: '(0, fs_1.safeReadJson)(userThemeFile)',
+    replacement:
+      '(() => { try { return JSON.parse(require("node:fs").readFileSync(userThemeFile, "utf8")); } catch { return undefined; } })()',
+  },
+  // Config.runCommand hands its Config to the command's static run, which loads a new Config
+  // from it (the same options and plugins) in case the command was built against another
+  // version of oclif: every call loaded its Config twice. The one in the bundle is this version,
+  // so the command takes the Config as it is.
+  {
+    file: 'config/config.js',
+    text: 'if (isConfig(opts)) {',
+    replacement:
+      'if (isConfig(opts) && opts._base === BASE) return opts;\n        if (isConfig(opts)) {',
+  },
   // Every run asks the help module (help/index.js) for the help flags and to normalise argv:
   // functions it re-exports from help/util.js, while loading it builds the help classes and
   // loads their formatting (wrap-ansi, string-width and more). main.js takes them from
