@@ -171,7 +171,8 @@ const OCLIF_EDITS = [
   // Config.runCommand hands its Config to the command's static run, which loads a new Config
   // from it (the same options and plugins) in case the command was built against another
   // version of oclif: every call loaded its Config twice. The one in the bundle is this version,
-  // so the command takes the Config as it is.
+  // so the command takes the Config as it is, as oclif itself did up to 4.8.3 for a Config of
+  // its own version.
   {
     file: 'config/config.js',
     text: 'if (isConfig(opts)) {',
