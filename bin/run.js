@@ -5,7 +5,6 @@
 // Node 20 parses that file at start-up (about 30 ms), while most calls talk http:// to a local
 // daemon. src/client/tls-trust.ts hands the certificates to the TLS connections that need them,
 // and to the processes the CLI starts. `node bin/run.js` skips sh and keeps Node's own loading.
-
 //
 // bin/package.json makes this file CommonJS, as is the loader it requires
 // (dist/cli/cli-loader.cjs): a call that meets no ES module never starts Node's ES module
