@@ -72,6 +72,15 @@ export default tseslint.config(
     },
   },
   {
+    // The launcher is CommonJS (bin/package.json), so a call never starts the ES module loader.
+    files: ['bin/run.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', __dirname: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // The Hardhat fixture is a user's project: a CommonJS config and mocha test files.
     files: ['test/fixtures/hardhat-project/**/*.{js,cjs}'],
     languageOptions: {

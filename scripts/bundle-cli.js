@@ -10,13 +10,18 @@
 //   made every call read and deserialize megabytes more; they are required when used;
 // - the daemon's modules (dist/daemon/), imported only by `daemon start --foreground` and
 //   `daemon check`; they keep their own bundle (scripts/bundle-daemon.js);
-// - dist/shared/errors.js, which that daemon code shares with the CLI (instanceof NodeError);
+// - the error classes of dist/shared/errors.js, which that daemon code shares with the CLI
+//   (instanceof NodeError): they become dist/shared/errors.cjs, which the bundle requires and
+//   errors.js re-exports for the ES modules;
 // - what oclif loads only to run a CLI from TypeScript sources, and ws's optional native addons.
 //
 // The tsc output of the commands stays in dist/: oclif's manifest names their files, and the
-// bundle answers the imports of those paths with its own copies.
+// bundle answers the imports of those paths with its own copies. The loader of the bundle,
+// dist/cli/cli-bundle.js, is also written as CommonJS, dist/cli/cli-loader.cjs, for bin/run.js:
+// with no ES module on its way a call never starts Node's ES module loader (about 4 ms of CPU).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,9 +31,11 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 const bundleFile = join(dist, 'cli-bundle.cjs');
 const errorsFile = join(dist, 'shared', 'errors.js');
+const errorsCommonJsFile = join(dist, 'shared', 'errors.cjs');
+const ERRORS_REEXPORT = "export * from './errors.cjs';\n";
 const daemonDir = join(dist, 'daemon') + sep;
 // What src/cli/cli-bundle.ts expects of the bundle; kept in one place there.
-const { LOADED_BY_REQUIRE, SHARED_ERRORS_SPECIFIER, commandManifestFile } =
+const { BUNDLE_WRAPPER, LOADED_BY_REQUIRE, SHARED_ERRORS_SPECIFIER, commandManifestFile } =
   await import('../dist/cli/cli-bundle.js');
 
 /** Every .js file below `dir`, relative to dist/ with forward slashes. */
@@ -61,6 +68,159 @@ const entry = [
   '};',
 ].join('\n');
 
+// Each module of @oclif/core requires at its top every module it may use, so its index pulled
+// in about 90 modules (help, templates, glob matching for plugin discovery, spinners, and with
+// them child_process, perf_hooks and readline) on every call, while a command with a manifest
+// uses a fraction of them. The build turns each top-level `const x = require("...")` of oclif's
+// compiled files whose value is an object (oclif's own modules, the built-ins and packages whose
+// exports are an object, and `__importDefault`/`__importStar` of anything) into a stand-in that
+// requires the module when a property of it is first used; what oclif does is unchanged, only
+// the time a module runs moves. The build fails if oclif's compiled form stops matching, rather
+// than quietly losing this.
+const DEFERRED_MODULE = 'node-cli:deferred-require';
+const DEFERRED_SOURCE = `
+exports.deferred = (load) => {
+  let loaded;
+  const target = () => (loaded ??= load());
+  return new Proxy({}, {
+    get: (_, key) => target()[key],
+    set: (_, key, value) => Reflect.set(target(), key, value),
+    has: (_, key) => key in target(),
+    ownKeys: () => Reflect.ownKeys(target()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(target(), key);
+      return descriptor && { ...descriptor, configurable: true };
+    },
+  });
+};`;
+const TOP_LEVEL_REQUIRE =
+  /^(const|var|let) (\w+) = (?:(__importDefault|__importStar)\(require\(("[^"]+")\)\)|require\(("[^"]+")\));$/gm;
+const INDEX_NAMESPACE = /^exports\.(\w+) = __importStar\(require\(("\.\/[^"]+")\)\);$/gm;
+let deferringModules = 0;
+
+/** Whether `specifier`, required from `file`, gives an object (a stand-in cannot be called). */
+function exportsObject(file, specifier) {
+  // oclif's own modules are TypeScript's output: their exports are an object.
+  if (/^\.{1,2}\//.test(specifier)) return true;
+  const exported = createRequire(file)(specifier);
+  return typeof exported === 'object' && exported !== null;
+}
+
+/** oclif module `text` (at `file`) with its top-level requires deferred. */
+function deferRequires(file, text) {
+  const deferred = text
+    .replace(TOP_LEVEL_REQUIRE, (line, keyword, name, wrapper, wrapped, bare) => {
+      if (bare !== undefined && !exportsObject(file, JSON.parse(bare))) return line;
+      const load = wrapper === undefined ? `require(${bare})` : `${wrapper}(require(${wrapped}))`;
+      return `${keyword} ${name} = __deferred(() => ${load});`;
+    })
+    // The index's namespaces (Args, Errors, Flags, Parser, ...) become getters.
+    .replace(
+      INDEX_NAMESPACE,
+      (_, name, specifier) =>
+        `Object.defineProperty(exports, "${name}", { enumerable: true, get: () => __importStar(require(${specifier})) });`,
+    );
+  if (deferred === text) return text;
+  deferringModules += 1;
+  return `const { deferred: __deferred } = require("${DEFERRED_MODULE}");\n${deferred}`;
+}
+
+/**
+ * Edits of oclif's compiled files, each found exactly once or the build fails (rather than
+ * quietly losing it): the file (under @oclif/core/lib/), the text and its replacement.
+ */
+const OCLIF_EDITS = [
+  // oclif sorts the commands of each plugin with localeCompare on every call, and the first
+  // localeCompare of a process sets up ICU's collator: about 5 ms, a tenth of a short call.
+  // For ids of lowercase letters, ':' and '-' (all of ours and the plugins') the code-point
+  // order is the collator's; other ids keep localeCompare.
+  {
+    file: 'config/plugin.js',
+    text: '.sort((a, b) => a.id.localeCompare(b.id))',
+    replacement: `.sort((a, b) => {
+  const ordinal = /^[a-z:-]*$/;
+  if (!ordinal.test(a.id) || !ordinal.test(b.id)) return a.id.localeCompare(b.id);
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+})`,
+  },
+  // Config.load asks wsl-utils whether this is WSL; its `isWsl` is is-wsl's answer, and
+  // wsl-utils itself loads child_process, fs/promises and PowerShell helpers at its top. The
+  // build checks that both name the same is-wsl.
+  {
+    file: 'util/os.js',
+    text: "(await import('wsl-utils')).isWsl",
+    replacement: "(await import('is-wsl')).default",
+    check: (file) => {
+      const fromOclif = createRequire(file).resolve('is-wsl');
+      const fromWslUtils = createRequire(createRequire(file).resolve('wsl-utils')).resolve(
+        'is-wsl',
+      );
+      if (fromOclif !== fromWslUtils) throw new Error(`${file}: wsl-utils has its own is-wsl`);
+    },
+  },
+  // The user's theme file (~/.config/node-cli/theme.json) was the one file a call read
+  // asynchronously, and the first asynchronous file operation starts libuv's four worker
+  // threads (about 1 ms of CPU); it is read synchronously, with the same answer (its JSON, or
+  // nothing when it is missing or unreadable).
+  {
+    file: 'config/config.js',
+    text: '(0, fs_1.safeReadJson)(userThemeFile)',
+    replacement:
+      '(() => { try { return JSON.parse(require("node:fs").readFileSync(userThemeFile, "utf8")); } catch { return undefined; } })()',
+  },
+  // Config.runCommand hands its Config to the command's static run, which loads a new Config
+  // from it (the same options and plugins) in case the command was built against another
+  // version of oclif: every call loaded its Config twice. The one in the bundle is this version,
+  // so the command takes the Config as it is, as oclif itself did up to 4.8.3 for a Config of
+  // its own version.
+  {
+    file: 'config/config.js',
+    text: 'if (isConfig(opts)) {',
+    replacement:
+      'if (isConfig(opts) && opts._base === BASE) return opts;\n        if (isConfig(opts)) {',
+  },
+  // Every run asks the help module (help/index.js) for the help flags and to normalise argv:
+  // functions it re-exports from help/util.js, while loading it builds the help classes and
+  // loads their formatting (wrap-ansi, string-width and more). main.js takes them from
+  // help/util.js; help/index.js still comes when help is shown. The build checks that they are
+  // the same functions.
+  {
+    file: 'main.js',
+    text: 'const help_1 = require("./help");',
+    replacement: 'const help_1 = require("./help");\nconst help_util_1 = require("./help/util");',
+    check: (file) => {
+      const help = createRequire(file)('./help');
+      const helpUtil = createRequire(file)('./help/util');
+      for (const name of ['getHelpFlagAdditions', 'normalizeArgv']) {
+        if (help[name] !== helpUtil[name]) throw new Error(`${file}: help.${name} moved`);
+      }
+    },
+  },
+  {
+    file: 'main.js',
+    text: '(0, help_1.getHelpFlagAdditions)',
+    replacement: '(0, help_util_1.getHelpFlagAdditions)',
+  },
+  {
+    file: 'main.js',
+    text: '(0, help_1.normalizeArgv)',
+    replacement: '(0, help_util_1.normalizeArgv)',
+  },
+];
+
+/** oclif's compiled `text` of `file` with the edits of OCLIF_EDITS for it made. */
+function editOclif(file, text) {
+  let edited = text;
+  for (const edit of OCLIF_EDITS) {
+    if (!file.split(sep).join('/').endsWith(`/@oclif/core/lib/${edit.file}`)) continue;
+    if (edited.split(edit.text).length !== 2) throw new Error(`${file}: "${edit.text}" changed`);
+    edit.check?.(file);
+    edited = edited.replace(edit.text, edit.replacement);
+    edit.made = true;
+  }
+  return edited;
+}
+
 /** @type {import('esbuild').Plugin} */
 const keepOutside = {
   name: 'keep-outside',
@@ -71,37 +231,62 @@ const keepOutside = {
       if (file.startsWith(daemonDir)) return { path: fromBundle(file), external: true };
       return undefined;
     });
-    // oclif sorts the commands of each plugin with localeCompare on every call, and the first
-    // localeCompare of a process sets up ICU's collator: about 5 ms, a tenth of a short call.
-    // For ids of lowercase letters, ':' and '-' (all of ours and the plugins') the code-point
-    // order is the collator's; other ids keep localeCompare. The build fails if oclif's line
-    // changes, rather than quietly losing this.
-    plugin.onLoad({ filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/ }, (args) => {
+    plugin.onResolve({ filter: new RegExp(`^${DEFERRED_MODULE}$`) }, () => ({
+      path: DEFERRED_MODULE,
+      namespace: DEFERRED_MODULE,
+    }));
+    plugin.onLoad({ filter: /.*/, namespace: DEFERRED_MODULE }, () => ({
+      contents: DEFERRED_SOURCE,
+      loader: 'js',
+    }));
+    plugin.onLoad({ filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/].*\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
-      const sort = '.sort((a, b) => a.id.localeCompare(b.id))';
-      if (text.split(sort).length !== 2) throw new Error(`${args.path}: the command sort changed`);
       return {
-        contents: `${text.replace(sort, '.sort((a, b) => compareCommandIds(a.id, b.id))')}
-function compareCommandIds(a, b) {
-  const ordinal = /^[a-z:-]*$/;
-  if (!ordinal.test(a) || !ordinal.test(b)) return a.localeCompare(b);
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-`,
+        contents: deferRequires(args.path, editOclif(args.path, text)),
         resolveDir: dirname(args.path),
       };
     });
-    // A CommonJS bundle has no import.meta: a module's own URL is rebuilt from the bundle's
-    // folder, so the files it looks for (package.json, the daemon entry) are found wherever the
-    // package is installed.
-    plugin.onLoad({ filter: /\.js$/ }, (args) => {
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      const own = `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${JSON.stringify(relative(dist, args.path))})).href`;
-      return { contents: text.replaceAll('import.meta.url', own), resolveDir: dirname(args.path) };
-    });
+    ownModuleUrls(dist).setup(plugin);
   },
 };
+
+/**
+ * A CommonJS bundle has no import.meta: a module's own URL is rebuilt from the folder of the
+ * bundle written to `outDir`, so the files it looks for (package.json, the daemon entry) are
+ * found wherever the package is installed.
+ * @returns {import('esbuild').Plugin}
+ */
+function ownModuleUrls(outDir) {
+  return {
+    name: 'own-module-urls',
+    setup(plugin) {
+      plugin.onLoad({ filter: /\.js$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes('import.meta.url')) return undefined;
+        const own = `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${JSON.stringify(relative(outDir, args.path))})).href`;
+        return {
+          contents: text.replaceAll('import.meta.url', own),
+          resolveDir: dirname(args.path),
+        };
+      });
+    },
+  };
+}
+
+// The error classes as CommonJS, re-exported by errors.js (see the head of this file). A second
+// run after tsc finds errors.js already re-exporting and leaves both as they are.
+if (readFileSync(errorsFile, 'utf8') !== ERRORS_REEXPORT) {
+  await build({
+    entryPoints: [errorsFile],
+    outfile: errorsCommonJsFile,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  writeFileSync(errorsFile, ERRORS_REEXPORT);
+  rmSync(`${errorsFile}.map`, { force: true });
+}
 
 await build({
   stdin: { contents: entry, resolveDir: dist, sourcefile: 'cli-bundle-entry.js' },
@@ -123,8 +308,18 @@ await build({
   logLevel: 'warning',
 });
 
+for (const edit of OCLIF_EDITS) {
+  if (!edit.made) throw new Error(`@oclif/core/lib/${edit.file} is gone: its edit was not made`);
+}
+if (deferringModules < 50) {
+  throw new Error(
+    `only ${deferringModules} of oclif's modules had requires to defer: its form changed`,
+  );
+}
+
 // Each `import(` becomes a call of the loader's `__import` (see src/cli/cli-bundle.ts). Found
-// in the syntax tree, so strings and comments that mention import( stay as they are.
+// in the syntax tree, so strings and comments that mention import( stay as they are. The file
+// is written as the function expression the loader compiles (BUNDLE_WRAPPER).
 const output = readFileSync(bundleFile, 'utf8');
 const tree = ts.createSourceFile(
   bundleFile,
@@ -146,11 +341,26 @@ for (const start of importStarts) {
   rewritten += `${output.slice(copied, start)}__import`;
   copied = start + 'import'.length;
 }
-writeFileSync(bundleFile, rewritten + output.slice(copied));
+writeFileSync(
+  bundleFile,
+  `${BUNDLE_WRAPPER.head}${rewritten}${output.slice(copied)}${BUNDLE_WRAPPER.tail}`,
+);
 rmSync(join(dist, 'vendor'), { recursive: true, force: true });
 console.log(
   `bundled dist/cli-bundle.cjs (${entryModules.length} commands and hooks, ${importStarts.length} dynamic imports routed)`,
 );
+
+await build({
+  entryPoints: [join(dist, 'cli', 'cli-bundle.js')],
+  outfile: join(dist, 'cli', 'cli-loader.cjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  packages: 'external',
+  plugins: [ownModuleUrls(join(dist, 'cli'))],
+  logLevel: 'warning',
+});
 
 // A call of a known command reads that command's part of oclif.manifest.json alone.
 const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8'));

@@ -7,39 +7,48 @@
  * `module.enableCompileCache`; `vm.Script` with `cachedData` is what it offers). A cache from
  * another Node version is refused by V8, which then compiles as usual.
  *
- * This module is not in the bundle: `bin/run.js` imports it, and it provides the bundle with
- * what a CommonJS file cannot do itself:
- * - dynamic `import()`: a script compiled from a code cache in another process loses Node's
- *   loader for `import()`, so the build rewrites each `import(` of the bundle into a call of
- *   the `__import` parameter given here. Modules the bundle holds (commands, hooks, which oclif
- *   imports by file URL) are answered from the bundle, the large packages it leaves outside
- *   by `require()`; anything else (the daemon's modules, plugins, Node's built-ins) is
- *   imported as usual;
- * - `dist/shared/errors.js` is the one module shared with the daemon code that
- *   `daemon start --foreground` and `daemon check` import into this process, so `instanceof
- *   NodeError` holds for its errors: it stays outside the bundle and is handed in preloaded.
+ * This module is not in the bundle. The build also writes it as CommonJS,
+ * `dist/cli/cli-loader.cjs`, which `bin/run.js` (CommonJS too) requires: a call of the CLI then
+ * never starts Node's ES module loader. It provides the bundle with what a CommonJS file cannot
+ * do itself: dynamic `import()`. A script compiled from a code cache in another process loses
+ * Node's loader for `import()`, so the build rewrites each `import(` of the bundle into a call of
+ * the `__import` parameter given here. Modules the bundle holds (commands, hooks, which oclif
+ * imports by file URL) are answered from the bundle, the large packages it leaves outside by
+ * `require()`; anything else (the daemon's modules, plugins, Node's built-ins) is imported as
+ * usual.
+ *
+ * The error classes of `src/shared/errors.ts` are shared with the daemon code that
+ * `daemon start --foreground` and `daemon check` import into this process, so `instanceof
+ * NodeError` holds for its errors: the build makes `dist/shared/errors.cjs` of them, which the
+ * bundle requires, and `dist/shared/errors.js`, which ES modules import, re-exports it.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
-import * as sharedErrors from '../shared/errors.js';
 
 const DIST = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BUNDLE_FILE = `${DIST}cli-bundle.cjs`;
 export const CODE_CACHE_FILE = `${DIST}cli-bundle.v8cache`;
-/** How the bundle requires `dist/shared/errors.js` (relative to the bundle, in dist/). */
-export const SHARED_ERRORS_SPECIFIER = './shared/errors.js';
+/** How the bundle requires the shared error classes (relative to the bundle, in dist/). */
+export const SHARED_ERRORS_SPECIFIER = './shared/errors.cjs';
 /**
  * Packages the bundle leaves outside (few commands use them, and they are large). Its static
  * imports of them become `require()`, and its dynamic imports are answered with `require()` too,
  * so a command that does both gets one copy of ethers, not a CommonJS and an ES module one.
  */
 export const LOADED_BY_REQUIRE = ['ethers', 'ws', 'undici', '@inquirer/prompts'];
-/** The parameters the bundle's code sees; `__import` replaces its `import(`. */
-const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname, __import) {';
+/**
+ * The bundle file is one function expression taking these parameters (the build writes it so);
+ * `__import` replaces the bundle's `import(`. Its text goes to V8 as it was read: a string built
+ * around it here would be copied whole (1.2 MB) into the young heap.
+ */
+export const BUNDLE_WRAPPER = {
+  head: '(function (exports, require, module, __filename, __dirname, __import) {',
+  tail: '\n})',
+};
 
 /**
  * oclif's run options: the package root, or its root and a package.json to use, and for a known
@@ -90,16 +99,15 @@ export interface LoadedBundle {
 
 /** Loads the bundle, with the code cache unless `withoutCodeCache` (when making the cache). */
 export function loadCliBundle({ withoutCodeCache = false } = {}): LoadedBundle {
-  // esbuild writes ASCII only, so latin1 decodes it unchanged, into V8's compact strings.
+  // esbuild writes ASCII only, so latin1 decodes it unchanged, into V8's compact strings (kept
+  // outside V8's heap at this size).
   const source = readFileSync(BUNDLE_FILE, 'latin1');
-  const script = new Script(`${WRAPPER_HEAD}${source}\n})`, {
+  const script = new Script(source, {
     filename: BUNDLE_FILE,
     cachedData: withoutCodeCache ? undefined : readCodeCache(),
   });
   const module = { exports: {} as BundleExports };
   const nodeRequire = createRequire(BUNDLE_FILE);
-  const bundleRequire = (id: string) =>
-    id === SHARED_ERRORS_SPECIFIER ? sharedErrors : nodeRequire(id);
   const importModule = async (specifier: string) => {
     if (LOADED_BY_REQUIRE.includes(specifier)) return nodeRequire(specifier);
     const url = specifier.startsWith('.') ? pathToFileURL(`${DIST}${specifier}`).href : specifier;
@@ -110,7 +118,7 @@ export function loadCliBundle({ withoutCodeCache = false } = {}): LoadedBundle {
   };
   script.runInThisContext()(
     module.exports,
-    bundleRequire,
+    nodeRequire,
     module,
     BUNDLE_FILE,
     dirname(BUNDLE_FILE),

@@ -4,12 +4,17 @@
  * call would compile the bundle again, silently slower), if a command or hook of the manifest is
  * not answered from the bundle (oclif would import its tsc file, with a second copy of oclif and
  * the client), or if a call to one of our commands starts loading the plugins again, or, without
- * a help flag, the whole manifest instead of that command's part.
+ * a help flag, the whole manifest instead of that command's part. They also hold a call of a
+ * known command to what it needs (no ES module loader, none of oclif's modules it does not use)
+ * and the bundle to the one copy of the shared error classes that daemon code imports too.
  */
 import { describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCliExecutable } from '../helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RUNNER = `${ROOT}dist/cli/cli-bundle.js`;
@@ -91,5 +96,47 @@ describe('CLI bundle', () => {
       { plugins: [], commands: ['rpc'] },
     ]);
     for (const other of options.slice(5)) expect(other).toBe(ROOT);
+  });
+
+  it('requires the shared error classes that the ES modules of dist/ re-export', async () => {
+    const bundle = readFileSync(`${ROOT}dist/cli-bundle.cjs`, 'utf8');
+    expect(bundle).toContain('require("./shared/errors.cjs")');
+    expect(bundle).not.toMatch(/\bclass NodeError\b/);
+    const same = await runModule(`
+      import { createRequire } from 'node:module';
+      import { NodeError } from ${JSON.stringify(`${ROOT}dist/shared/errors.js`)};
+      const required = createRequire(${JSON.stringify(`${ROOT}dist/cli-bundle.cjs`)})('./shared/errors.cjs');
+      console.log(JSON.stringify(required.NodeError === NodeError));
+    `);
+    expect(same).toBe(true);
+  });
+
+  it('runs a known command without the ES module loader or the parts of oclif it does not use', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'node-cli-bundle-'));
+    const preload = join(dir, 'loaded-modules.cjs');
+    // Node's own record of the built-in modules the process loaded, written as it exits.
+    writeFileSync(
+      preload,
+      "process.on('exit', () => require('node:fs').writeSync(2, '\\nLOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'));",
+    );
+    try {
+      for (const argv of [
+        ['block', 'get', '--bogus'],
+        ['rpc', 'eth_blockNumber', '--datadir', dir],
+      ]) {
+        // As a user runs it: under jest's NODE_ENV=test oclif also looks for TypeScript sources.
+        const { stderr } = await runCliExecutable(argv, {
+          NODE_OPTIONS: `--require ${preload}`,
+          NODE_ENV: undefined,
+        });
+        const loaded = JSON.parse(/^LOADED (.*)$/m.exec(stderr)![1]) as string[];
+        expect(loaded).toContain('NativeModule vm');
+        for (const unused of ['internal/modules/esm/module_job', 'perf_hooks', 'readline']) {
+          expect(loaded).not.toContain(`NativeModule ${unused}`);
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
