@@ -1,5 +1,5 @@
 import { createReadStream, statSync } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
+import { pipeline } from 'node:stream';
 import { Args, Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
 import { expiresOf } from '../../cli/expiry-input.js';
@@ -65,17 +65,18 @@ export default class FilesAdd extends NodeCommand {
       for (const [position, path] of paths.entries()) {
         const progress = transferProgress(`add ${path}`, sizes[position], this.jsonEnabled());
         try {
-          const upload = rest.upload(progress.meter, {
+          // The request owns the stream it sends: a read error destroys it and fails the upload,
+          // and once the body has ended, undici closes it, which may come before the meter's
+          // own 'finish' (a pipeline awaited beside the upload then failed with "Premature
+          // close" after a successful upload).
+          const body = pipeline(createReadStream(path), progress.meter, () => undefined);
+          const file = await rest.upload(body, {
             name: path,
             redundancy: flags.redundancy,
             expires,
             autorenew: flags.autorenew,
             size: sizes[position],
           });
-          const [file] = await Promise.all([
-            upload,
-            pipeline(createReadStream(path), progress.meter),
-          ]);
           added.push(file);
           this.log(`${file.id}  ${file.ul_status}  ${file.size} bytes  ${path}`);
         } finally {
