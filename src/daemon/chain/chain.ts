@@ -443,16 +443,19 @@ export class Chain extends ChainReader implements PoolStateView {
         (key) => this.writeBack.read(key),
         stored.block.header.stateRoot,
       );
-      await this.store.commitBlock({
-        number: Number(stored.number),
-        hash: stored.hash,
-        blockRecord,
-        receiptsRlp,
-        txHashes: executed.included.map((e) => e.pooled.hash),
-        senders: stored.senders.map((s) => s.bytes),
-        trieNodes: this.writeBack.writtenNodes(),
-        flatState,
-      });
+      await this.store.commitBlock(
+        {
+          number: Number(stored.number),
+          hash: stored.hash,
+          blockRecord,
+          receiptsRlp,
+          txHashes: executed.included.map((e) => e.pooled.hash),
+          senders: stored.senders.map((s) => s.bytes),
+          trieNodes: this.writeBack.writtenNodes(),
+          flatState,
+        },
+        this.pause,
+      );
       this.commitObserver.storeCommitted(commitStarted);
       this.writeBack.clear();
       await this.pause();
