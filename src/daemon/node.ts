@@ -156,6 +156,7 @@ async function startChain(
     config,
     logger,
     serialiseLog,
+    pause,
   });
   shutdownSteps.push(() => logs.close());
   const engine = new ConsensusEngine({
