@@ -117,7 +117,11 @@ async function startChain(
     onListenerError: (error, channel) =>
       logger.error('event listener failed', { channel, error: String(error) }),
   });
-  const journal = PoolJournal.open(layout.txpoolJournalDir, config['txpool.journal-interval']);
+  const journal = PoolJournal.open(
+    layout.txpoolJournalDir,
+    config['txpool.journal-interval'],
+    pause,
+  );
   // Closed after block production stops, so the last block's removals reach it.
   shutdownSteps.push(() => journal.close());
   const logOutcome = logAdmission(logger);
@@ -153,6 +157,7 @@ async function startChain(
     config,
     logger,
     serialiseLog,
+    pause,
   });
   shutdownSteps.push(() => logs.close());
   const engine = new ConsensusEngine({

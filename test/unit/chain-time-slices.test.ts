@@ -72,8 +72,31 @@ describe('block production in time slices', () => {
     for (const stored of [genesis, committed.block]) {
       const size = stored.block.serialize().length;
       expect(stored.size).toBe(size);
-      const record = encodeBlockRecord(stored.block, stored.senders);
+      const record = await encodeBlockRecord(stored.block, stored.senders);
       expect(decodeBlockRecord(record, chain.common).size).toBe(size);
+    }
+  });
+
+  it('encodes a block record one transaction at a time into the bytes of encoding it whole', async () => {
+    const chain = await openChain();
+    const legacy = (i: number) =>
+      pooled(
+        signTx(chain.common, 6, { nonce: BigInt(i), to: devAddress(5), gasPrice: 10n ** 10n }),
+      );
+    const committed = await chain.buildAndCommitBlock(
+      [...transfers(chain), legacy(0), legacy(1)],
+      10n,
+    );
+    expect(committed.block.block.transactions.map((tx) => tx.type)).toContain(0);
+    for (const stored of [chain.getBlockByNumber(0n)!, committed.block]) {
+      let pauses = 0;
+      const record = await encodeBlockRecord(stored.block, stored.senders, () => {
+        pauses++;
+        return undefined;
+      });
+      const whole = RLP.encode([stored.block.raw(), stored.senders.map((s) => s.bytes)]);
+      expect(bytesToHex(record)).toBe(bytesToHex(whole));
+      expect(pauses).toBe(stored.block.transactions.length + 1);
     }
   });
 

@@ -279,10 +279,8 @@ export class BlockExecutor {
       receipts.push(encodeReceipt(executed.result.receipt, executed.pooled.tx.type));
     }
     const stateRoot = await this.vm.stateManager.getStateRoot();
-    await this.pause();
-    const transactionsTrie = this.trieRoot.ofList(serialized);
-    await this.pause();
-    const receiptTrie = this.trieRoot.ofList(receipts);
+    const transactionsTrie = await this.trieRoot.ofListSliced(serialized, this.pause);
+    const receiptTrie = await this.trieRoot.ofListSliced(receipts, this.pause);
     const blockHeader = createBlockHeader(
       {
         ...header,

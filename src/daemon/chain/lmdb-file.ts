@@ -8,8 +8,9 @@
  * last page number) catches empty, truncated and overwritten files with one small read.
  */
 import { closeSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
-import type { RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
 import { StorageError } from '../../shared/errors.js';
+import type { Pause } from '../time-slice.js';
 
 const MDB_MAGIC = 0xbeefc0de;
 /** `MDB_DATA_VERSION` of the LMDB that lmdb-js builds. */
@@ -122,11 +123,6 @@ function ignore(): void {}
 /**
  * Runs `write` as one LMDB write transaction and resolves once it is committed. A failed commit
  * (disk full, I/O error) rejects with a `StorageError` whose cause is the system error.
- *
- * Why the extra handlers: on a failed commit lmdb-js also rejects the promise of the write batch
- * it opens for the event turn (created on the next turn, reachable only as `root.committed`) and
- * a `commitError` promise hung on the error; left alone either is an unhandled rejection, which
- * ends the process.
  */
 export async function commitLmdb(
   root: RootDatabase,
@@ -138,20 +134,70 @@ export async function commitLmdb(
   try {
     await committing;
   } catch (error) {
-    const pending = (error as { commitError?: Promise<unknown> }).commitError;
-    let cause: unknown = error;
-    if (pending !== undefined) {
-      pending.catch(ignore);
-      // lmdb rejects it in the same step as the transaction; one turn is plenty.
-      cause = await Promise.race([
-        pending.then(
-          () => error,
-          (reason: unknown) => reason,
-        ),
-        new Promise((resolve) => setImmediate(() => resolve(error))),
-      ]);
-    }
-    const detail = cause instanceof Error ? cause.message : String(cause);
-    throw new StorageError(`failed to write ${what}: ${detail}`, { cause });
+    throw await storageFailure(error, what);
   }
+}
+
+/**
+ * Applies `entries` to `db` (a value to store, undefined to delete) as lmdb's batched
+ * asynchronous writes, letting the event loop run at `pause`, and resolves once every batch is
+ * committed; a failed batch rejects with a `StorageError`. The entries land in one or more
+ * transactions of their own, in order, so only writes that need no atomicity with anything else
+ * belong here.
+ *
+ * Why: inside a transaction callback every write runs LMDB's B-tree update on the main thread
+ * (some 20 ms for the trie nodes of a full block). An asynchronous write only copies its key and
+ * value into lmdb's instruction buffer; the update runs on lmdb's write thread.
+ */
+export async function writeAsync(
+  root: RootDatabase,
+  db: Database<Uint8Array, Buffer>,
+  entries: Iterable<readonly [key: Buffer, value: Uint8Array | undefined]>,
+  what: string,
+  pause: Pause,
+): Promise<void> {
+  // Every write of one batch answers the same promise; each is watched from the start, since
+  // one that fails while a later pause waits would otherwise be an unhandled rejection.
+  const batches = new Set<Promise<boolean>>();
+  try {
+    for (const [key, value] of entries) {
+      const paused = pause();
+      if (paused !== undefined) await paused;
+      const batch = value === undefined ? db.remove(key) : db.put(key, value);
+      if (!batches.has(batch)) {
+        batches.add(batch);
+        batch.then(undefined, ignore);
+      }
+    }
+    setImmediate(() => void root.committed.then(undefined, ignore));
+    await Promise.all(batches);
+  } catch (error) {
+    throw await storageFailure(error, what);
+  }
+}
+
+/**
+ * The `StorageError` for a failed lmdb write of `what`, with the system error as its cause.
+ *
+ * Why the extra handlers (here and above): on a failed commit lmdb-js also rejects the promise
+ * of the write batch it opens for the event turn (created on the next turn, reachable only as
+ * `root.committed`) and a `commitError` promise hung on the error; left alone either is an
+ * unhandled rejection, which ends the process.
+ */
+async function storageFailure(error: unknown, what: string): Promise<StorageError> {
+  const pending = (error as { commitError?: Promise<unknown> }).commitError;
+  let cause: unknown = error;
+  if (pending !== undefined) {
+    pending.catch(ignore);
+    // lmdb rejects it in the same step as the transaction; one turn is plenty.
+    cause = await Promise.race([
+      pending.then(
+        () => error,
+        (reason: unknown) => reason,
+      ),
+      new Promise((resolve) => setImmediate(() => resolve(error))),
+    ]);
+  }
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return new StorageError(`failed to write ${what}: ${detail}`, { cause });
 }

@@ -44,7 +44,12 @@ export async function encodeReceipts(
       ]),
     );
   }
-  return concatBytes(rlpListPrefix(rows.reduce((sum, row) => sum + row.length, 0)), ...rows);
+  return encodedList(rows);
+}
+
+/** The RLP list of items that are RLP-encoded already: the same bytes as encoding them at once. */
+export function encodedList(items: readonly Uint8Array[]): Uint8Array {
+  return concatBytes(rlpListPrefix(items.reduce((sum, item) => sum + item.length, 0)), ...items);
 }
 
 /** The prefix of an RLP list whose items take `payloadLength` bytes. */
@@ -83,38 +88,54 @@ export function receiptsOfBlock(
   stored: StoredBlock,
   records: readonly ReceiptRecord[],
 ): ChainReceipt[] {
-  let logIndex = 0;
-  return records.map((record, index) => {
-    const tx: TypedTransaction = stored.block.transactions[index];
-    const transactionHash = tx.hash();
-    const logs: ChainLog[] = record.logs.map(([address, topics, data]) => ({
-      address: new Address(address),
-      topics,
-      data,
-      blockNumber: stored.number,
-      blockHash: stored.hash,
-      transactionHash,
-      transactionIndex: index,
-      logIndex: logIndex++,
-      removed: false,
-    }));
-    return {
-      type: tx.type,
-      transactionHash,
-      transactionIndex: index,
-      blockHash: stored.hash,
-      blockNumber: stored.number,
-      from: stored.senders[index],
-      to: tx.to,
-      contractAddress: record.contractAddress,
-      status: record.status,
-      cumulativeGasUsed: record.cumulativeGasUsed,
-      gasUsed: record.gasUsed,
-      effectiveGasPrice: record.effectiveGasPrice,
-      logs,
-      logsBloom: record.logsBloom,
-    };
+  const receipts: ChainReceipt[] = [];
+  let firstLogIndex = 0;
+  records.forEach((record, index) => {
+    receipts.push(receiptOfBlock(stored, record, index, firstLogIndex));
+    firstLogIndex += record.logs.length;
   });
+  return receipts;
+}
+
+/**
+ * The receipt of transaction `index` of `stored`, its logs numbered from `firstLogIndex` (the
+ * number of logs before it in the block).
+ */
+export function receiptOfBlock(
+  stored: StoredBlock,
+  record: ReceiptRecord,
+  index: number,
+  firstLogIndex: number,
+): ChainReceipt {
+  const tx: TypedTransaction = stored.block.transactions[index];
+  const transactionHash = tx.hash();
+  const logs: ChainLog[] = record.logs.map(([address, topics, data], position) => ({
+    address: new Address(address),
+    topics,
+    data,
+    blockNumber: stored.number,
+    blockHash: stored.hash,
+    transactionHash,
+    transactionIndex: index,
+    logIndex: firstLogIndex + position,
+    removed: false,
+  }));
+  return {
+    type: tx.type,
+    transactionHash,
+    transactionIndex: index,
+    blockHash: stored.hash,
+    blockNumber: stored.number,
+    from: stored.senders[index],
+    to: tx.to,
+    contractAddress: record.contractAddress,
+    status: record.status,
+    cumulativeGasUsed: record.cumulativeGasUsed,
+    gasUsed: record.gasUsed,
+    effectiveGasPrice: record.effectiveGasPrice,
+    logs,
+    logsBloom: record.logsBloom,
+  };
 }
 
 /**

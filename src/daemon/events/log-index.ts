@@ -30,7 +30,8 @@ import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Chain } from '../chain/chain.js';
 import { LMDB_MAP_SIZE } from '../chain/store.js';
-import { commitLmdb, extendForDeletes, lmdbFileProblem } from '../chain/lmdb-file.js';
+import { commitLmdb, extendForDeletes, lmdbFileProblem, writeAsync } from '../chain/lmdb-file.js';
+import type { Pause } from '../time-slice.js';
 import { ServerError } from '../../shared/errors.js';
 import type { ChainReceipt } from '../chain/types.js';
 import type { BlockCommittedEvent, ChainRewoundEvent, EventBus, Unsubscribe } from './event-bus.js';
@@ -45,6 +46,8 @@ export interface LogIndexOptions {
   onError?: (error: unknown) => void;
   /** Told that the index was found damaged and is being rebuilt from the chain. */
   onRebuild?: (problem: string) => void;
+  /** Where indexing lets the event loop run. Default: never. */
+  pause?: Pause;
 }
 
 interface OpenedIndex {
@@ -97,21 +100,29 @@ function prefix(kind: number, value?: Uint8Array): Uint8Array {
   return bytes;
 }
 
-/** The index keys of one block: one per distinct address, positioned topic, plus the marker. */
-function blockKeys(number: number, receipts: readonly ChainReceipt[]): Buffer[] {
-  const prefixes = new Map<string, Uint8Array>();
+/** Adds the key prefixes of `receipt`'s logs to `prefixes` (by hex, so each is there once). */
+function addPrefixes(prefixes: Map<string, Uint8Array>, receipt: ChainReceipt): void {
   const add = (kind: number, value: Uint8Array) => {
     const key = prefix(kind, value);
     prefixes.set(bytesToHex(key), key);
   };
-  for (const receipt of receipts) {
-    for (const log of receipt.logs) {
-      add(KIND_ADDRESS, log.address.bytes);
-      log.topics.forEach((topic, position) => add(KIND_TOPIC_0 + position, topic));
-    }
+  for (const log of receipt.logs) {
+    add(KIND_ADDRESS, log.address.bytes);
+    log.topics.forEach((topic, position) => add(KIND_TOPIC_0 + position, topic));
   }
+}
+
+/** The keys of block `number` given its logs' `prefixes`: those and the marker, if any. */
+function keysOf(number: number, prefixes: Map<string, Uint8Array>): Buffer[] {
   if (prefixes.size === 0) return [];
   return [prefix(KIND_ANY), ...prefixes.values()].map((p) => entryKey(p, number));
+}
+
+/** The index keys of one block: one per distinct address, positioned topic, plus the marker. */
+function blockKeys(number: number, receipts: readonly ChainReceipt[]): Buffer[] {
+  const prefixes = new Map<string, Uint8Array>();
+  for (const receipt of receipts) addPrefixes(prefixes, receipt);
+  return keysOf(number, prefixes);
 }
 
 function intersectSorted(a: readonly number[], b: readonly number[]): number[] {
@@ -141,6 +152,7 @@ export class LogIndex {
     private readonly meta: Database<IndexState, string>,
     private readonly chain: Chain,
     private readonly onError: (error: unknown) => void,
+    private readonly pause: Pause,
     state: IndexState,
   ) {
     this.height = state.height;
@@ -167,6 +179,7 @@ export class LogIndex {
       meta,
       options.chain,
       options.onError ?? ((error) => console.error('log index: indexing failed', error)),
+      options.pause ?? (() => undefined),
       state,
     );
     try {
@@ -324,7 +337,14 @@ export class LogIndex {
       .catch((error: unknown) => this.onError(error));
   }
 
-  /** Indexes every block after `height` up to `target`, taking `event`'s block when given. */
+  /**
+   * Indexes every block after `height` up to `target`, taking `event`'s block when given. The
+   * keys are made receipt by receipt and written as asynchronous writes (`writeAsync`), in time
+   * slices, and the new height is committed after them: a block of a thousand token transfers
+   * was some 20 ms of the main thread in one piece. Entries of a block above the committed
+   * height (a crash between the two) are never read, and indexing that block again writes them
+   * again.
+   */
   private async catchUp(target: number, event?: BlockCommittedEvent): Promise<void> {
     while (this.height < target) {
       const first = this.height + 1;
@@ -338,14 +358,18 @@ export class LogIndex {
         if (block === undefined || receipts === undefined) {
           throw new ServerError(`block ${number} or its receipts are missing`);
         }
-        keys.push(...blockKeys(number, receipts));
+        const prefixes = new Map<string, Uint8Array>();
+        for (const receipt of receipts) {
+          await this.pause();
+          addPrefixes(prefixes, receipt);
+        }
+        keys.push(...keysOf(number, prefixes));
         hash = block.hashHex;
       }
       const state: IndexState = { height: last, hash };
-      await commitLmdb(this.root, 'the log index', () => {
-        for (const key of keys) this.entries.putSync(key, PRESENT);
-        this.meta.putSync(STATE_KEY, state);
-      });
+      const entries = keys.map((key) => [key, PRESENT] as const);
+      await writeAsync(this.root, this.entries, entries, 'the log index', this.pause);
+      await commitLmdb(this.root, 'the log index', () => this.meta.putSync(STATE_KEY, state));
       this.height = last;
     }
   }

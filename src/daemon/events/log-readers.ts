@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Chain } from '../chain/chain.js';
 import type { NodeConfig } from '../../shared/config/options.js';
 import type { Logger } from '../logger.js';
+import type { Pause } from '../time-slice.js';
 import type { EventBus } from './event-bus.js';
 import { LogIndex } from './log-index.js';
 import { LogQuery } from './log-query.js';
@@ -28,6 +29,8 @@ export interface LogReadersOptions {
     | 'json-rpc.filters-per-client'
   >;
   logger: Pick<Logger, 'error' | 'warn'>;
+  /** Where indexing lets the event loop run. Default: never. */
+  pause?: Pause;
 }
 
 export interface LogReaders {
@@ -51,6 +54,7 @@ export async function openLogReaders(options: LogReadersOptions): Promise<LogRea
     onError: (error) => logger.error('log index: indexing failed', { error: String(error) }),
     onRebuild: (problem) =>
       logger.warn('log index damaged: deleting it and rebuilding it from the chain', { problem }),
+    pause: options.pause,
   });
   const served = new ServedLogs(chain, options.serialiseLog);
   const stopRewinds = bus.onRewind(() => served.forget());

@@ -15,6 +15,12 @@
  *   the chain's crash-safety unit untouched. Mined transactions leave the journal in the group
  *   commit after their block; a node that dies in between finds them mined on restart ("nonce
  *   too low") and drops them then.
+ * - Off the main thread. A batch is written as lmdb's asynchronous writes (`writeAsync`), so
+ *   LMDB's B-tree updates run on lmdb's write thread, and the main thread, which answers
+ *   requests, spends only the copying of keys and values, in time slices. A burst's batch of a
+ *   thousand writes or a block's thousand removals took 5–15 ms of the main thread in one piece
+ *   inside a transaction callback. No atomicity is lost: every entry stands on its own, and a
+ *   writer's promise still resolves only once its entry is committed and flushed.
  * - Keyed by transaction hash, valued by the sender's public key and the signed transaction's
  *   bytes. Operations on one key within a batch collapse to the last, so a replacement is the old
  *   key's removal and the new key's write in the same commit. The key was recovered when the
@@ -28,7 +34,8 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import { ServerError } from '../../shared/errors.js';
-import { commitLmdb } from '../chain/lmdb-file.js';
+import { writeAsync } from '../chain/lmdb-file.js';
+import type { Pause } from '../time-slice.js';
 
 /** Address space for the journal's memory map: a full pool of 128 KiB transactions fits. */
 const JOURNAL_MAP_SIZE = 2 * 2 ** 30;
@@ -68,21 +75,23 @@ export class PoolJournal implements JournalWriter {
     private readonly root: RootDatabase,
     private readonly entries: Database<Uint8Array, Buffer>,
     private readonly intervalMs: number,
+    private readonly pause: Pause,
   ) {}
 
   /**
    * Opens (creating if needed) the journal in `dir`. `intervalMs` is the group-commit window:
    * how long the first write of a batch waits for others before the batch is committed; 0
-   * commits at the end of the current event-loop turn.
+   * commits at the end of the current event-loop turn. A commit lets the event loop run at
+   * `pause` (default: never).
    */
-  static open(dir: string, intervalMs: number): PoolJournal {
+  static open(dir: string, intervalMs: number, pause: Pause = () => undefined): PoolJournal {
     mkdirSync(dir, { recursive: true });
     const root = open({ path: dir, maxDbs: 2, compression: false, mapSize: JOURNAL_MAP_SIZE });
     const entries = root.openDB<Uint8Array, Buffer>('transactions', {
       keyEncoding: 'binary',
       encoding: 'binary',
     });
-    return new PoolJournal(root, entries, intervalMs);
+    return new PoolJournal(root, entries, intervalMs, pause);
   }
 
   /** Every journaled transaction, in no particular order, its sender known without recovery. */
@@ -145,12 +154,16 @@ export class PoolJournal implements JournalWriter {
     this.waiters = [];
     if (batch.size === 0) return;
     try {
-      await commitLmdb(this.root, 'the transaction pool journal', () => {
-        for (const [hashHex, entry] of batch) {
-          if (entry === null) this.entries.removeSync(hashKey(hashHex));
-          else this.entries.putSync(hashKey(hashHex), entry);
-        }
-      });
+      const entries = (function* () {
+        for (const [hashHex, entry] of batch) yield [hashKey(hashHex), entry ?? undefined] as const;
+      })();
+      await writeAsync(
+        this.root,
+        this.entries,
+        entries,
+        'the transaction pool journal',
+        this.pause,
+      );
       // Committed survives the process; flushed survives the machine.
       await this.root.flushed;
       for (const waiter of waiters) waiter.resolve();
