@@ -230,8 +230,10 @@ async function restoreJournal(
 
 /**
  * Starts the call threads (`call-threads/`) and has the chain's calls and gas estimates run on
- * them; they also serve sender recovery. Started once the node answers, so that the first
- * answer does not wait for them; calls run on the main thread meanwhile.
+ * them; they also serve sender recovery. They start on the first call or recovery and stop
+ * after `--json-rpc.evm-idle` without either; with that at 0 they start here, once the node
+ * answers, so that the first answer does not wait for them (calls run on the main thread
+ * meanwhile).
  */
 async function startCallThreads(
   count: number,
@@ -239,6 +241,7 @@ async function startCallThreads(
     chain: Chain;
     senderRecovery: SenderRecovery;
     timeoutMs: number;
+    idleMs: number;
     limits: CallQueueLimits;
     layout: DataDirLayout;
     logger: Logger;
@@ -267,7 +270,9 @@ async function startCallThreads(
     limits: parts.limits,
     logger: parts.logger,
     onTimeout: () => parts.metrics.callTimedOut(),
+    idleMs: parts.idleMs,
   });
+  parts.senderRecovery.whenWanted(() => pool.wake());
   chain.runCallsOn(pool);
   parts.metrics.read({ metric: 'call_queue', read: () => pool.queued });
   shutdownSteps.push(async () => {
@@ -600,6 +605,7 @@ export async function startNode(
         chain: services.chain,
         senderRecovery,
         timeoutMs: config['json-rpc.evm-timeout'],
+        idleMs: config['json-rpc.evm-idle'],
         limits: {
           maxQueued: config['json-rpc.evm-queue'],
           maxPerCaller: config['json-rpc.evm-queue-per-client'],
