@@ -231,7 +231,8 @@ async function restoreJournal(
 /**
  * Starts the call threads (`call-threads/`) and has the chain's calls and gas estimates run on
  * them; they also serve sender recovery. They start on the first call or recovery and stop
- * after `--json-rpc.evm-idle` without either; with that at 0 they start here, once the node
+ * after `--json-rpc.evm-idle` without either, or as soon as a burst of transactions is over
+ * when no call came within that time; with it at 0 they start here, once the node
  * answers, so that the first answer does not wait for them (calls run on the main thread
  * meanwhile).
  */
@@ -239,6 +240,8 @@ async function startCallThreads(
   count: number,
   parts: {
     chain: Chain;
+    bus: EventBus;
+    txpool: NodeServices['pool'];
     senderRecovery: SenderRecovery;
     timeoutMs: number;
     idleMs: number;
@@ -273,6 +276,13 @@ async function startCallThreads(
     idleMs: parts.idleMs,
   });
   parts.senderRecovery.whenWanted(() => pool.wake());
+  shutdownSteps.push(
+    releaseAfterBursts({
+      bus: parts.bus,
+      pool: parts.txpool,
+      collect: async () => pool.releaseAfterRecoveries(),
+    }),
+  );
   chain.runCallsOn(pool);
   parts.metrics.read({ metric: 'call_queue', read: () => pool.queued });
   shutdownSteps.push(async () => {
@@ -603,6 +613,8 @@ export async function startNode(
       evmThreads,
       {
         chain: services.chain,
+        bus: services.bus,
+        txpool: services.pool,
         senderRecovery,
         timeoutMs: config['json-rpc.evm-timeout'],
         idleMs: config['json-rpc.evm-idle'],

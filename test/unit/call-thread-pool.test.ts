@@ -164,6 +164,24 @@ describe('CallThreadPool', () => {
       expect(log).toEqual(['call thread ready', 'call thread stopped after idling']);
     });
 
+    it('stops the threads when a burst is over, unless a job came within the idle time', async () => {
+      const log: string[] = [];
+      pool = await startPool(log, 1, { starts: new SharedArrayBuffer(4) }, 0, NO_LIMITS, 60_000);
+      pool.wake();
+      await waitFor(() => log.length === 1, 10_000, 'the thread to start');
+      pool.releaseAfterRecoveries();
+      await waitFor(() => log.length === 2, 10_000, 'the thread to stop');
+      expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);
+      pool.releaseAfterRecoveries();
+      expect(log).toEqual([
+        'call thread ready',
+        'call thread stopped after idling',
+        'call thread ready',
+      ]);
+      // Still running: the call just answered went to it.
+      expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);
+    });
+
     it('starts another thread only while every running one is busy', async () => {
       const log: string[] = [];
       pool = await startPool(log, 2, { starts: new SharedArrayBuffer(4) }, 300, NO_LIMITS, 60_000);

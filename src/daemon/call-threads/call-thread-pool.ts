@@ -21,7 +21,9 @@
  * sender recovery (`wake`), starts one thread; further threads start while every running one is
  * busy and jobs wait. Once nothing was asked of them for `idleMs`, the threads are closed. Jobs
  * that arrive meanwhile wait for a thread to start, as behind a busy one. With `idleMs` 0 every
- * thread starts with the pool and runs until it closes.
+ * thread starts with the pool and runs until it closes. When a burst of submitted transactions
+ * is over (`burst-release.ts`) and no job came within the idle time, the threads stop at once:
+ * the burst's recoveries were what kept them.
  *
  * Jobs wait in a queue that takes turns between callers (`fair-queue.ts`; a caller is a
  * WebSocket connection or an HTTP client's address) and go to the ready thread with the fewest
@@ -374,6 +376,8 @@ export class CallThreadPool implements CallExecution {
   private readonly idleMs: number;
   /** When a job or a `wake` last asked for the threads (ms since the epoch). */
   private lastDemand = 0;
+  /** When a job last came or was answered. */
+  private lastJob = 0;
   private idleTimer: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -389,7 +393,7 @@ export class CallThreadPool implements CallExecution {
         this.pump();
       },
       settle: (answer) => {
-        this.noteDemand();
+        this.noteJob();
         this.pacer.settle(answer);
       },
     };
@@ -441,6 +445,16 @@ export class CallThreadPool implements CallExecution {
     return this.enqueue('accessList', request, blockNumber, caller) as Promise<AccessListResult>;
   }
 
+  /**
+   * Stops the threads now, unless a job came within the idle time: for the end of a burst of
+   * submitted transactions, whose sender recoveries were all that kept them running.
+   */
+  releaseAfterRecoveries(): void {
+    const busy = this.queue.size > 0 || this.threads.some((each) => each.pending.size > 0);
+    if (this.idleMs === 0 || busy || Date.now() - this.lastJob < this.idleMs) return;
+    for (const thread of this.threads) thread.stop();
+  }
+
   /** Closes every thread after the jobs it has in hand; queued jobs run on the main thread. */
   async close(): Promise<void> {
     clearTimeout(this.idleTimer);
@@ -471,7 +485,7 @@ export class CallThreadPool implements CallExecution {
       );
     }
     this.inFlight.set(caller, held + 1);
-    this.noteDemand();
+    this.noteJob();
     const settled = () => {
       const left = (this.inFlight.get(caller) ?? 1) - 1;
       if (left > 0) this.inFlight.set(caller, left);
@@ -514,6 +528,11 @@ export class CallThreadPool implements CallExecution {
   private startOneMore(): void {
     const stopped = this.threads.find((each) => each.state === 'stopped');
     if (stopped !== undefined) void stopped.start();
+  }
+
+  private noteJob(): void {
+    this.lastJob = Date.now();
+    this.noteDemand();
   }
 
   /** Counts as activity, and makes sure the idle check is due. */
