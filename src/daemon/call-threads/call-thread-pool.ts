@@ -166,8 +166,8 @@ type ThreadState = 'stopped' | 'starting' | 'ready' | 'stopping' | 'down' | 'clo
 class CallThread {
   private worker: Worker | undefined;
   state: ThreadState = 'stopped';
-  /** Settles once the worker closing now has exited. */
-  private closing: Promise<void> | undefined;
+  /** The worker being closed, and what settles once it has exited. */
+  private closing: { worker: Worker; exited: Promise<void> } | undefined;
   readonly pending = new Map<number, Job & { timer?: NodeJS.Timeout }>();
   /** Set while the thread is terminated to end a job that ran past the time limit. */
   private aborting = false;
@@ -349,7 +349,8 @@ class CallThread {
   private shutDown(): Promise<void> {
     const worker = this.worker;
     if (worker === undefined) return Promise.resolve();
-    this.closing ??= new Promise<void>((resolve) => {
+    if (this.closing?.worker === worker) return this.closing.exited;
+    const exited = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, CLOSE_TIMEOUT_MS);
       timer.unref();
       worker.on('message', (message: ThreadMessage) => {
@@ -357,12 +358,11 @@ class CallThread {
       });
       worker.once('exit', () => resolve());
       worker.postMessage({ type: 'close' } satisfies MainMessage);
-    })
-      .then(() => worker.terminate())
-      .then(() => {
-        this.closing = undefined;
-      });
-    return this.closing;
+    }).then(async () => {
+      await worker.terminate();
+    });
+    this.closing = { worker, exited };
+    return exited;
   }
 }
 
