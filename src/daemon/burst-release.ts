@@ -25,7 +25,7 @@ export interface BurstReleaseOptions {
   pool: { status(): PoolStatus };
   /** Told at `debug` of each collection (heap before and after, wall and CPU time). */
   logger?: Logger;
-  /** The collection itself; by default {@link collectHeapFully}. */
+  /** What is done once a burst is over; by default the collection, {@link collectHeapFully}. */
   collect?: () => Promise<void>;
   /** Transactions committed since the last release that make a burst. */
   minTransactions?: number;

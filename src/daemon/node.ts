@@ -246,15 +246,21 @@ async function restoreJournal(
 
 /**
  * Starts the call threads (`call-threads/`) and has the chain's calls and gas estimates run on
- * them; they also serve sender recovery. Started once the node answers, so that the first
- * answer does not wait for them; calls run on the main thread meanwhile.
+ * them; they also serve sender recovery. They start on the first call or recovery and stop
+ * after `--json-rpc.evm-idle` without either, or as soon as a burst of transactions is over
+ * when no call came within that time; with it at 0 they start here, once the node
+ * answers, so that the first answer does not wait for them (calls run on the main thread
+ * meanwhile).
  */
 async function startCallThreads(
   count: number,
   parts: {
     chain: Chain;
+    bus: EventBus;
+    txpool: NodeServices['pool'];
     senderRecovery: SenderRecovery;
     timeoutMs: number;
+    idleMs: number;
     limits: CallQueueLimits;
     layout: DataDirLayout;
     logger: Logger;
@@ -283,7 +289,16 @@ async function startCallThreads(
     limits: parts.limits,
     logger: parts.logger,
     onTimeout: () => parts.metrics.callTimedOut(),
+    idleMs: parts.idleMs,
   });
+  parts.senderRecovery.whenWanted(() => pool.wake());
+  shutdownSteps.push(
+    releaseAfterBursts({
+      bus: parts.bus,
+      pool: parts.txpool,
+      collect: async () => pool.releaseAfterRecoveries(),
+    }),
+  );
   chain.runCallsOn(pool);
   parts.metrics.read({ metric: 'call_queue', read: () => pool.queued });
   shutdownSteps.push(async () => {
@@ -614,8 +629,11 @@ export async function startNode(
       evmThreads,
       {
         chain: services.chain,
+        bus: services.bus,
+        txpool: services.pool,
         senderRecovery,
         timeoutMs: config['json-rpc.evm-timeout'],
+        idleMs: config['json-rpc.evm-idle'],
         limits: {
           maxQueued: config['json-rpc.evm-queue'],
           maxPerCaller: config['json-rpc.evm-queue-per-client'],

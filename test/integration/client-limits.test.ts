@@ -106,6 +106,9 @@ describe('limits per client', () => {
       '1s',
       '--json-rpc.evm-threads',
       '1',
+      // The thread runs from the start, so the queue test below counts one call in its hands.
+      '--json-rpc.evm-idle',
+      '0',
       '--json-rpc.evm-queue',
       '4',
       '--json-rpc.evm-queue-per-client',

@@ -182,6 +182,8 @@ describe('debug runtime methods', () => {
   });
 
   it('debug_stacks lists the JavaScript stack of each thread', async () => {
+    // Call threads start on demand: a call starts one.
+    await rpc.call('eth_call', [{ data: '0x' }, 'latest']);
     const stacks = await rpc.call<string>('debug_stacks');
     expect(stacks).toContain(`main thread, pid ${daemon.pid}`);
     expect(stacks).toMatch(/^ {2}at .*threadStacks/m);

@@ -3,13 +3,16 @@
  * so a long call holds up nothing else, and a call right after a block sees that block's state
  * (the threads follow the producer's head). A daemon without call threads answers the same.
  * A call past `--json-rpc.evm-timeout` is aborted, and the daemon goes on answering calls.
+ * Threads start on the first call or submitted transaction and stop after `--json-rpc.evm-idle`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Interface } from 'ethers';
 import { HttpRpcClient } from '../../src/client/http-rpc-client.js';
 import { RpcResponseError } from '../../src/client/errors.js';
 import { loadContract } from '../helpers/contracts.js';
+import { daemonLogRecords } from '../helpers/daemon-log.js';
 import { devWallet, sendAndWait, signDynamicFeeTx } from '../helpers/dev-chain.js';
+import { waitFor } from '../helpers/processes.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 /** JUMPDEST PUSH1 0 JUMP: creation code that loops until its gas is spent. */
@@ -176,5 +179,38 @@ describe('the call time limit', () => {
     ]);
     expect(aborted).toMatchObject(limitError);
     expect(BigInt(behind)).toBeGreaterThan(21_000n);
+  });
+});
+
+describe('call threads on demand', () => {
+  let daemon: TestDaemon;
+
+  beforeAll(async () => {
+    daemon = await startOneThreadDaemon(LONG_CALL_GAS, '--json-rpc.evm-idle', '300ms');
+  });
+
+  afterAll(() => daemon.stop());
+
+  /** How often the daemon logged `message` so far. */
+  const logged = (message: string) =>
+    daemonLogRecords(daemon.dataDir).filter((record) => record.msg === message).length;
+
+  it('starts the thread for a transaction or a call, and stops it once idle', async () => {
+    expect(logged('call thread ready')).toBe(0);
+    // Sender recovery runs on the call thread, so a submitted transaction starts it.
+    const address = await deployFixture(daemon.rpc);
+    await waitFor(() => logged('call thread ready') === 1, 10_000, 'the call thread to start');
+    await waitFor(
+      () => logged('call thread stopped after idling') === 1,
+      10_000,
+      'the idle call thread to stop',
+    );
+    // The next call starts it again and is answered there, as a daemon with threads running.
+    const stored = await daemon.rpc.call<string>('eth_call', [
+      { to: address, data: abi.encodeFunctionData('get') },
+      'latest',
+    ]);
+    expect(BigInt(stored)).toBe(0n);
+    await waitFor(() => logged('call thread ready') === 2, 10_000, 'the thread to start again');
   });
 });

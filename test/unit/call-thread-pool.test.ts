@@ -30,6 +30,7 @@ function startPool(
   data: Record<string, unknown>,
   timeoutMs = 0,
   limits = { maxQueued: 1_000, maxPerCaller: 1_000 },
+  idleMs = 0,
 ): Promise<CallThreadPool> {
   return CallThreadPool.start({
     count,
@@ -39,8 +40,11 @@ function startPool(
     timeoutMs,
     limits,
     logger: recordingLogger(log),
+    idleMs,
   });
 }
+
+const NO_LIMITS = { maxQueued: 1_000, maxPerCaller: 1_000 };
 
 /**
  * Waits for the pool's one thread to be ready again after `event` (logged), and checks that
@@ -122,5 +126,70 @@ describe('CallThreadPool', () => {
     // The job behind it waited for the thread's second instance rather than running here.
     expect(await behind).toBe(21_001n);
     await expectStartedAgain(pool, log, 'call thread terminated to end a call past the time limit');
+  });
+
+  describe('with an idle limit', () => {
+    it('starts a thread for the first job, stops it once idle and starts it again for the next', async () => {
+      const log: string[] = [];
+      pool = await startPool(log, 1, { starts: new SharedArrayBuffer(4) }, 0, NO_LIMITS, 200);
+      expect(log).toEqual([]);
+      // The job waits for the thread rather than running on the main thread (which answers 99).
+      expect(await pool.estimateGas({ to }, 1n)).toBe(21_000n);
+      await waitFor(() => log.length === 2, 10_000, 'the idle thread to stop');
+      expect(log).toEqual(['call thread ready', 'call thread stopped after idling']);
+      expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);
+      expect(log).toEqual([
+        'call thread ready',
+        'call thread stopped after idling',
+        'call thread ready',
+      ]);
+    });
+
+    it('starts a thread when woken for sender recovery, without a job', async () => {
+      const log: string[] = [];
+      pool = await startPool(log, 2, { starts: new SharedArrayBuffer(4) }, 0, NO_LIMITS, 200);
+      pool.wake();
+      await waitFor(() => log.length === 1, 10_000, 'a thread to start');
+      // One thread serves what one thread can: the second waits for a job that finds it busy.
+      expect(log).toEqual(['call thread ready']);
+      await waitFor(() => log.length === 2, 10_000, 'the idle thread to stop');
+      expect(log[1]).toBe('call thread stopped after idling');
+    });
+
+    it('stops a thread that became ready after the idle time ran out', async () => {
+      const log: string[] = [];
+      pool = await startPool(log, 1, { starts: new SharedArrayBuffer(4) }, 0, NO_LIMITS, 1);
+      pool.wake();
+      await waitFor(() => log.length === 2, 10_000, 'the thread to start and stop');
+      expect(log).toEqual(['call thread ready', 'call thread stopped after idling']);
+    });
+
+    it('stops the threads when a burst is over, unless a job came within the idle time', async () => {
+      const log: string[] = [];
+      pool = await startPool(log, 1, { starts: new SharedArrayBuffer(4) }, 0, NO_LIMITS, 60_000);
+      pool.wake();
+      await waitFor(() => log.length === 1, 10_000, 'the thread to start');
+      pool.releaseAfterRecoveries();
+      await waitFor(() => log.length === 2, 10_000, 'the thread to stop');
+      expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);
+      pool.releaseAfterRecoveries();
+      expect(log).toEqual([
+        'call thread ready',
+        'call thread stopped after idling',
+        'call thread ready',
+      ]);
+      // Still running: the call just answered went to it.
+      expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);
+    });
+
+    it('starts another thread only while every running one is busy', async () => {
+      const log: string[] = [];
+      pool = await startPool(log, 2, { starts: new SharedArrayBuffer(4) }, 300, NO_LIMITS, 60_000);
+      const stuck = pool.call({ to, gas: 777n }, 1n).catch((error: unknown) => error);
+      await waitFor(() => log.length === 1, 10_000, 'the first thread to start');
+      expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);
+      expect(log).toEqual(['call thread ready', 'call thread ready']);
+      expect(await stuck).toBeInstanceOf(LimitExceededError);
+    });
   });
 });

@@ -54,3 +54,29 @@ export function cpuSecondsByThread(pid) {
   }
   return byThread;
 }
+
+/**
+ * Resident memory of `pid` in MiB by mapping, from /proc/<pid>/smaps: each LMDB `data.mdb` by
+ * its directory (`mdb:chain`), other files by name (`file:node`), glibc's main arena
+ * (`[heap]`), and every other anonymous mapping together (`[anon]`: V8's heaps, the other
+ * malloc arenas, WebAssembly memory, thread stacks). Largest first.
+ * @param {number} pid @returns {Array<[string, number]>}
+ */
+export function residentByMapping(pid) {
+  const parts = new Map();
+  let name = '[anon]';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) {
+      const path = mapping[1];
+      if (path === '' || (path.startsWith('[') && path !== '[heap]')) name = '[anon]';
+      else if (path.endsWith('/data.mdb')) name = `mdb:${path.split('/').at(-2)}`;
+      else if (path.startsWith('/')) name = `file:${path.split('/').at(-1)}`;
+      else name = path;
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB$/.exec(line);
+    if (rss) parts.set(name, (parts.get(name) ?? 0) + Number(rss[1]) / 1024);
+  }
+  return [...parts].sort((a, b) => b[1] - a[1]);
+}

@@ -15,6 +15,16 @@
  * The threads also serve the main thread's sender recovery (each lends it a port), so a daemon
  * with call threads needs no recovery worker besides.
  *
+ * Threads start on demand and stop when idle (`--json-rpc.evm-idle`, `idleMs`): each holds an
+ * isolate of its own, its caches and the bundle's compiled code, some 24 MiB that a node without
+ * calls for a while does not need (docs/benchmarks.md, "Memory"). The first call, or the first
+ * sender recovery (`wake`), starts one thread; further threads start while every running one is
+ * busy and jobs wait. Once nothing was asked of them for `idleMs`, the threads are closed. Jobs
+ * that arrive meanwhile wait for a thread to start, as behind a busy one. With `idleMs` 0 every
+ * thread starts with the pool and runs until it closes. When a burst of submitted transactions
+ * is over (`burst-release.ts`) and no job came within the idle time, the threads stop at once:
+ * the burst's recoveries were what kept them.
+ *
  * Jobs wait in a queue that takes turns between callers (`fair-queue.ts`; a caller is a
  * WebSocket connection or an HTTP client's address) and go to the ready thread with the fewest
  * in hand; a thread holds one job at a time. So a client's call waits behind at most the job
@@ -68,6 +78,11 @@ export interface CallThreadPoolOptions {
   logger: Logger;
   /** Told about each job aborted for running past `timeoutMs`. */
   onTimeout?: () => void;
+  /**
+   * How long the threads may go without a job or a `wake` before they are stopped, in ms
+   * (`--json-rpc.evm-idle`); 0 or absent starts them all at once and keeps them.
+   */
+  idleMs?: number;
 }
 
 export interface CallQueueLimits {
@@ -123,6 +138,12 @@ interface Job {
 /** Main-thread time per event-loop turn that answers of the threads may take at once. */
 const ANSWER_SLICE_MS = 5;
 
+/** States in which a thread will take jobs, now or once it has started (again). */
+const RUNS: ReadonlySet<ThreadState> = new Set(['ready', 'starting', 'stopping']);
+
+/** States of a thread that will be ready without a job asking for it. */
+const COMING: ReadonlySet<ThreadState> = new Set(['starting', 'down']);
+
 /** Jobs a thread holds at once: the one it runs (see the header for why not the next too). */
 const JOBS_PER_THREAD = 1;
 
@@ -136,11 +157,17 @@ interface PoolSide {
   settle(answer: () => void): void;
 }
 
-type ThreadState = 'starting' | 'ready' | 'down' | 'closed';
+/**
+ * `stopped`: not running, started on demand; `stopping`: closing after an idle spell; `down`:
+ * died, started again after a pause; `closed`: for good.
+ */
+type ThreadState = 'stopped' | 'starting' | 'ready' | 'stopping' | 'down' | 'closed';
 
 class CallThread {
   private worker: Worker | undefined;
-  state: ThreadState = 'starting';
+  state: ThreadState = 'stopped';
+  /** The worker being closed, and what settles once it has exited. */
+  private closing: { worker: Worker; exited: Promise<void> } | undefined;
   readonly pending = new Map<number, Job & { timer?: NodeJS.Timeout }>();
   /** Set while the thread is terminated to end a job that ran past the time limit. */
   private aborting = false;
@@ -189,6 +216,12 @@ class CallThread {
         settle();
         if (this.state === 'closed') {
           for (const job of inHand) job.reject(new Error('call threads closed'));
+          return;
+        }
+        if (this.state === 'stopping') {
+          this.state = 'stopped';
+          this.options.logger.info('call thread stopped after idling', { thread: this.index });
+          this.pool.requeue(inHand);
           return;
         }
         if (this.aborting) {
@@ -299,13 +332,25 @@ class CallThread {
     this.restartTimer = setTimeout(() => void this.start(), delay);
   }
 
+  /** Closes an idle thread to free its memory; it can be started again. */
+  stop(): void {
+    if (this.state !== 'ready' || this.pending.size > 0) return;
+    this.state = 'stopping';
+    void this.shutDown();
+  }
+
   /** Lets the thread finish its jobs and close; terminates it if that takes too long. */
   async close(): Promise<void> {
     this.state = 'closed';
     clearTimeout(this.restartTimer);
+    await this.shutDown();
+  }
+
+  private shutDown(): Promise<void> {
     const worker = this.worker;
-    if (worker === undefined) return;
-    await new Promise<void>((resolve) => {
+    if (worker === undefined) return Promise.resolve();
+    if (this.closing?.worker === worker) return this.closing.exited;
+    const exited = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, CLOSE_TIMEOUT_MS);
       timer.unref();
       worker.on('message', (message: ThreadMessage) => {
@@ -313,8 +358,11 @@ class CallThread {
       });
       worker.once('exit', () => resolve());
       worker.postMessage({ type: 'close' } satisfies MainMessage);
+    }).then(async () => {
+      await worker.terminate();
     });
-    await worker.terminate();
+    this.closing = { worker, exited };
+    return exited;
   }
 }
 
@@ -325,19 +373,29 @@ export class CallThreadPool implements CallExecution {
   private readonly inFlight = new Map<string, number>();
   private readonly limits: CallQueueLimits;
   private readonly pacer = new AnswerPacer(ANSWER_SLICE_MS);
+  private readonly idleMs: number;
+  /** When a job or a `wake` last asked for the threads (ms since the epoch). */
+  private lastDemand = 0;
+  /** When a job last came or was answered. */
+  private lastJob = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     options: CallThreadPoolOptions,
     private readonly local: CallExecution,
   ) {
     this.limits = options.limits;
+    this.idleMs = options.idleMs ?? 0;
     const side: PoolSide = {
       pump: () => this.pump(),
       requeue: (jobs) => {
         for (const job of [...jobs].reverse()) this.queue.pushFront(job.caller, job);
         this.pump();
       },
-      settle: (answer) => this.pacer.settle(answer),
+      settle: (answer) => {
+        this.noteJob();
+        this.pacer.settle(answer);
+      },
     };
     this.threads = Array.from(
       { length: options.count },
@@ -345,11 +403,25 @@ export class CallThreadPool implements CallExecution {
     );
   }
 
-  /** Starts the threads and resolves once each is ready or has failed to start (and is logged). */
+  /**
+   * Makes the pool. Without an idle limit it starts every thread and resolves once each is
+   * ready or has failed to start (and is logged); with one, threads start on demand.
+   */
   static async start(options: CallThreadPoolOptions): Promise<CallThreadPool> {
     const pool = new CallThreadPool(options, options.local);
-    await Promise.all(pool.threads.map((thread) => thread.start()));
+    if (pool.idleMs === 0) await Promise.all(pool.threads.map((thread) => thread.start()));
     return pool;
+  }
+
+  /**
+   * Says that work for the threads other than jobs is coming (sender recovery): starts a thread
+   * if none is running, and counts as activity that keeps them from stopping.
+   */
+  wake(): void {
+    this.noteDemand();
+    if (!this.threads.some((each) => each.state === 'ready' || each.state === 'starting')) {
+      this.startOneMore();
+    }
   }
 
   /** Jobs waiting for a thread. */
@@ -373,8 +445,19 @@ export class CallThreadPool implements CallExecution {
     return this.enqueue('accessList', request, blockNumber, caller) as Promise<AccessListResult>;
   }
 
+  /**
+   * Stops the threads now, unless a job came within the idle time: for the end of a burst of
+   * submitted transactions, whose sender recoveries were all that kept them running.
+   */
+  releaseAfterRecoveries(): void {
+    const busy = this.queue.size > 0 || this.threads.some((each) => each.pending.size > 0);
+    if (this.idleMs === 0 || busy || Date.now() - this.lastJob < this.idleMs) return;
+    for (const thread of this.threads) thread.stop();
+  }
+
   /** Closes every thread after the jobs it has in hand; queued jobs run on the main thread. */
   async close(): Promise<void> {
+    clearTimeout(this.idleTimer);
     await Promise.all(this.threads.map((thread) => thread.close()));
     this.pump();
   }
@@ -402,6 +485,7 @@ export class CallThreadPool implements CallExecution {
       );
     }
     this.inFlight.set(caller, held + 1);
+    this.noteJob();
     const settled = () => {
       const left = (this.inFlight.get(caller) ?? 1) - 1;
       if (left > 0) this.inFlight.set(caller, left);
@@ -433,10 +517,45 @@ export class CallThreadPool implements CallExecution {
         thread.run(this.queue.shift()!);
         continue;
       }
-      // Jobs wait for a thread that is starting; with every thread down or closed they run here.
-      if (this.threads.some((each) => each.state === 'ready' || each.state === 'starting')) return;
+      // Every running thread is busy: one more starts, if one is stopped and none is starting.
+      if (!this.threads.some((each) => each.state === 'starting')) this.startOneMore();
+      // Jobs wait for a thread that runs or starts; with every thread down or closed they run here.
+      if (this.threads.some((each) => RUNS.has(each.state))) return;
       this.runHere(this.queue.shift()!);
     }
+  }
+
+  private startOneMore(): void {
+    const stopped = this.threads.find((each) => each.state === 'stopped');
+    if (stopped !== undefined) void stopped.start();
+  }
+
+  private noteJob(): void {
+    this.lastJob = Date.now();
+    this.noteDemand();
+  }
+
+  /** Counts as activity, and makes sure the idle check is due. */
+  private noteDemand(): void {
+    this.lastDemand = Date.now();
+    if (this.idleMs > 0 && this.idleTimer === undefined) this.checkIdleIn(this.idleMs);
+  }
+
+  private checkIdleIn(ms: number): void {
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      const idleFor = Date.now() - this.lastDemand;
+      const busy = this.queue.size > 0 || this.threads.some((each) => each.pending.size > 0);
+      if (busy) this.checkIdleIn(this.idleMs);
+      else if (idleFor < this.idleMs) this.checkIdleIn(this.idleMs - idleFor);
+      else {
+        for (const thread of this.threads) thread.stop();
+        // A thread still starting, or waiting to be started again, is stopped once it is ready.
+        if (this.threads.some((each) => COMING.has(each.state))) this.checkIdleIn(this.idleMs);
+      }
+    }, ms);
+    // An idle check must not keep the daemon's process alive.
+    this.idleTimer.unref();
   }
 
   private withRoom(): CallThread | undefined {

@@ -23,7 +23,8 @@
  * start-up does not pay for them.
  *
  * A thread the daemon runs anyway can serve recoveries instead (`lend`): the call threads do,
- * so a daemon with them needs no recovery worker (an isolate of its own, tens of MiB).
+ * so a daemon with them needs no recovery worker (an isolate of its own, tens of MiB). They run
+ * only while wanted, so every `prepare` tells them (`whenWanted`).
  */
 import { availableParallelism } from 'node:os';
 import { Worker, type MessagePort } from 'node:worker_threads';
@@ -124,6 +125,7 @@ export class SenderRecovery {
   private flushScheduled = false;
   private nextBatch = 0;
   private closed = false;
+  private wanted: (() => void) | undefined;
 
   constructor(private readonly options: SenderRecoveryOptions) {}
 
@@ -133,6 +135,7 @@ export class SenderRecovery {
    * left to the library (see the module notes).
    */
   prepare(tx: TypedTransaction, encoded: Uint8Array): Promise<void> {
+    this.wanted?.();
     this.startWorkers();
     if (this.closed || !this.endpoints.some((endpoint) => endpoint.ready)) return NOTHING_TO_DO;
     if (!wantsRecovery(tx)) return NOTHING_TO_DO;
@@ -171,6 +174,14 @@ export class SenderRecovery {
     const endpoint = this.endpoint(port, async () => port.close());
     port.unref();
     port.on('close', () => this.remove(endpoint));
+  }
+
+  /**
+   * Has `callback` called on every `prepare`, so that a lender of ports that runs its threads on
+   * demand starts one, and keeps it, while recoveries are asked for.
+   */
+  whenWanted(callback: () => void): void {
+    this.wanted = callback;
   }
 
   /** Stops the workers; transactions waiting for them are left to in-process recovery. */

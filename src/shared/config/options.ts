@@ -49,6 +49,7 @@ export interface NodeConfig {
   'json-rpc.max-buffered-response': number;
   'json-rpc.gas-cap': number;
   'json-rpc.evm-timeout': number;
+  'json-rpc.evm-idle': number;
   'json-rpc.logs-cap': number;
   'json-rpc.block-range-cap': number;
   'json-rpc.filter-timeout': number;
@@ -418,6 +419,13 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '5s',
     description:
       'Longest an eth_call or eth_estimateGas may run on a call thread before it is aborted; 0 for no limit.',
+    parse: parseDuration,
+  }),
+  option({
+    key: 'json-rpc.evm-idle',
+    defaultText: '5s',
+    description:
+      'How long the call threads may go without a call, estimate or sender recovery before they are stopped to free their memory (about 24 MiB each); the next call starts one again and waits for it. 0 starts them with the daemon and keeps them.',
     parse: parseDuration,
   }),
   option({
