@@ -423,7 +423,7 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   }),
   option({
     key: 'json-rpc.evm-idle',
-    defaultText: '5s',
+    defaultText: '30s',
     description:
       'How long the call threads may go without a call, estimate or sender recovery before they are stopped to free their memory (about 24 MiB each); the next call starts one again and waits for it. 0 starts them with the daemon and keeps them.',
     parse: parseDuration,
