@@ -175,6 +175,41 @@ export const EVM_PATCHES = {
   'dist/esm/evm.js': [
     {
       why:
+        'Every CALL handed the interpreter a spread copy of its message with the gas limit ' +
+        'replaced; the message gains fields after it is made (its code, when loaded), and the ' +
+        'spread took a twentieth of a distinct eth_call. The copy is now an object literal of ' +
+        "every field a Message of this release has or is given (the constructor's, and code, " +
+        'isCompiled and chargeCodeAccesses from _loadCode), codeAddress evaluated as before.',
+      find: `            result = await this.runInterpreter({
+                ...{ codeAddress: message.codeAddress },
+                ...message,
+                gasLimit,
+            }, { initialLogs: eip7708Log ? [eip7708Log] : undefined });`,
+      replace: `            result = await this.runInterpreter({
+                codeAddress: message.codeAddress,
+                to: message.to,
+                value: message.value,
+                caller: message.caller,
+                gasLimit,
+                data: message.data,
+                eofCallData: message.eofCallData,
+                depth: message.depth,
+                code: message.code,
+                _codeAddress: message._codeAddress,
+                isStatic: message.isStatic,
+                isCompiled: message.isCompiled,
+                salt: message.salt,
+                selfdestruct: message.selfdestruct,
+                createdAddresses: message.createdAddresses,
+                delegatecall: message.delegatecall,
+                gasRefund: message.gasRefund,
+                blobVersionedHashes: message.blobVersionedHashes,
+                accessWitness: message.accessWitness,
+                chargeCodeAccesses: message.chargeCodeAccesses,
+            }, { initialLogs: eip7708Log ? [eip7708Log] : undefined });`,
+    },
+    {
+      why:
         'Every message built a merged copy of its run state, result and environment (three ' +
         'object spreads of some forty fields) for `execResult.runState`, which neither the VM ' +
         'nor this node reads; it is now built when read.',

@@ -31,7 +31,7 @@ import type {
 } from '../../src/shared/trace-results.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { deployFixture, loadContract } from '../helpers/contracts.js';
-import { devWallet, type RawReceipt } from '../helpers/dev-chain.js';
+import { devWallet, waitForReceipt, type RawReceipt } from '../helpers/dev-chain.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const CAST = fileURLToPath(new URL('../../node_modules/.bin/cast', import.meta.url));
@@ -65,13 +65,14 @@ describe('debug tracing', () => {
   let probeInput: string;
 
   const trace = <T>(method: string, params: unknown[]) => daemon.authedRpc.call<T>(method, params);
-  const receiptOf = (hash: string) =>
-    provider.send('eth_getTransactionReceipt', [hash]) as Promise<RawReceipt>;
-  /** Sends `method` of the prober and waits for it to be mined, reverted or not. */
+  /**
+   * Sends `method` of the prober and waits for it to be mined, reverted or not. The receipt is
+   * polled for: ethers' `waitForTransaction` misses a transaction mined between its first look
+   * and its first block poll, and at block time 0 no later block comes to find it.
+   */
   const send = async (method: string, args: unknown[], gasLimit: bigint, value = 0n) => {
     const sent = await prober.getFunction(method).send(...args, { gasLimit, value });
-    await provider.waitForTransaction(sent.hash);
-    return receiptOf(sent.hash);
+    return waitForReceipt(daemon.rpc, sent.hash);
   };
 
   beforeAll(async () => {
@@ -185,7 +186,7 @@ describe('debug tracing', () => {
 
     it('places the logs where they were emitted, the same logs as the receipt', async () => {
       expect(top.logs!.map((log) => Number(log.position))).toEqual([1, 8, 8]);
-      const receipt = await receiptOf(probe.transactionHash);
+      const receipt = await waitForReceipt(daemon.rpc, probe.transactionHash);
       const logs = receipt.logs as Array<{ address: string; topics: string[]; data: string }>;
       expect(treeLogs(top).map(({ address, topics, data }) => ({ address, topics, data }))).toEqual(
         logs.map(({ address, topics, data }) => ({ address, topics, data })),
