@@ -14,6 +14,45 @@ import { dirname, join } from 'node:path';
 export const PATCHED_EVM_VERSION = '10.1.3';
 
 /**
+ * `bigIntToBytes` and `setLengthLeft` as the opcode handlers and gas handlers call them (a stack
+ * word to its bytes, left-padded to 32 for MSTORE and storage keys), with the results of
+ * `@ethereumjs/util`'s: the library's went through a hex string checked by a regular expression
+ * and padded with two spread arrays. Anything unusual (a negative number, little-endian, a
+ * truncation) goes to the library's own.
+ */
+export const WORD_BYTES = `
+function bigIntToBytes(num, littleEndian) {
+    if (num < BIGINT_0 || littleEndian !== undefined) {
+        return utilBigIntToBytes(num, littleEndian);
+    }
+    const hex = num.toString(16);
+    const bytes = new Uint8Array((hex.length + 1) >> 1);
+    let digit = hex.length;
+    for (let index = bytes.length - 1; index >= 0; index--) {
+        const low = hex.charCodeAt(--digit);
+        const high = digit > 0 ? hex.charCodeAt(--digit) : 48;
+        bytes[index] = ((high < 58 ? high - 48 : high - 87) << 4) | (low < 58 ? low - 48 : low - 87);
+    }
+    return bytes;
+}
+function setLengthLeft(msg, length, opts) {
+    if (opts !== undefined || !(msg instanceof Uint8Array) || msg.length >= length) {
+        return utilSetLengthLeft(msg, length, opts);
+    }
+    const padded = new Uint8Array(length);
+    padded.set(msg, length - msg.length);
+    return padded;
+}
+`;
+
+const WORD_BYTES_WHY =
+  'MSTORE, SLOAD, SSTORE, TLOAD, TSTORE and their gas handlers turned each stack word into ' +
+  "bytes with @ethereumjs/util's bigIntToBytes (a hex string, validated by a regular " +
+  'expression) and setLengthLeft (two spread arrays): a fifth of what a call allocated. The ' +
+  'file now imports them under other names and defines faster ones with the same results, ' +
+  'falling back to the imported ones for anything but a non-negative number or a short array.';
+
+/**
  * The edits, by file of `@ethereumjs/evm` (the ES module build esbuild bundles). Each has the
  * reason it exists; `find` must occur exactly once in the file.
  */
@@ -119,7 +158,56 @@ export const EVM_PATCHES = {
         }`,
     },
   ],
+  'dist/esm/opcodes/functions.js': [
+    {
+      why: WORD_BYTES_WHY,
+      find: `bigIntToAddressBytes, bigIntToBytes, bytesToBigInt, bytesToHex, bytesToInt, concatBytes, setLengthLeft, setLengthRight, } from '@ethereumjs/util';`,
+      replace: `bigIntToAddressBytes, bigIntToBytes as utilBigIntToBytes, bytesToBigInt, bytesToHex, bytesToInt, concatBytes, setLengthLeft as utilSetLengthLeft, setLengthRight, } from '@ethereumjs/util';${WORD_BYTES}`,
+    },
+  ],
+  'dist/esm/opcodes/gas.js': [
+    {
+      why: WORD_BYTES_WHY,
+      find: `BIGINT_64, bigIntToBytes, equalsBytes, generateAddress, generateAddress2, setLengthLeft, } from '@ethereumjs/util';`,
+      replace: `BIGINT_64, bigIntToBytes as utilBigIntToBytes, equalsBytes, generateAddress, generateAddress2, setLengthLeft as utilSetLengthLeft, } from '@ethereumjs/util';${WORD_BYTES}`,
+    },
+  ],
   'dist/esm/evm.js': [
+    {
+      why:
+        'Every CALL handed the interpreter a spread copy of its message with the gas limit ' +
+        'replaced; the message gains fields after it is made (its code, when loaded), and the ' +
+        'spread took a twentieth of a distinct eth_call. The copy is now an object literal of ' +
+        "every field a Message of this release has or is given (the constructor's, and code, " +
+        'isCompiled and chargeCodeAccesses from _loadCode), codeAddress evaluated as before.',
+      find: `            result = await this.runInterpreter({
+                ...{ codeAddress: message.codeAddress },
+                ...message,
+                gasLimit,
+            }, { initialLogs: eip7708Log ? [eip7708Log] : undefined });`,
+      replace: `            result = await this.runInterpreter({
+                codeAddress: message.codeAddress,
+                to: message.to,
+                value: message.value,
+                caller: message.caller,
+                gasLimit,
+                data: message.data,
+                eofCallData: message.eofCallData,
+                depth: message.depth,
+                code: message.code,
+                _codeAddress: message._codeAddress,
+                isStatic: message.isStatic,
+                isCompiled: message.isCompiled,
+                salt: message.salt,
+                selfdestruct: message.selfdestruct,
+                createdAddresses: message.createdAddresses,
+                delegatecall: message.delegatecall,
+                gasRefund: message.gasRefund,
+                blobVersionedHashes: message.blobVersionedHashes,
+                accessWitness: message.accessWitness,
+                chargeCodeAccesses: message.chargeCodeAccesses,
+            }, { initialLogs: eip7708Log ? [eip7708Log] : undefined });`,
+    },
     {
       why:
         'Every message built a merged copy of its run state, result and environment (three ' +

@@ -2,8 +2,9 @@
  * What the daemon's edits to EthereumJS's EVM (scripts/ethereumjs-patches.js, docs/evm-patches.md)
  * must not change, against a real daemon: the jump-destination analysis kept per code still
  * refuses a JUMP into PUSH data, code replaced by a dev setter is analysed afresh (in calls and
- * in block execution), memory that starts small grows and reads as before, and the step events
- * a trace sees carry all the memory that was paid for.
+ * in block execution), memory that starts small grows and reads as before, stack words of any
+ * length become the same bytes in memory and as storage keys, and the step events a trace sees
+ * carry all the memory that was paid for.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { devWallet, sendAndWait, signDynamicFeeTx } from '../helpers/dev-chain.js';
@@ -27,8 +28,14 @@ const MEMORY_PROBE = '0x602a61050052612000516000525960205261050051604052' + '606
  */
 const UNWRITTEN_OUTPUT = '0x602061100060006000600060045af15000';
 
+/**
+ * Takes the word x of its input, stores x at storage key x, loads that key back and returns x
+ * then the loaded word: each of MSTORE, SSTORE and SLOAD turns the stack word into bytes.
+ */
+const WORD_ROUND_TRIP = '0x600035808055805460205260005260406000f3';
+
 const WORD_42 = `0x${'00'.repeat(31)}2a`;
-const word = (value: number) => value.toString(16).padStart(64, '0');
+const word = (value: number | bigint) => value.toString(16).padStart(64, '0');
 
 describe('EthereumJS EVM edits', () => {
   let daemon: TestDaemon;
@@ -86,6 +93,29 @@ describe('EthereumJS EVM edits', () => {
   it('grows memory from empty and reads unwritten memory as zero', async () => {
     await setCode(MEMORY_PROBE);
     expect(await call()).toBe(`0x${word(0)}${word(0x2020)}${word(42)}`);
+  });
+
+  it('turns stack words of every length into the same bytes, in calls and in blocks', async () => {
+    await setCode(WORD_ROUND_TRIP);
+    const words = [0n, 1n, 0xfn, 0xffn, 0x100n, 0xabcden, 2n ** 64n - 1n, 2n ** 200n + 7n];
+    words.push(2n ** 255n, 2n ** 256n - 1n);
+    for (const value of words) {
+      const data = `0x${word(value)}`;
+      expect(await daemon.rpc.call('eth_call', [{ to: target, data }, 'latest'])).toBe(
+        `0x${word(value)}${word(value)}`,
+      );
+    }
+    const raw = await signDynamicFeeTx(devWallet(1), {
+      to: target,
+      nonce: nonce++,
+      gasLimit: 100_000n,
+      data: `0x${word(0xabcden)}`,
+    });
+    expect((await sendAndWait(daemon.rpc, raw)).status).toBe('0x1');
+    // The key the block wrote under is the word left-padded to 32 bytes, as the trie keys it.
+    expect(await daemon.rpc.call('eth_getStorageAt', [target, '0xabcde', 'latest'])).toBe(
+      `0x${word(0xabcden)}`,
+    );
   });
 
   it('shows a step all the memory paid for, written or not', async () => {

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { transform } from 'esbuild';
+import { BIGINT_0, bigIntToBytes, bytesToHex, setLengthLeft } from '@ethereumjs/util';
 
 interface Edit {
   why: string;
@@ -18,6 +19,7 @@ interface Edit {
 
 interface PatchesModule {
   PATCHED_EVM_VERSION: string;
+  WORD_BYTES: string;
   EVM_PATCHES: Record<string, Edit[]>;
   evmPackageDir(): string;
   patchEvmSource(file: string, source: string): string;
@@ -48,6 +50,30 @@ describe('edits to the EthereumJS EVM', () => {
       expect(() => patches.patchEvmSource(file, patched)).toThrow(/occurs 0 times/);
     },
   );
+
+  it('convert stack words to bytes exactly as @ethereumjs/util does', () => {
+    const helpers = new Function(
+      'BIGINT_0',
+      'utilBigIntToBytes',
+      'utilSetLengthLeft',
+      `${patches.WORD_BYTES} return { bigIntToBytes, setLengthLeft };`,
+    )(BIGINT_0, bigIntToBytes, setLengthLeft) as {
+      bigIntToBytes(value: bigint): Uint8Array;
+      setLengthLeft(bytes: Uint8Array, length: number): Uint8Array;
+    };
+    const words = [0n, 1n, 0xfn, 0x10n, 0xffn, 0x100n, 0xabcn, 2n ** 255n, 2n ** 256n - 1n];
+    for (let bits = 1; bits <= 256; bits++)
+      words.push((1n << BigInt(bits)) - 1n, 1n << BigInt(bits - 1));
+    for (const value of words) {
+      expect(bytesToHex(helpers.bigIntToBytes(value))).toBe(bytesToHex(bigIntToBytes(value)));
+      expect(bytesToHex(helpers.setLengthLeft(helpers.bigIntToBytes(value), 32))).toBe(
+        bytesToHex(setLengthLeft(bigIntToBytes(value), 32)),
+      );
+    }
+    // What the fast paths leave to the library behaves as the library's.
+    expect(() => helpers.bigIntToBytes(-1n)).toThrow();
+    expect(() => helpers.setLengthLeft(new Uint8Array(33), 32)).toThrow();
+  });
 
   it('fail the build, naming the edit, when a piece is missing', () => {
     const [file] = Object.keys(patches.EVM_PATCHES);

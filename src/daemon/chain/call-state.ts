@@ -68,6 +68,11 @@ function sameAccount(a: Account, b: Account): boolean {
 export class CallStateManager extends MerkleStateManager {
   /** The account at each address read so far under this root (`null`: no account). */
   private readonly accounts = new LruCache<string, Account | null>(ACCOUNTS_PER_ROOT);
+  /**
+   * The same by `Address` object: a message asks for its caller and callee half a dozen times,
+   * always through the same objects, and making the string key cost more than the lookup.
+   */
+  private readonly accountsByObject = new WeakMap<Address, Account | null>();
   /** The committed state root the calls run on. */
   private readonly stateRoot: Uint8Array;
 
@@ -86,16 +91,26 @@ export class CallStateManager extends MerkleStateManager {
     if (own !== undefined) {
       return own.accountRLP === undefined ? undefined : createAccountFromRLP(own.accountRLP);
     }
-    const key = address.toString();
-    let committed = this.accounts.get(key);
+    let committed = this.knownAccount(address);
     if (committed === undefined) {
       // Copied: the RLP is a view into a whole trie node, which the cache would keep alive.
       const rlp =
         this.flat.account(this.stateRoot, address.bytes) ?? (await this._trie.get(address.bytes));
       committed = rlp === null ? null : createAccountFromRLP(rlp.slice());
-      this.accounts.set(key, committed);
+      this.accounts.set(address.toString(), committed);
+      this.accountsByObject.set(address, committed);
     }
     return committed === null ? undefined : copyAccount(committed);
+  }
+
+  /** The committed account at `address` if read before (null: none), else undefined. */
+  private knownAccount(address: Address): Account | null | undefined {
+    let committed = this.accountsByObject.get(address);
+    if (committed === undefined) {
+      committed = this.accounts.get(address.toString());
+      if (committed !== undefined) this.accountsByObject.set(address, committed);
+    }
+    return committed;
   }
 
   /**
@@ -105,7 +120,7 @@ export class CallStateManager extends MerkleStateManager {
    */
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
     if (account !== undefined && this._caches!.account!.get(address) === undefined) {
-      const committed = this.accounts.get(address.toString());
+      const committed = this.knownAccount(address);
       if (committed && sameAccount(committed, account)) return;
     }
     return super.putAccount(address, account);
@@ -123,7 +138,7 @@ export class CallStateManager extends MerkleStateManager {
     if (own !== undefined) return RLP.decode(own) as Uint8Array;
     const account = await this.getAccount(address);
     if (account === undefined) return EMPTY;
-    const committedAccount = this.accounts.get(address.toString());
+    const committedAccount = this.knownAccount(address);
     if (committedAccount && equalsBytes(committedAccount.storageRoot, account.storageRoot)) {
       const value = this.flat.slot(this.stateRoot, address.bytes, key);
       if (value !== undefined) return value;

@@ -197,6 +197,14 @@ export class CallVmCache {
    * and the block context (and, through the parent hashes, every BLOCKHASH answer).
    */
   readonly outcomes = new LruCache<string, CallOutcome>(CACHED_CALL_OUTCOMES);
+  /**
+   * The VM and the call block used last, by the header object they were looked up for: calls
+   * keep coming at one head, whose header stays the same object while it is cached, and the
+   * keys above (hex of a root or hash) cost more to make than a typical call's state reads.
+   */
+  private lastVm: { header: BlockHeader; entry: Promise<CallVm> } | undefined;
+  private lastBlock:
+    { header: BlockHeader; withFee: boolean; limit: bigint; block: Block } | undefined;
 
   /**
    * The block a call runs in: the selected block's header, with a zero base fee for calls
@@ -206,23 +214,22 @@ export class CallVmCache {
   blockFor(env: CallEnvironment, withFee: boolean, gasLimit: bigint): Block {
     const header = env.block.header;
     const limit = gasLimit > header.gasLimit ? gasLimit : header.gasLimit;
+    const last = this.lastBlock;
+    if (last?.header === header && last.withFee === withFee && last.limit === limit) {
+      return last.block;
+    }
     const key = `${bytesToHex(header.hash())}:${withFee}:${limit}`;
     let block = this.blocks.get(key);
     if (block === undefined) {
       block = callBlock(env.common, header, withFee, limit);
       this.blocks.set(key, block);
     }
+    this.lastBlock = { header, withFee, limit, block };
     return block;
   }
 
   async run<T>(env: CallEnvironment, task: (vm: VM) => Promise<T>): Promise<T> {
-    const key = bytesToHex(env.block.header.stateRoot);
-    let entry = this.vms.get(key);
-    if (entry === undefined) {
-      entry = this.create(env);
-      this.vms.set(key, entry);
-    }
-    const { vm, queue, nodes } = await entry;
+    const { vm, queue, nodes } = await this.vmFor(env);
     return queue.run(async () => {
       await vm.stateManager.checkpoint();
       try {
@@ -232,6 +239,19 @@ export class CallVmCache {
         nodes.clear();
       }
     });
+  }
+
+  private vmFor(env: CallEnvironment): Promise<CallVm> {
+    const header = env.block.header;
+    if (this.lastVm?.header === header) return this.lastVm.entry;
+    const key = bytesToHex(header.stateRoot);
+    let entry = this.vms.get(key);
+    if (entry === undefined) {
+      entry = this.create(env);
+      this.vms.set(key, entry);
+    }
+    this.lastVm = { header, entry };
+    return entry;
   }
 
   private async create(env: CallEnvironment): Promise<CallVm> {
