@@ -41,6 +41,17 @@ describe('flat state manager: cached account reads', () => {
     expect(second).not.toBe(first);
   });
 
+  it('keeps what was written when the caller changes its account afterwards', async () => {
+    const state = executingState();
+    const written = new Account(3n, 40n);
+    await state.putAccount(alice, written);
+    written.balance = 0n;
+    written.nonce = 9n;
+    const read = (await state.getAccount(alice))!;
+    expect(read.balance).toBe(40n);
+    expect(read.nonce).toBe(3n);
+  });
+
   it('reads the reverted account after a checkpoint is reverted', async () => {
     const state = executingState();
     await state.putAccount(alice, new Account(0n, 5n));

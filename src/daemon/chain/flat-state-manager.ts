@@ -17,6 +17,7 @@ import {
   unprefixedHexToBytes,
 } from '@ethereumjs/util';
 import { Account, Address } from '@ethereumjs/util';
+import { QuicklySerializedAccount } from './account-rlp.js';
 import { storageLeaves, type FlatStateView } from './flat-state.js';
 import type { FlatEntry, FlatStateWrite } from './store.js';
 import type { TrieNodeReader } from './trie-node-overlay.js';
@@ -62,6 +63,14 @@ function recordingCaches(changes: FlushedChanges): Caches {
     }
   });
   return caches;
+}
+
+/**
+ * A separate account with the same fields. The byte fields are shared: accounts replace them
+ * when they change, never write into them.
+ */
+function copyOf(account: Account): Account {
+  return new Account(account.nonce, account.balance, account.storageRoot, account.codeHash);
 }
 
 export interface FlatStateManagerOptions {
@@ -112,12 +121,22 @@ export class FlatStateManager extends MerkleStateManager {
     return super.getAccount(address);
   }
 
+  /** Written accounts are read back at once (the EVM reads, changes and writes each in turn). */
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    if (account === undefined || this._caches?.account === undefined) {
+      return super.putAccount(address, account);
+    }
+    const written = QuicklySerializedAccount.of(account);
+    await super.putAccount(address, written);
+    const rlp = this._caches.account.get(address)?.accountRLP;
+    if (rlp !== undefined) this.decoded.set(rlp, written);
+  }
+
   /** A fresh account equal to what `rlp` decodes to: callers change the one they are given. */
   private decodedCopy(rlp: Uint8Array): Account {
     let account = this.decoded.get(rlp);
     if (account === undefined) this.decoded.set(rlp, (account = createAccountFromRLP(rlp)));
-    // The byte fields are shared: accounts replace them when they change, never write into them.
-    return new Account(account.nonce, account.balance, account.storageRoot, account.codeHash);
+    return copyOf(account);
   }
 
   /**
