@@ -7,48 +7,73 @@
  */
 import { Account } from '@ethereumjs/util';
 
-const EMPTY = new Uint8Array();
-
-/** `n` as big-endian bytes without leading zeros (zero is the empty string). */
-function unpaddedBytes(n: bigint): Uint8Array {
-  if (n === 0n) return EMPTY;
-  let hex = n.toString(16);
-  if (hex.length % 2 === 1) hex = `0${hex}`;
-  return Buffer.from(hex, 'hex');
+/**
+ * A number's RLP as an item: its big-endian bytes without leading zeros (zero is the empty
+ * string), the bytes of one under 0x80 being their own encoding. Kept as hex until written.
+ */
+interface NumberItem {
+  hex: string;
+  /** Bytes the item takes, with its length byte. */
+  size: number;
 }
 
-/** A byte string of one byte under 0x80 is its own encoding; others get a length byte. */
-function isOwnEncoding(item: Uint8Array): boolean {
-  return item.length === 1 && item[0] < 0x80;
+function numberItem(n: bigint): NumberItem {
+  if (n === 0n) return { hex: '', size: 1 };
+  const hex = n.toString(16);
+  const bytes = (hex.length + 1) >> 1;
+  return { hex, size: n < 0x80n ? 1 : 1 + bytes };
+}
+
+function hexDigit(code: number): number {
+  return code < 58 ? code - 48 : code - 87;
+}
+
+/** Writes `item` at `at`; returns where the next item starts. */
+function writeNumber(out: Uint8Array, at: number, item: NumberItem): number {
+  const bytes = item.size - 1;
+  if (item.hex.length === 0) {
+    out[at] = 0x80;
+    return at + 1;
+  }
+  if (item.size === 1) {
+    out[at] = parseInt(item.hex, 16);
+    return at + 1;
+  }
+  out[at] = 0x80 + bytes;
+  let digit = item.hex.length;
+  for (let index = at + bytes; index > at; index--) {
+    const low = hexDigit(item.hex.charCodeAt(--digit));
+    const high = digit > 0 ? hexDigit(item.hex.charCodeAt(--digit)) : 0;
+    out[index] = (high << 4) | low;
+  }
+  return at + 1 + bytes;
+}
+
+/** Writes a byte string of 2 to 55 bytes at `at`; returns where the next item starts. */
+function writeBytes(out: Uint8Array, at: number, bytes: Uint8Array): number {
+  out[at] = 0x80 + bytes.length;
+  out.set(bytes, at + 1);
+  return at + 1 + bytes.length;
 }
 
 export function accountRlp(account: Account): Uint8Array {
-  const items = [
-    unpaddedBytes(account.nonce),
-    unpaddedBytes(account.balance),
-    account.storageRoot,
-    account.codeHash,
-  ];
-  let payload = 0;
-  for (const item of items) {
-    // A length byte of its own below 56 bytes; longer items do not occur in real state.
-    if (item.length >= 56) return account.serialize();
-    payload += isOwnEncoding(item) ? 1 : 1 + item.length;
+  const { storageRoot, codeHash } = account;
+  const nonce = numberItem(account.nonce);
+  const balance = numberItem(account.balance);
+  // Roots and hashes are 32 bytes; anything unusual (a number of 56 bytes or more, which real
+  // state never holds) goes to the library.
+  if (nonce.size > 56 || balance.size > 56 || storageRoot.length !== 32 || codeHash.length !== 32) {
+    return account.serialize();
   }
-  // Four items of at most 56 encoded bytes: the payload's length fits one byte.
-  const out = new Uint8Array((payload < 56 ? 1 : 2) + payload);
-  let at = 0;
-  if (payload < 56) {
-    out[at++] = 0xc0 + payload;
-  } else {
-    out[at++] = 0xf8;
-    out[at++] = payload;
-  }
-  for (const item of items) {
-    if (!isOwnEncoding(item)) out[at++] = 0x80 + item.length;
-    out.set(item, at);
-    at += item.length;
-  }
+  const payload = nonce.size + balance.size + 66;
+  // At most 56 + 56 + 66 bytes: the payload's length fits one byte.
+  const out = new Uint8Array(2 + payload);
+  out[0] = 0xf8;
+  out[1] = payload;
+  let at = writeNumber(out, 2, nonce);
+  at = writeNumber(out, at, balance);
+  at = writeBytes(out, at, storageRoot);
+  writeBytes(out, at, codeHash);
   return out;
 }
 
