@@ -277,7 +277,7 @@ export class BlockExecutor {
     for (const executed of included) {
       await this.pause();
       bloom.or(executed.result.bloom);
-      serialized.push(executed.pooled.tx.serialize());
+      serialized.push(executed.pooled.encoded ?? executed.pooled.tx.serialize());
       receipts.push(encodeReceipt(executed.result.receipt, executed.pooled.tx.type));
     }
     const stateRoot = await this.vm.stateManager.getStateRoot();
