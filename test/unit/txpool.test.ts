@@ -59,6 +59,16 @@ describe('pending and queued', () => {
     expect(announced).toEqual([0n, 1n, 2n, 3n]);
   });
 
+  it('keeps the encoding of each transaction: the bytes it came as, or its serialization', async () => {
+    const pool = newPool(new FakeState());
+    const received = signTx(0, { nonce: 0n });
+    const legacy = signTx(0, { nonce: 1n, gasPrice: 20n * GWEI });
+    const pooled = [await pool.add(received, received.serialize()), await pool.add(legacy)];
+    for (const [index, tx] of [received, legacy].entries()) {
+      expect(pooled[index].encoded).toEqual(tx.serialize());
+    }
+  });
+
   it('gives the event loop a turn between admissions when asked, in arrival order', async () => {
     let pauses = 0;
     const pool = new TxPool({

@@ -18,18 +18,23 @@ import type { StoredBlock } from './types.js';
  * The record of `block`: the RLP of `[block.raw(), senders]`, built one transaction at a time
  * with `pause` asked before each (a block of 1 000 transfers was 10–14 ms of encoding in one
  * piece), then wrapped as the lists `block.raw()` gives: header, transactions (typed ones as
- * their serialization), uncle headers and, where the block has them, withdrawals.
+ * their serialization), uncle headers and, where the block has them, withdrawals. `serialized`,
+ * when given, holds each transaction's `serialize()` already made (the executor's, for the
+ * transactions trie), which is most of the encoding.
  */
 export async function encodeBlockRecord(
   block: Block,
   senders: readonly Address[],
   pause: Pause = () => undefined,
+  serialized?: readonly Uint8Array[],
 ): Promise<Uint8Array> {
   const transactions: Uint8Array[] = [];
-  for (const tx of block.transactions) {
+  for (const [index, tx] of block.transactions.entries()) {
     await pause();
+    // A legacy transaction's serialization is the RLP of its raw values, what the record holds.
+    const bytes = serialized?.[index] ?? tx.serialize();
     const typed = tx.supports(Capability.EIP2718TypedTransaction);
-    transactions.push(RLP.encode(typed ? tx.serialize() : tx.raw()));
+    transactions.push(typed ? RLP.encode(bytes) : bytes);
   }
   await pause();
   const values = [

@@ -433,7 +433,12 @@ export class Chain extends ChainReader implements PoolStateView {
     try {
       const executed = await this.executor.execute(context, txs, stateChange);
       const senders = executed.included.map((e) => e.pooled.sender);
-      const blockRecord = await encodeBlockRecord(executed.block, senders, this.pause);
+      const blockRecord = await encodeBlockRecord(
+        executed.block,
+        senders,
+        this.pause,
+        executed.serialized,
+      );
       const stored = storedBlock(executed.block, senders, blockRecord);
       const records = executed.included.map((e) => e.receipt);
       await this.pause();

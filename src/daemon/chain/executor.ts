@@ -53,6 +53,8 @@ export interface ExecutedTx {
 
 export interface ExecutedBlock {
   block: Block;
+  /** Each transaction's `serialize()`, in block order. */
+  serialized: Uint8Array[];
   included: ExecutedTx[];
   rejected: RejectedTx[];
 }
@@ -172,8 +174,8 @@ export class BlockExecutor {
     await state.commit();
     await this.pause();
     const gasUsed = included.at(-1)?.receipt.cumulativeGasUsed ?? 0n;
-    const block = await this.assemble(header, included, gasUsed);
-    return { block, included, rejected };
+    const { block, serialized } = await this.assemble(header, included, gasUsed);
+    return { block, serialized, included, rejected };
   }
 
   /** Runs `txs` in order into `included` and `rejected`, packing by the gas they use. */
@@ -267,7 +269,7 @@ export class BlockExecutor {
     header: HeaderData,
     included: ExecutedTx[],
     gasUsed: bigint,
-  ): Promise<Block> {
+  ): Promise<{ block: Block; serialized: Uint8Array[] }> {
     const transactions = included.map((e) => e.pooled.tx);
     const bloom = new Bloom(undefined, this.common);
     const serialized: Uint8Array[] = [];
@@ -275,7 +277,7 @@ export class BlockExecutor {
     for (const executed of included) {
       await this.pause();
       bloom.or(executed.result.bloom);
-      serialized.push(executed.pooled.tx.serialize());
+      serialized.push(executed.pooled.encoded ?? executed.pooled.tx.serialize());
       receipts.push(encodeReceipt(executed.result.receipt, executed.pooled.tx.type));
     }
     const stateRoot = await this.vm.stateManager.getStateRoot();
@@ -295,6 +297,6 @@ export class BlockExecutor {
     // The pool's transaction objects go into the block as they are: `createBlock` would build
     // each one again from its fields (a `Common` copy and parameter rebuild per transaction,
     // about a tenth of a millisecond each) and lose the sender and hash they have cached.
-    return new Block(blockHeader, transactions, [], []);
+    return { block: new Block(blockHeader, transactions, [], []), serialized };
   }
 }

@@ -16,8 +16,8 @@ import {
   createAccountFromRLP,
   unprefixedHexToBytes,
 } from '@ethereumjs/util';
-import { Address } from '@ethereumjs/util';
-import type { Account } from '@ethereumjs/util';
+import { Account, Address } from '@ethereumjs/util';
+import { QuicklySerializedAccount } from './account-rlp.js';
 import { storageLeaves, type FlatStateView } from './flat-state.js';
 import type { FlatEntry, FlatStateWrite } from './store.js';
 import type { TrieNodeReader } from './trie-node-overlay.js';
@@ -65,6 +65,14 @@ function recordingCaches(changes: FlushedChanges): Caches {
   return caches;
 }
 
+/**
+ * A separate account with the same fields. The byte fields are shared: accounts replace them
+ * when they change, never write into them.
+ */
+function copyOf(account: Account): Account {
+  return new Account(account.nonce, account.balance, account.storageRoot, account.codeHash);
+}
+
 export interface FlatStateManagerOptions {
   trie: MerklePatriciaTrie;
   common: Common;
@@ -76,6 +84,13 @@ export interface FlatStateManagerOptions {
 export class FlatStateManager extends MerkleStateManager {
   private readonly flat: FlatStateView;
   private readonly changes: FlushedChanges | undefined;
+  /**
+   * The account each cached RLP decodes to. EthereumJS keeps cached accounts as RLP and decodes
+   * them on every read, and a value transfer reads its sender, recipient and coinbase several
+   * times. Keyed by the cached bytes themselves, an entry holds for as long as the cache holds
+   * those bytes, whatever checkpoints are reverted.
+   */
+  private readonly decoded = new WeakMap<Uint8Array, Account>();
 
   constructor(options: FlatStateManagerOptions) {
     const changes = options.executing === true ? new FlushedChanges() : undefined;
@@ -93,15 +108,35 @@ export class FlatStateManager extends MerkleStateManager {
    * is only written when the caches flush), so the flat tables answer if they describe it.
    */
   override async getAccount(address: Address): Promise<Account | undefined> {
-    if (this._caches?.account?.get(address) === undefined) {
-      const rlp = this.flat.account(this._trie.root(), address.bytes);
-      if (rlp !== undefined) {
-        const account = rlp === null ? undefined : createAccountFromRLP(rlp);
-        this._caches?.account?.put(address, account);
-        return account;
-      }
+    const cached = this._caches?.account?.get(address);
+    if (cached !== undefined) {
+      return cached.accountRLP === undefined ? undefined : this.decodedCopy(cached.accountRLP);
+    }
+    const rlp = this.flat.account(this._trie.root(), address.bytes);
+    if (rlp !== undefined) {
+      const account = rlp === null ? undefined : createAccountFromRLP(rlp);
+      this._caches?.account?.put(address, account);
+      return account;
     }
     return super.getAccount(address);
+  }
+
+  /** Written accounts are read back at once (the EVM reads, changes and writes each in turn). */
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    if (account === undefined || this._caches?.account === undefined) {
+      return super.putAccount(address, account);
+    }
+    const written = QuicklySerializedAccount.of(account);
+    await super.putAccount(address, written);
+    const rlp = this._caches.account.get(address)?.accountRLP;
+    if (rlp !== undefined) this.decoded.set(rlp, written);
+  }
+
+  /** A fresh account equal to what `rlp` decodes to: callers change the one they are given. */
+  private decodedCopy(rlp: Uint8Array): Account {
+    let account = this.decoded.get(rlp);
+    if (account === undefined) this.decoded.set(rlp, (account = createAccountFromRLP(rlp)));
+    return copyOf(account);
   }
 
   /**

@@ -42,6 +42,47 @@ function commonPrefixLength(entries: Entry[], depth: number): number {
   }
 }
 
+/** An RLP length prefix: `short` plus a length under 56, or `short + 55` plus its length's length. */
+function lengthPrefix(length: number, short: number): number[] {
+  if (length < 56) return [short + length];
+  const bytes: number[] = [];
+  for (let rest = length; rest > 0; rest = Math.floor(rest / 256)) bytes.unshift(rest % 256);
+  return [short + 55 + bytes.length, ...bytes];
+}
+
+/** A byte string of one byte under 0x80 is its own encoding; others get a length prefix. */
+function stringPrefix(item: Uint8Array): number[] {
+  return item.length === 1 && item[0] < 0x80 ? [] : lengthPrefix(item.length, 0x80);
+}
+
+/**
+ * The RLP of a node, as `RLP.encode` gives it. Leaves, branches and extensions whose children
+ * are all hashes are lists of byte strings, written here into one array (the library's encoder
+ * concatenates part by part, and a block's two tries encode a node per transaction); a node with
+ * a child embedded goes to the library.
+ */
+function encodeNode(node: NestedUint8Array): Uint8Array {
+  const prefixes: number[][] = [];
+  let payload = 0;
+  for (const item of node) {
+    if (!(item instanceof Uint8Array)) return RLP.encode(node);
+    const prefix = stringPrefix(item);
+    prefixes.push(prefix);
+    payload += prefix.length + item.length;
+  }
+  const listPrefix = lengthPrefix(payload, 0xc0);
+  const out = new Uint8Array(listPrefix.length + payload);
+  out.set(listPrefix);
+  let at = listPrefix.length;
+  for (const [index, item] of (node as Uint8Array[]).entries()) {
+    out.set(prefixes[index], at);
+    at += prefixes[index].length;
+    out.set(item, at);
+    at += item.length;
+  }
+  return out;
+}
+
 export class OrderedTrieRoot {
   constructor(private readonly keccak256: (data: Uint8Array) => Uint8Array) {}
 
@@ -71,12 +112,12 @@ export class OrderedTrieRoot {
   private *rootSteps(values: readonly Uint8Array[]): Generator<void, Uint8Array> {
     const entries = values.map((value, i) => ({ nibbles: toNibbles(RLP.encode(i)), value }));
     if (entries.length === 0) return this.keccak256(RLP.encode(new Uint8Array()));
-    return this.keccak256(RLP.encode(yield* this.node(entries, 0)));
+    return this.keccak256(encodeNode(yield* this.node(entries, 0)));
   }
 
   /** A child reference: nodes under 32 bytes of RLP are embedded, the rest hashed. */
   private reference(node: NestedUint8Array): Node {
-    const encoded = RLP.encode(node);
+    const encoded = encodeNode(node);
     return encoded.length < 32 ? node : this.keccak256(encoded);
   }
 

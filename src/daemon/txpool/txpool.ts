@@ -240,7 +240,7 @@ export class TxPool implements TxPoolApi {
       await this.options.pause?.();
       await recovered;
       // checkEnvelope has refused an unsigned transaction, so it has a hash.
-      const pooled = await this.insert(tx, hashHex!, admitTransaction(tx, rules));
+      const pooled = await this.insert(tx, hashHex!, admitTransaction(tx, rules), encoded);
       // Queued for the journal inside the admission, so a removal that follows it (a block,
       // a replacement) is queued after it and wins.
       const writer = origin === 'submitted' ? this.options.journal : undefined;
@@ -365,6 +365,7 @@ export class TxPool implements TxPoolApi {
     tx: TypedTransaction,
     hashHex: string,
     admitted: AdmittedTransaction,
+    encoded: Uint8Array,
   ): Promise<PooledTransaction> {
     const hash = tx.hash();
     // Checked again: an identical transaction may have been pooled while this one waited.
@@ -405,6 +406,7 @@ export class TxPool implements TxPoolApi {
       senderHex: account.key,
       nonce: tx.nonce,
       addedAt: this.now(),
+      encoded,
     };
     const entry: PoolEntry = { pooled, fees, cost, seq, announced: false };
     this.senders.set(account.key, account);

@@ -66,6 +66,8 @@ export interface PooledTransaction {
   nonce: bigint;
   /** Unix ms when the pool accepted it. */
   addedAt: number;
+  /** `tx.serialize()`, made once at admission; block assembly uses it for the block's tries. */
+  encoded?: Uint8Array;
 }
 
 /** A transaction the pool took in, and when it is safe to acknowledge. */
