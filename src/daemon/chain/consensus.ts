@@ -7,7 +7,7 @@
  * validator each vote is our own and every step succeeds at once.
  *
  * Timing: with a block time the engine commits one block per interval (empty ones too unless
- * disabled). With block time 0 it commits as soon as transactions are pending (automine),
+ * disabled), each begun as long before its tick as recent ones took to build (`build-lead.ts`). With block time 0 it commits as soon as transactions are pending (automine),
  * batching everything pending that fits the block gas limit, and otherwise sleeps until the pool
  * wakes it. Both can be changed while running (`setMiningMode`: `evm_setAutomine`,
  * `evm_setIntervalMining`), and `mine` commits a block on demand; every round, the engine's own
@@ -21,6 +21,7 @@ import type { EventBus, Unsubscribe } from '../events/event-bus.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import type { PooledTransaction, TxPoolApi } from '../txpool/types.js';
 import { BlockClock } from './block-clock.js';
+import { BuildLead } from './build-lead.js';
 import type { StateChange } from './executor.js';
 import type { ProductionHealth } from './production-health.js';
 import type { BeforeVisible, CommittedBlock, RejectedTx } from './types.js';
@@ -106,6 +107,7 @@ export class ConsensusEngine {
   private readonly rounds = new SerialQueue();
   private mode: MiningMode;
   private nextBlockAt = 0;
+  private readonly lead = new BuildLead();
   private running = false;
   /** Attempts at the current height whose commit failed: the round number of the next one. */
   private failedRounds = 0;
@@ -176,16 +178,19 @@ export class ConsensusEngine {
     while (this.running) {
       const { automine, intervalMs } = this.mode;
       const pending = automine && this.options.pool.executable().length > 0;
-      const due = intervalMs > 0 && this.now() >= this.nextBlockAt;
+      const beginAt = this.nextBlockAt - this.lead.leadMs(intervalMs);
+      const due = intervalMs > 0 && this.now() >= beginAt;
       if (!pending && !due) {
-        await this.sleep(intervalMs > 0 ? this.nextBlockAt : undefined);
+        await this.sleep(intervalMs > 0 ? beginAt : undefined);
         continue;
       }
       if (due) this.nextBlockAt = Math.max(this.nextBlockAt + intervalMs, this.now());
       try {
+        const began = this.now();
         const committed = await this.rounds.run(() =>
           this.round({ empty: due && this.emptyBlocks }),
         );
+        if (due && committed !== undefined) this.lead.built(this.now() - began);
         if (committed !== undefined) this.options.health?.committed(committed.block.number);
       } catch (error) {
         const { health } = this.options;
