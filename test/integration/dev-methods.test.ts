@@ -281,6 +281,13 @@ describe('dev methods on a dev chain', () => {
       expect.objectContaining({ message: expect.stringContaining('forking is not supported') }),
     );
     expect(await refusal('evm_revert', [])).toEqual(expect.objectContaining({ code: -32602 }));
+    // A JSON number past 2^53 is no exact integer (1e308 was taken, and its 1 024-bit balance
+    // failed to encode): larger values come as hex of at most 256 bits.
+    for (const balance of [1e308, 1e78, 2 ** 53]) {
+      expect(await refusal('hardhat_setBalance', [keyless(10), balance])).toEqual(
+        expect.objectContaining({ code: -32602, message: expect.stringContaining('balance') }),
+      );
+    }
     const head = await blockNumber();
     await rpc('evm_mine');
     expect(await blockNumber()).toBe(head + 1n);

@@ -43,4 +43,10 @@ describe('account RLP', () => {
     expect(quick.nonce).toBe(7n);
     expect(quick.balance).toBe(10n ** 20n);
   });
+
+  it('leaves numbers of 56 bytes or more to the library, also for an account of the caches', () => {
+    const account = new Account(1n, 2n ** 1023n, ROOT, KECCAK256_NULL);
+    const quick = QuicklySerializedAccount.of(account);
+    expect(bytesToHex(quick.serialize())).toBe(bytesToHex(account.serialize()));
+  });
 });

@@ -25,13 +25,18 @@ import {
 /** The namespace the composition root serves on dev chains. */
 export const DEV_NAMESPACE = 'dev';
 
-/** A number as toolchains send it: a JSON integer, or hex (leading zeros allowed). */
+/**
+ * A number as toolchains send it: a JSON integer, or hex (leading zeros allowed). A JSON number
+ * above 2^53 - 1 is not an exact integer (1e78 parses to some 260-bit value), so larger ones must
+ * come as hex, which holds at most 256 bits.
+ */
 const numberSchema: JsonSchema = {
   anyOf: [
-    { type: 'integer', minimum: 0 },
+    { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
     { type: 'string', pattern: '^0x[0-9a-fA-F]{1,64}$' },
   ],
-  description: 'a non-negative integer, as a JSON number or 0x-prefixed hex of at most 256 bits',
+  description:
+    'a non-negative integer, as a JSON number up to 2^53 - 1 or 0x-prefixed hex of at most 256 bits',
 };
 
 /** A storage word: hex of at most 32 bytes, left-padded. */

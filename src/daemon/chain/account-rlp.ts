@@ -61,9 +61,10 @@ export function accountRlp(account: Account): Uint8Array {
   const nonce = numberItem(account.nonce);
   const balance = numberItem(account.balance);
   // Roots and hashes are 32 bytes; anything unusual (a number of 56 bytes or more, which real
-  // state never holds) goes to the library.
+  // state never holds) goes to the library's own encoding, not to an override that calls back
+  // here.
   if (nonce.size > 56 || balance.size > 56 || storageRoot.length !== 32 || codeHash.length !== 32) {
-    return account.serialize();
+    return Account.prototype.serialize.call(account);
   }
   const payload = nonce.size + balance.size + 66;
   // At most 56 + 56 + 66 bytes: the payload's length fits one byte.
