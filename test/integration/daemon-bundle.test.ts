@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +53,12 @@ describe('daemon bundle', () => {
     expect(others).toEqual([]);
     expect(imports.has(ERRORS_SPECIFIER)).toBe(true);
     expect(existsSync(join(DIST_DAEMON, 'wasm-crypto.wasm'))).toBe(true);
+  });
+
+  it("leaves ws's native frame unmasking to load from node_modules", () => {
+    expect(readFileSync(BUNDLE, 'utf8')).toContain('__require("bufferutil")');
+    const bufferutil = createRequire(BUNDLE)('bufferutil') as { unmask: unknown };
+    expect(typeof bufferutil.unmask).toBe('function');
   });
 
   it('fails a start with the error classes the CLI process has loaded', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { WebSocket } from 'ws';
+import { TurnBudget } from '../../src/daemon/time-slice.js';
 import { WsChannel } from '../../src/daemon/transport/ws-channel.js';
 import { waitFor } from '../helpers/processes.js';
 
@@ -58,7 +59,7 @@ describe('WsChannel', () => {
         return text;
       },
       noError,
-      5,
+      new TurnBudget(5),
     );
     for (let i = 0; i < 100; i++) socket.receive(String(i));
     const inFirstTurn = handled.length;
@@ -83,11 +84,42 @@ describe('WsChannel', () => {
         return undefined;
       },
       noError,
-      1_000,
+      new TurnBudget(1_000),
     );
     socket.receive('a');
     socket.receive('b');
     expect(handled).toEqual(['a', 'b']);
     expect(socket.calls).toEqual([]);
+  });
+
+  it('shares one turn budget among all channels, each keeping its own order', async () => {
+    // A clock that moves one ms per message handled: the budget runs out after five of them.
+    let clock = 0;
+    const turn = new TurnBudget(5, () => clock);
+    const handled: string[] = [];
+    const sockets = ['a', 'b'].map((name) => {
+      const socket = fakeSocket();
+      new WsChannel(
+        socket,
+        1 << 20,
+        (text) => {
+          clock++;
+          handled.push(`${name}${text}`);
+          return undefined;
+        },
+        noError,
+        turn,
+      );
+      return socket;
+    });
+    for (const socket of sockets) for (let i = 0; i < 10; i++) socket.receive(String(i));
+    expect(handled).toEqual(['a0', 'a1', 'a2', 'a3', 'a4']);
+    expect(sockets.map((socket) => socket.calls)).toEqual([['pause'], ['pause']]);
+    await waitFor(() => handled.length === 20, 10_000, 'every message');
+    for (const name of ['a', 'b']) {
+      expect(handled.filter((id) => id.startsWith(name))).toEqual(
+        Array.from({ length: 10 }, (_, i) => `${name}${i}`),
+      );
+    }
   });
 });

@@ -19,14 +19,12 @@ const CLOSE_BRACE = 0x7d;
 /** Whether `text` nests arrays and objects more than `limit` levels deep. */
 export function exceedsJsonDepth(text: string, limit: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === BACKSLASH) i++;
-      else if (code === QUOTE) inString = false;
-    } else if (code === QUOTE) {
-      inString = true;
+    if (code === QUOTE) {
+      i = closingQuote(text, i);
+      // An unterminated string holds no more brackets; JSON.parse reports it.
+      if (i === -1) return false;
     } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
       if (++depth > limit) return true;
     } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
@@ -34,6 +32,22 @@ export function exceedsJsonDepth(text: string, limit: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Where the string literal opened at `open` ends, or -1 if it does not. Request bodies are
+ * mostly string content (hex data, queries), which `indexOf` skips natively rather than one
+ * character per loop step (a third of the time the consensus WebSocket spent on a 450 KB
+ * query). A quote ends the string unless an odd run of backslashes escapes it; counting a run
+ * back stops at the quote before it, so the whole scan stays linear.
+ */
+function closingQuote(text: string, open: number): number {
+  for (let at = text.indexOf('"', open + 1); at !== -1; at = text.indexOf('"', at + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+  return -1;
 }
 
 /** The message of the refusal, naming the limit and the option that sets it. */
