@@ -1,15 +1,16 @@
 /**
- * The edits the daemon's bundle makes to EthereumJS's EVM (scripts/ethereumjs-patches.js) fit
- * the installed release: its version is the one they were written for, each piece they replace
+ * The edits the daemon's bundle makes to EthereumJS's EVM and state manager
+ * (scripts/ethereumjs-patches.js) fit the installed releases: its version is the one they were written for, each piece they replace
  * is found exactly once, the patched files still parse, and a piece that is missing fails the
  * build with the edit named. What the edits must not change is pinned against a real daemon in
- * test/integration/evm-patches.test.ts.
+ * test/integration/evm-patches.test.ts and test/integration/state-manager-patches.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { transform } from 'esbuild';
 import { BIGINT_0, bigIntToBytes, bytesToHex, setLengthLeft } from '@ethereumjs/util';
+import { bytesToHex as nobleBytesToHex } from '@noble/hashes/utils.js';
 
 interface Edit {
   why: string;
@@ -17,9 +18,20 @@ interface Edit {
   replace: string;
 }
 
+interface PatchedPackage {
+  name: string;
+  version: string;
+  patches: Record<string, Edit[]>;
+}
+
 interface PatchesModule {
   PATCHED_EVM_VERSION: string;
+  PATCHED_PACKAGES: PatchedPackage[];
+  packageDir(name: string): string;
+  patchSource(pkg: PatchedPackage, file: string, source: string): string;
+  checkVersion(pkg: PatchedPackage): void;
   WORD_BYTES: string;
+  UNPREFIXED_HEX: string;
   EVM_PATCHES: Record<string, Edit[]>;
   evmPackageDir(): string;
   patchEvmSource(file: string, source: string): string;
@@ -29,25 +41,30 @@ interface PatchesModule {
 const patches = (await import(
   new URL('../../scripts/ethereumjs-patches.js', import.meta.url).href
 )) as PatchesModule;
-const installed = (file: string) =>
-  readFileSync(join(patches.evmPackageDir(), ...file.split('/')), 'utf8');
+const installed = (file: string, name = '@ethereumjs/evm') =>
+  readFileSync(join(patches.packageDir(name), ...file.split('/')), 'utf8');
+const patchedFiles = patches.PATCHED_PACKAGES.flatMap((pkg) =>
+  Object.keys(pkg.patches).map((file) => [pkg.name, file, pkg] as const),
+);
 
-describe('edits to the EthereumJS EVM', () => {
-  it('were written for the installed release', () => {
+describe('edits to EthereumJS', () => {
+  it('were written for the installed releases', () => {
     expect(() => patches.checkEvmVersion()).not.toThrow();
+    for (const pkg of patches.PATCHED_PACKAGES)
+      expect(() => patches.checkVersion(pkg)).not.toThrow();
   });
 
-  it.each(Object.keys(patches.EVM_PATCHES))(
-    'fit %s exactly once and leave it parseable',
-    async (file) => {
-      const patched = patches.patchEvmSource(file, installed(file));
-      for (const edit of patches.EVM_PATCHES[file]) {
+  it.each(patchedFiles)(
+    'fit %s %s exactly once and leave it parseable',
+    async (name, file, pkg) => {
+      const patched = patches.patchSource(pkg, file, installed(file, name));
+      for (const edit of pkg.patches[file]) {
         expect(edit.why.length).toBeGreaterThan(20);
         expect(patched).toContain(edit.replace);
       }
       await expect(transform(patched, { loader: 'js', format: 'esm' })).resolves.toBeDefined();
       // Made once, an edit's piece is gone: patching the patched file fails instead of doubling.
-      expect(() => patches.patchEvmSource(file, patched)).toThrow(/occurs 0 times/);
+      expect(() => patches.patchSource(pkg, file, patched)).toThrow(/occurs 0 times/);
     },
   );
 
@@ -73,6 +90,23 @@ describe('edits to the EthereumJS EVM', () => {
     // What the fast paths leave to the library behaves as the library's.
     expect(() => helpers.bigIntToBytes(-1n)).toThrow();
     expect(() => helpers.setLengthLeft(new Uint8Array(33), 32)).toThrow();
+  });
+
+  it('write bytes as hex exactly as @noble/hashes does, and refuse what it refuses', () => {
+    const bytesToUnprefixedHex = new Function(
+      'bytesToUnprefixedHexNoble',
+      `${patches.UNPREFIXED_HEX.replace('export const', 'const')} return bytesToUnprefixedHex;`,
+    )(nobleBytesToHex) as (bytes: unknown) => string;
+    const backing = Uint8Array.from({ length: 300 }, (_, index) => (index * 151) % 256);
+    for (const length of [0, 1, 2, 20, 31, 32, 33, 256])
+      for (const offset of [0, 1, 7]) {
+        const bytes = backing.subarray(offset, offset + length);
+        expect(bytesToUnprefixedHex(bytes)).toBe(nobleBytesToHex(bytes));
+      }
+    expect(bytesToUnprefixedHex(Buffer.from([0xab, 0x01]))).toBe('ab01');
+    for (const notBytes of ['ab', [1, 2], undefined]) {
+      expect(() => bytesToUnprefixedHex(notBytes)).toThrow();
+    }
   });
 
   it('fail the build, naming the edit, when a piece is missing', () => {
