@@ -286,6 +286,43 @@ export const UTIL_PATCHES = {
   ],
 };
 
+/**
+ * `getSenderAddress` of `@ethereumjs/tx` with the address kept in the transaction's cache beside
+ * its public key, as the library keeps the key: only for a frozen transaction, whose signature
+ * cannot change. The node puts there the address its recovery threads computed.
+ */
+export const SENDER_ADDRESS = `export function getSenderAddress(tx) {
+    if (tx.cache.senderAddress !== undefined) {
+        return tx.cache.senderAddress;
+    }
+    const address = new Address(publicToAddress(tx.getSenderPublicKey()));
+    if (Object.isFrozen(tx)) {
+        tx.cache.senderAddress = address;
+    }
+    return address;
+}`;
+
+/** The version of `@ethereumjs/tx` the edits of TX_PATCHES were written against. */
+export const PATCHED_TX_VERSION = '10.1.3';
+
+/** The edits, by file of `@ethereumjs/tx` (its ES module build), as for the EVM. */
+export const TX_PATCHES = {
+  'dist/esm/capabilities/legacy.js': [
+    {
+      why:
+        "`runTx` asks every transaction for its sender's address, and `getSenderAddress` " +
+        'hashed the cached public key again each time, with the JavaScript keccak (some 10-20 ' +
+        'us a transaction on the thread that builds blocks), although the recovery thread had ' +
+        'computed the address already. A frozen transaction now keeps its address in its cache, ' +
+        'where the node also puts the one its recovery threads computed.',
+      find: `export function getSenderAddress(tx) {
+    return new Address(publicToAddress(tx.getSenderPublicKey()));
+}`,
+      replace: SENDER_ADDRESS,
+    },
+  ],
+};
+
 /** Every patched package: its name, the version its edits fit, and the edits by file. */
 export const PATCHED_PACKAGES = [
   { name: '@ethereumjs/evm', version: PATCHED_EVM_VERSION, patches: EVM_PATCHES },
@@ -295,6 +332,7 @@ export const PATCHED_PACKAGES = [
     patches: STATE_MANAGER_PATCHES,
   },
   { name: '@ethereumjs/util', version: PATCHED_UTIL_VERSION, patches: UTIL_PATCHES },
+  { name: '@ethereumjs/tx', version: PATCHED_TX_VERSION, patches: TX_PATCHES },
 ];
 
 const require = createRequire(import.meta.url);

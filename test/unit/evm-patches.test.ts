@@ -9,7 +9,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { transform } from 'esbuild';
-import { BIGINT_0, bigIntToBytes, bytesToHex, setLengthLeft } from '@ethereumjs/util';
+import { Common, Mainnet } from '@ethereumjs/common';
+import { createFeeMarket1559Tx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import {
+  Address,
+  BIGINT_0,
+  bigIntToBytes,
+  bytesToHex,
+  hexToBytes,
+  publicToAddress,
+  setLengthLeft,
+} from '@ethereumjs/util';
 import { bytesToHex as nobleBytesToHex } from '@noble/hashes/utils.js';
 
 interface Edit {
@@ -32,6 +42,7 @@ interface PatchesModule {
   checkVersion(pkg: PatchedPackage): void;
   WORD_BYTES: string;
   UNPREFIXED_HEX: string;
+  SENDER_ADDRESS: string;
   EVM_PATCHES: Record<string, Edit[]>;
   evmPackageDir(): string;
   patchEvmSource(file: string, source: string): string;
@@ -46,6 +57,11 @@ const installed = (file: string, name = '@ethereumjs/evm') =>
 const patchedFiles = patches.PATCHED_PACKAGES.flatMap((pkg) =>
   Object.keys(pkg.patches).map((file) => [pkg.name, file, pkg] as const),
 );
+
+const signedTx = createFeeMarket1559Tx(
+  { nonce: 1n, gasLimit: 21_000n, maxFeePerGas: 10n, to: `0x${'11'.repeat(20)}` },
+  { common: new Common({ chain: Mainnet }) },
+).sign(hexToBytes(`0x${'42'.repeat(32)}`));
 
 describe('edits to EthereumJS', () => {
   it('were written for the installed releases', () => {
@@ -107,6 +123,33 @@ describe('edits to EthereumJS', () => {
     for (const notBytes of ['ab', [1, 2], undefined]) {
       expect(() => bytesToUnprefixedHex(notBytes)).toThrow();
     }
+  });
+
+  it("keep a frozen transaction's sender address, and only a frozen one's", () => {
+    const getSenderAddress = new Function(
+      'Address',
+      'publicToAddress',
+      `${patches.SENDER_ADDRESS.replace('export function', 'function')} return getSenderAddress;`,
+    )(Address, publicToAddress) as (tx: TypedTransaction) => Address;
+    const signed = () => createTxFromRLP(signedTx.serialize(), { common: signedTx.common });
+    const sender = signedTx.getSenderAddress();
+
+    const frozen = signed();
+    const first = getSenderAddress(frozen);
+    expect(first.equals(sender)).toBe(true);
+    expect(getSenderAddress(frozen)).toBe(first);
+
+    const given = signed();
+    const recovered = new Address(sender.bytes.slice());
+    (given.cache as { senderAddress?: Address }).senderAddress = recovered;
+    expect(getSenderAddress(given)).toBe(recovered);
+
+    const unfrozen = createTxFromRLP(signedTx.serialize(), {
+      common: signedTx.common,
+      freeze: false,
+    });
+    expect(getSenderAddress(unfrozen).equals(sender)).toBe(true);
+    expect(getSenderAddress(unfrozen)).not.toBe(getSenderAddress(unfrozen));
   });
 
   it('fail the build, naming the edit, when a piece is missing', () => {
