@@ -8,7 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { transform } from 'esbuild';
+import { build, transform, type Plugin } from 'esbuild';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { Common, Mainnet } from '@ethereumjs/common';
 import { createFeeMarket1559Tx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import {
@@ -19,6 +22,7 @@ import {
   hexToBytes,
   publicToAddress,
   setLengthLeft,
+  setLengthRight,
 } from '@ethereumjs/util';
 import { bytesToHex as nobleBytesToHex } from '@noble/hashes/utils.js';
 
@@ -45,6 +49,7 @@ interface PatchesModule {
   SENDER_ADDRESS: string;
   EVM_PATCHES: Record<string, Edit[]>;
   evmPackageDir(): string;
+  ethereumjsPatches(): { plugin: Plugin; applied(): string[] };
   patchEvmSource(file: string, source: string): string;
   checkEvmVersion(packageDir?: string): void;
 }
@@ -62,6 +67,34 @@ const signedTx = createFeeMarket1559Tx(
   { nonce: 1n, gasLimit: 21_000n, maxFeePerGas: 10n, to: `0x${'11'.repeat(20)}` },
   { common: new Common({ chain: Mainnet }) },
 ).sign(hexToBytes(`0x${'42'.repeat(32)}`));
+
+/** Functions of `@ethereumjs/util` as the daemon's bundle has them: bundled with the edits made. */
+async function patchedUtil(): Promise<{
+  bigIntToBytes: typeof bigIntToBytes;
+  setLengthLeft: typeof setLengthLeft;
+  setLengthRight: typeof setLengthRight;
+}> {
+  const patching = patches.ethereumjsPatches();
+  const { outputFiles } = await build({
+    stdin: {
+      contents: `export { bigIntToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util';`,
+      resolveDir: process.cwd(),
+    },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    write: false,
+    plugins: [patching.plugin],
+  });
+  expect(patching.applied()).toEqual(['@ethereumjs/util/dist/esm/bytes.js']);
+  const dir = mkdtempSync(join(tmpdir(), 'node-cli-util-'));
+  try {
+    writeFileSync(join(dir, 'util.mjs'), outputFiles[0].text);
+    return await import(pathToFileURL(join(dir, 'util.mjs')).href);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 describe('edits to EthereumJS', () => {
   it('were written for the installed releases', () => {
@@ -150,6 +183,43 @@ describe('edits to EthereumJS', () => {
     });
     expect(getSenderAddress(unfrozen).equals(sender)).toBe(true);
     expect(getSenderAddress(unfrozen)).not.toBe(getSenderAddress(unfrozen));
+  });
+
+  it('turn numbers into bytes and pad bytes exactly as @ethereumjs/util does', async () => {
+    const util = await patchedUtil();
+    const numbers = [0n, 1n, 0xfn, 0x10n, 0x7fn, 0x80n, 0xffn, 0x100n, 0xabcn, 2n ** 256n - 1n];
+    for (let bits = 1; bits <= 300; bits++)
+      numbers.push((1n << BigInt(bits)) - 1n, 1n << BigInt(bits - 1));
+    for (const value of numbers) {
+      expect(bytesToHex(util.bigIntToBytes(value))).toBe(bytesToHex(bigIntToBytes(value)));
+      expect(bytesToHex(util.bigIntToBytes(value, true))).toBe(
+        bytesToHex(bigIntToBytes(value, true)),
+      );
+    }
+    expect(() => util.bigIntToBytes(-1n)).toThrow();
+
+    const backing = Uint8Array.from({ length: 80 }, (_, index) => index + 1);
+    for (const size of [0, 1, 20, 31, 32, 33])
+      for (const offset of [0, 3]) {
+        const bytes = backing.subarray(offset, offset + size);
+        for (const length of [0, 20, 32, 64]) {
+          for (const [patched, library] of [
+            [util.setLengthLeft, setLengthLeft],
+            [util.setLengthRight, setLengthRight],
+          ] as const) {
+            if (size > length) {
+              expect(() => patched(bytes, length)).toThrow();
+              expect(bytesToHex(patched(bytes, length, { allowTruncate: true }))).toBe(
+                bytesToHex(library(bytes, length, { allowTruncate: true })),
+              );
+              continue;
+            }
+            const padded = patched(bytes, length);
+            expect(bytesToHex(padded)).toBe(bytesToHex(library(bytes, length)));
+            expect(padded === bytes).toBe(library(bytes, length) === bytes);
+          }
+        }
+      }
   });
 
   it('fail the build, naming the edit, when a piece is missing', () => {
