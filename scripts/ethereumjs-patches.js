@@ -14,6 +14,20 @@ import { dirname, join } from 'node:path';
 export const PATCHED_EVM_VERSION = '10.1.3';
 
 /**
+ * The big-endian bytes of a non-negative bigint `num` into `bytes`, written from the digits of
+ * `toString(16)` (the library went through a prefixed hex string checked by a regular
+ * expression); the body shared by the conversions below.
+ */
+const NUMBER_INTO_BYTES = `    const hex = num.toString(16);
+    const bytes = new Uint8Array((hex.length + 1) >> 1);
+    let digit = hex.length;
+    for (let index = bytes.length - 1; index >= 0; index--) {
+        const low = hex.charCodeAt(--digit);
+        const high = digit > 0 ? hex.charCodeAt(--digit) : 48;
+        bytes[index] = ((high < 58 ? high - 48 : high - 87) << 4) | (low < 58 ? low - 48 : low - 87);
+    }`;
+
+/**
  * `bigIntToBytes` and `setLengthLeft` as the opcode handlers and gas handlers call them (a stack
  * word to its bytes, left-padded to 32 for MSTORE and storage keys), with the results of
  * `@ethereumjs/util`'s: the library's went through a hex string checked by a regular expression
@@ -25,14 +39,7 @@ function bigIntToBytes(num, littleEndian) {
     if (num < BIGINT_0 || littleEndian !== undefined) {
         return utilBigIntToBytes(num, littleEndian);
     }
-    const hex = num.toString(16);
-    const bytes = new Uint8Array((hex.length + 1) >> 1);
-    let digit = hex.length;
-    for (let index = bytes.length - 1; index >= 0; index--) {
-        const low = hex.charCodeAt(--digit);
-        const high = digit > 0 ? hex.charCodeAt(--digit) : 48;
-        bytes[index] = ((high < 58 ? high - 48 : high - 87) << 4) | (low < 58 ? low - 48 : low - 87);
-    }
+${NUMBER_INTO_BYTES}
     return bytes;
 }
 function setLengthLeft(msg, length, opts) {
@@ -275,14 +282,7 @@ export const BIGINT_TO_BYTES = `export const bigIntToBytes = (num, littleEndian 
         const refused = hexToBytes(\`0x\${padToEven(num.toString(16))}\`);
         return littleEndian ? refused.reverse() : refused;
     }
-    const hex = num.toString(16);
-    const bytes = new Uint8Array((hex.length + 1) >> 1);
-    let digit = hex.length;
-    for (let index = bytes.length - 1; index >= 0; index--) {
-        const low = hex.charCodeAt(--digit);
-        const high = digit > 0 ? hex.charCodeAt(--digit) : 48;
-        bytes[index] = ((high < 58 ? high - 48 : high - 87) << 4) | (low < 58 ? low - 48 : low - 87);
-    }
+${NUMBER_INTO_BYTES}
     return littleEndian ? bytes.reverse() : bytes;
 };`;
 
