@@ -375,6 +375,41 @@ export const TX_PATCHES = {
 }`,
       replace: SENDER_ADDRESS,
     },
+    {
+      why:
+        "`getDataGas` added each calldata byte's gas as a bigint, one bigint allocated per " +
+        'byte; the zero and non-zero bytes are now counted as numbers and priced once, with ' +
+        'the same result.',
+      find: `    for (let i = 0; i < tx.data.length; i++) {
+        tx.data[i] === 0 ? (cost += txDataZero) : (cost += txDataNonZero);
+    }`,
+      replace: `    let zeros = 0;
+    for (let i = 0; i < tx.data.length; i++) {
+        if (tx.data[i] === 0)
+            zeros++;
+    }
+    const nonZeros = tx.data.length - zeros;
+    if (zeros > 0)
+        cost += BigInt(zeros) * txDataZero;
+    if (nonZeros > 0)
+        cost += BigInt(nonZeros) * txDataNonZero;`,
+    },
+  ],
+  'dist/esm/util/intrinsic.js': [
+    {
+      why:
+        'The EIP-7623 floor counted calldata tokens as a bigint, one bigint allocated per byte, ' +
+        'and admission and `runTx` ask for the floor three times a transaction; the tokens are ' +
+        'now counted as a number and converted once.',
+      find: `        for (let i = 0; i < tx.data.length; i++) {
+            tokens += tx.data[i] === 0 ? 1n : 4n;
+        }`,
+      replace: `        let count = 0;
+        for (let i = 0; i < tx.data.length; i++) {
+            count += tx.data[i] === 0 ? 1 : 4;
+        }
+        tokens = BigInt(count);`,
+    },
   ],
 };
 

@@ -12,8 +12,13 @@ import { build, transform, type Plugin } from 'esbuild';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { Common, Mainnet } from '@ethereumjs/common';
-import { createFeeMarket1559Tx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
+import {
+  createFeeMarket1559Tx,
+  createTxFromRLP,
+  getCalldataFloorGas,
+  type TypedTransaction,
+} from '@ethereumjs/tx';
 import {
   Address,
   BIGINT_0,
@@ -68,33 +73,41 @@ const signedTx = createFeeMarket1559Tx(
   { common: new Common({ chain: Mainnet }) },
 ).sign(hexToBytes(`0x${'42'.repeat(32)}`));
 
-/** Functions of `@ethereumjs/util` as the daemon's bundle has them: bundled with the edits made. */
-async function patchedUtil(): Promise<{
-  bigIntToBytes: typeof bigIntToBytes;
-  setLengthLeft: typeof setLengthLeft;
-  setLengthRight: typeof setLengthRight;
-}> {
+/**
+ * The exports `names` of `pkg` as the daemon's bundle has them: bundled with the edits made, which
+ * must touch exactly the files `edited` (`<package>/<file>`).
+ */
+async function bundledWithEdits<T>(pkg: string, names: string[], edited: string[]): Promise<T> {
   const patching = patches.ethereumjsPatches();
   const { outputFiles } = await build({
-    stdin: {
-      contents: `export { bigIntToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util';`,
-      resolveDir: process.cwd(),
-    },
+    stdin: { contents: `export { ${names.join(', ')} } from '${pkg}';`, resolveDir: process.cwd() },
     bundle: true,
     format: 'esm',
     platform: 'node',
     write: false,
     plugins: [patching.plugin],
   });
-  expect(patching.applied()).toEqual(['@ethereumjs/util/dist/esm/bytes.js']);
-  const dir = mkdtempSync(join(tmpdir(), 'node-cli-util-'));
+  expect(patching.applied().sort()).toEqual([...edited].sort());
+  const dir = mkdtempSync(join(tmpdir(), 'node-cli-patched-'));
   try {
-    writeFileSync(join(dir, 'util.mjs'), outputFiles[0].text);
-    return await import(pathToFileURL(join(dir, 'util.mjs')).href);
+    writeFileSync(join(dir, 'patched.mjs'), outputFiles[0].text);
+    return (await import(pathToFileURL(join(dir, 'patched.mjs')).href)) as T;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** Functions of `@ethereumjs/util` as the daemon's bundle has them. */
+const patchedUtil = () =>
+  bundledWithEdits<{
+    bigIntToBytes: typeof bigIntToBytes;
+    setLengthLeft: typeof setLengthLeft;
+    setLengthRight: typeof setLengthRight;
+  }>(
+    '@ethereumjs/util',
+    ['bigIntToBytes', 'setLengthLeft', 'setLengthRight'],
+    ['@ethereumjs/util/dist/esm/bytes.js'],
+  );
 
 describe('edits to EthereumJS', () => {
   it('were written for the installed releases', () => {
@@ -219,6 +232,37 @@ describe('edits to EthereumJS', () => {
             expect(padded === bytes).toBe(library(bytes, length) === bytes);
           }
         }
+      }
+  });
+
+  it("price a transaction's calldata exactly as @ethereumjs/tx does", async () => {
+    const patchedTx = await bundledWithEdits<{
+      createFeeMarket1559Tx: typeof createFeeMarket1559Tx;
+      getCalldataFloorGas: typeof getCalldataFloorGas;
+    }>(
+      '@ethereumjs/tx',
+      ['createFeeMarket1559Tx', 'getCalldataFloorGas'],
+      [
+        '@ethereumjs/tx/dist/esm/capabilities/legacy.js',
+        '@ethereumjs/tx/dist/esm/util/intrinsic.js',
+        '@ethereumjs/util/dist/esm/bytes.js',
+      ],
+    );
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
+    const datas = [
+      new Uint8Array(0),
+      new Uint8Array(5),
+      Uint8Array.of(1, 0, 255, 0, 0, 7),
+      Uint8Array.from({ length: 1000 }, (_, index) => (index % 3 === 0 ? 0 : index % 256)),
+    ];
+    for (const data of datas)
+      for (const to of [new Address(hexToBytes(`0x${'11'.repeat(20)}`)), undefined]) {
+        const fields = { nonce: 0n, gasLimit: 10_000_000n, maxFeePerGas: 10n, to, data };
+        const patched = patchedTx.createFeeMarket1559Tx(fields, { common });
+        const library = createFeeMarket1559Tx(fields, { common });
+        expect(patched.getDataGas()).toBe(library.getDataGas());
+        expect(patched.getIntrinsicGas()).toBe(library.getIntrinsicGas());
+        expect(patchedTx.getCalldataFloorGas(patched)).toBe(getCalldataFloorGas(library));
       }
   });
 
