@@ -413,6 +413,114 @@ export const TX_PATCHES = {
   ],
 };
 
+/**
+ * `encode` of `@ethereumjs/rlp` for a list in two passes over it: the first turns each item into
+ * bytes (the library's `toBytes`) and measures every list, the second writes the whole encoding
+ * into one array. A single item is encoded as before.
+ */
+export const RLP_LIST_ENCODE = `export function encode(input) {
+    if (Array.isArray(input)) {
+        const items = [];
+        const payloads = [];
+        const out = new Uint8Array(measureEncoding(input, items, payloads));
+        writeEncoding(input, out, 0, { items, payloads, item: 0, payload: 0 });
+        return out;
+    }
+    const inputBuf = toBytes(input);
+    if (inputBuf.length === 1 && inputBuf[0] < 128) {
+        return inputBuf;
+    }
+    return concatBytes(encodeLength(inputBuf.length, 128), inputBuf);
+}
+/** Bytes a length prefix takes. */
+function prefixSize(length) {
+    let size = 1;
+    if (length >= 56) {
+        for (let rest = length; rest > 0; rest = Math.floor(rest / 256))
+            size++;
+    }
+    return size;
+}
+/** The encoded size of \`input\`; its items' bytes and its lists' payload sizes, in order. */
+function measureEncoding(input, items, payloads) {
+    if (Array.isArray(input)) {
+        const slot = payloads.length;
+        payloads.push(0);
+        let payload = 0;
+        for (let i = 0; i < input.length; i++)
+            payload += measureEncoding(input[i], items, payloads);
+        payloads[slot] = payload;
+        return prefixSize(payload) + payload;
+    }
+    const bytes = toBytes(input);
+    items.push(bytes);
+    return bytes.length === 1 && bytes[0] < 128 ? 1 : prefixSize(bytes.length) + bytes.length;
+}
+/** Writes a length prefix at \`at\`; returns where what follows starts. */
+function writePrefix(out, at, length, offset) {
+    if (length < 56) {
+        out[at] = offset + length;
+        return at + 1;
+    }
+    const size = prefixSize(length) - 1;
+    out[at] = offset + 55 + size;
+    for (let index = at + size, rest = length; index > at; index--, rest = Math.floor(rest / 256))
+        out[index] = rest % 256;
+    return at + 1 + size;
+}
+/** Writes the encoding of \`input\` measured before at \`at\`; returns where it ends. */
+function writeEncoding(input, out, at, plan) {
+    if (Array.isArray(input)) {
+        at = writePrefix(out, at, plan.payloads[plan.payload++], 192);
+        for (let i = 0; i < input.length; i++)
+            at = writeEncoding(input[i], out, at, plan);
+        return at;
+    }
+    const bytes = plan.items[plan.item++];
+    if (bytes.length === 1 && bytes[0] < 128) {
+        out[at] = bytes[0];
+        return at + 1;
+    }
+    at = writePrefix(out, at, bytes.length, 128);
+    out.set(bytes, at);
+    return at + bytes.length;
+}`;
+
+/** The version of `@ethereumjs/rlp` the edits of RLP_PATCHES were written against. */
+export const PATCHED_RLP_VERSION = '10.1.3';
+
+/** The edits, by file of `@ethereumjs/rlp` (its ES module build), as for the EVM. */
+export const RLP_PATCHES = {
+  'dist/esm/index.js': [
+    {
+      why:
+        'A list was encoded by encoding each item into an array of its own, its length prefix ' +
+        'into another (from a temporary JavaScript array), and concatenating them, level by ' +
+        'level: receipts, trie nodes, accounts and transactions, about a tenth of an ERC-20 ' +
+        "transfer's garbage on the main thread. Lists are now measured first and written into " +
+        'one array, with the same bytes.',
+      find: `export function encode(input) {
+    if (Array.isArray(input)) {
+        const output = [];
+        let outputLength = 0;
+        for (let i = 0; i < input.length; i++) {
+            const encoded = encode(input[i]);
+            output.push(encoded);
+            outputLength += encoded.length;
+        }
+        return concatBytes(encodeLength(outputLength, 192), ...output);
+    }
+    const inputBuf = toBytes(input);
+    if (inputBuf.length === 1 && inputBuf[0] < 128) {
+        return inputBuf;
+    }
+    return concatBytes(encodeLength(inputBuf.length, 128), inputBuf);
+}`,
+      replace: RLP_LIST_ENCODE,
+    },
+  ],
+};
+
 /** Every patched package: its name, the version its edits fit, and the edits by file. */
 export const PATCHED_PACKAGES = [
   { name: '@ethereumjs/evm', version: PATCHED_EVM_VERSION, patches: EVM_PATCHES },
@@ -423,6 +531,7 @@ export const PATCHED_PACKAGES = [
   },
   { name: '@ethereumjs/util', version: PATCHED_UTIL_VERSION, patches: UTIL_PATCHES },
   { name: '@ethereumjs/tx', version: PATCHED_TX_VERSION, patches: TX_PATCHES },
+  { name: '@ethereumjs/rlp', version: PATCHED_RLP_VERSION, patches: RLP_PATCHES },
 ];
 
 const require = createRequire(import.meta.url);
