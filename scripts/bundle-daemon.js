@@ -6,8 +6,9 @@
 // files (EthereumJS, @polkadot/util, ajv, ...); one file cuts time to the first answer by more
 // than half. The rest of the tsc output stays as it is: the CLI still imports its own modules.
 //
-// EthereumJS's EVM is bundled with the small edits of scripts/ethereumjs-patches.js made to it
-// (docs/evm-patches.md); node_modules itself is never changed.
+// EthereumJS's EVM and state manager are bundled with the small edits of
+// scripts/ethereumjs-patches.js made to them (docs/evm-patches.md); node_modules itself is never
+// changed.
 //
 // Four things stay outside the bundle:
 // - lmdb, a native addon that finds its binary relative to its own package directory;
@@ -28,7 +29,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wasmBytes } from '@polkadot/wasm-crypto-wasm';
-import { EVM_PATCHES, ethereumjsPatches } from './ethereumjs-patches.js';
+import { ethereumjsPatches, patchedFiles } from './ethereumjs-patches.js';
 
 const dist = fileURLToPath(new URL('../dist/daemon/', import.meta.url));
 const BUNDLES = [
@@ -119,9 +120,9 @@ async function bundle(bundleFile) {
       '@polkadot/wasm-crypto-wasm changed its layout: update scripts/bundle-daemon.js',
     );
   }
-  if (evmPatches.applied().length !== Object.keys(EVM_PATCHES).length) {
+  if (evmPatches.applied().length !== patchedFiles().length) {
     throw new Error(
-      `${bundleFile}: not every patched EVM file was bundled (scripts/ethereumjs-patches.js)`,
+      `${bundleFile}: not every patched EthereumJS file was bundled (scripts/ethereumjs-patches.js)`,
     );
   }
   console.log(`bundled ${relative(fileURLToPath(new URL('..', import.meta.url)), bundleFile)}`);

@@ -14,6 +14,20 @@ import { dirname, join } from 'node:path';
 export const PATCHED_EVM_VERSION = '10.1.3';
 
 /**
+ * The big-endian bytes of a non-negative bigint `num` into `bytes`, written from the digits of
+ * `toString(16)` (the library went through a prefixed hex string checked by a regular
+ * expression); the body shared by the conversions below.
+ */
+const NUMBER_INTO_BYTES = `    const hex = num.toString(16);
+    const bytes = new Uint8Array((hex.length + 1) >> 1);
+    let digit = hex.length;
+    for (let index = bytes.length - 1; index >= 0; index--) {
+        const low = hex.charCodeAt(--digit);
+        const high = digit > 0 ? hex.charCodeAt(--digit) : 48;
+        bytes[index] = ((high < 58 ? high - 48 : high - 87) << 4) | (low < 58 ? low - 48 : low - 87);
+    }`;
+
+/**
  * `bigIntToBytes` and `setLengthLeft` as the opcode handlers and gas handlers call them (a stack
  * word to its bytes, left-padded to 32 for MSTORE and storage keys), with the results of
  * `@ethereumjs/util`'s: the library's went through a hex string checked by a regular expression
@@ -25,14 +39,7 @@ function bigIntToBytes(num, littleEndian) {
     if (num < BIGINT_0 || littleEndian !== undefined) {
         return utilBigIntToBytes(num, littleEndian);
     }
-    const hex = num.toString(16);
-    const bytes = new Uint8Array((hex.length + 1) >> 1);
-    let digit = hex.length;
-    for (let index = bytes.length - 1; index >= 0; index--) {
-        const low = hex.charCodeAt(--digit);
-        const high = digit > 0 ? hex.charCodeAt(--digit) : 48;
-        bytes[index] = ((high < 58 ? high - 48 : high - 87) << 4) | (low < 58 ? low - 48 : low - 87);
-    }
+${NUMBER_INTO_BYTES}
     return bytes;
 }
 function setLengthLeft(msg, length, opts) {
@@ -225,21 +232,331 @@ export const EVM_PATCHES = {
   ],
 };
 
+/** The version of `@ethereumjs/statemanager` the edits of STATE_MANAGER_PATCHES were written against. */
+export const PATCHED_STATE_MANAGER_VERSION = '10.1.3';
+
+/** The edits, by file of `@ethereumjs/statemanager` (its ES module build), as for the EVM. */
+export const STATE_MANAGER_PATCHES = {
+  'dist/esm/merkleStateManager.js': [
+    {
+      why:
+        "`putStorage` chained the storage cache's `put`, which returns nothing, with `??` to " +
+        'the write into the storage trie, so every SSTORE also walked, rewrote and re-hashed the ' +
+        "contract's storage trie path and wrote the contract's account, although the cache " +
+        'writes the slot into the trie again when it is flushed (at the end of a block, or ' +
+        'before a state root is read): most of the garbage an ERC-20 transfer made. A state ' +
+        'manager with a storage cache now only writes the cache; one without writes the trie ' +
+        'as before.',
+      find: `        this._caches?.storage?.put(address, key, RLP.encode(value)) ??
+            (await this._writeContractStorage(address, account, key, value));`,
+      replace: `        if (this._caches?.storage !== undefined) {
+            this._caches.storage.put(address, key, RLP.encode(value));
+        }
+        else {
+            await this._writeContractStorage(address, account, key, value);
+        }`,
+    },
+  ],
+};
+
+/**
+ * `bytesToUnprefixedHex` of `@ethereumjs/util` through Node's own hex encoder (the one
+ * `Buffer#toString('hex')` uses, called on the array as it is), with @noble/hashes' result:
+ * lower-case digits, two per byte. Anything but a `Uint8Array`, or a runtime without the
+ * encoder, goes to @noble/hashes' function, which also does the type check.
+ */
+export const UNPREFIXED_HEX = `
+const nodeHexSlice = typeof Buffer === 'function' ? Buffer.prototype.hexSlice : undefined;
+export const bytesToUnprefixedHex = (bytes) =>
+    nodeHexSlice !== undefined && bytes instanceof Uint8Array
+        ? nodeHexSlice.call(bytes, 0, bytes.length)
+        : bytesToUnprefixedHexNoble(bytes);
+`;
+
+/**
+ * `bigIntToBytes` of `@ethereumjs/util` writing the digits of `toString(16)` straight into the
+ * array, as WORD_BYTES does for the EVM; a negative number goes the library's way (which throws).
+ */
+export const BIGINT_TO_BYTES = `export const bigIntToBytes = (num, littleEndian = false) => {
+    if (num < BIGINT_0) {
+        const refused = hexToBytes(\`0x\${padToEven(num.toString(16))}\`);
+        return littleEndian ? refused.reverse() : refused;
+    }
+${NUMBER_INTO_BYTES}
+    return littleEndian ? bytes.reverse() : bytes;
+};`;
+
+/**
+ * The padding of `setLengthLeft` and `setLengthRight` of `@ethereumjs/util`: a zeroed array of
+ * the length with the bytes copied in, instead of one built from two spread arrays.
+ */
+export const SET_LENGTH_PADDING = `    if (msg.length < length) {
+        const padded = new Uint8Array(length);
+        padded.set(msg, right ? 0 : length - msg.length);
+        return padded;
+    }`;
+
+/** The version of `@ethereumjs/util` the edits of UTIL_PATCHES were written against. */
+export const PATCHED_UTIL_VERSION = '10.1.3';
+
+/** The edits, by file of `@ethereumjs/util` (its ES module build), as for the EVM. */
+export const UTIL_PATCHES = {
+  'dist/esm/bytes.js': [
+    {
+      why:
+        'Every cache of the state manager and the EVM keys its maps by hex strings (an ' +
+        'address, a storage slot: two per storage read or write), and `bytesToHex` and ' +
+        '`bytesToUnprefixedHex` built them from @noble/hashes by adding two digits at a time, ' +
+        'one intermediate string per byte: a tenth of what an ERC-20 transfer allocated on the ' +
+        "main thread. Node's hex encoder makes the one string directly, about three times " +
+        'faster, with the same digits.',
+      find: `export const bytesToUnprefixedHex = bytesToUnprefixedHexNoble;`,
+      replace: UNPREFIXED_HEX,
+    },
+    {
+      why:
+        '`bigIntToBytes` (every number the RLP encoder writes: transaction and receipt fields, ' +
+        'gas figures, the EVM outside its opcode handlers) went through a hex string with a ' +
+        'prefix, checked by a regular expression, then decoded; the digits are now written ' +
+        'into the array directly, with the same bytes.',
+      find: `export const bigIntToBytes = (num, littleEndian = false) => {
+    const bytes = hexToBytes(\`0x\${padToEven(num.toString(16))}\`);
+    return littleEndian ? bytes.reverse() : bytes;
+};`,
+      replace: BIGINT_TO_BYTES,
+    },
+    {
+      why:
+        '`setLengthLeft` and `setLengthRight` padded through two spread arrays, one element ' +
+        "at a time; the EVM's storage reads and writes pad every slot value and key this way " +
+        '(`setLengthLeftStorage`), some 70 ms of the main thread in a burst of 4 000 ERC-20 ' +
+        'transfers. The padded array is now a zeroed one with the bytes copied in.',
+      find: `    if (msg.length < length) {
+        return right
+            ? new Uint8Array([...msg, ...new Uint8Array(length - msg.length)])
+            : new Uint8Array([...new Uint8Array(length - msg.length), ...msg]);
+    }`,
+      replace: SET_LENGTH_PADDING,
+    },
+  ],
+};
+
+/**
+ * `getSenderAddress` of `@ethereumjs/tx` with the address kept in the transaction's cache beside
+ * its public key, as the library keeps the key: only for a frozen transaction, whose signature
+ * cannot change. The node puts there the address its recovery threads computed.
+ */
+export const SENDER_ADDRESS = `export function getSenderAddress(tx) {
+    if (tx.cache.senderAddress !== undefined) {
+        return tx.cache.senderAddress;
+    }
+    const address = new Address(publicToAddress(tx.getSenderPublicKey()));
+    if (Object.isFrozen(tx)) {
+        tx.cache.senderAddress = address;
+    }
+    return address;
+}`;
+
+/** The version of `@ethereumjs/tx` the edits of TX_PATCHES were written against. */
+export const PATCHED_TX_VERSION = '10.1.3';
+
+/** The edits, by file of `@ethereumjs/tx` (its ES module build), as for the EVM. */
+export const TX_PATCHES = {
+  'dist/esm/capabilities/legacy.js': [
+    {
+      why:
+        "`runTx` asks every transaction for its sender's address, and `getSenderAddress` " +
+        'hashed the cached public key again each time, with the JavaScript keccak (some 10-20 ' +
+        'us a transaction on the thread that builds blocks), although the recovery thread had ' +
+        'computed the address already. A frozen transaction now keeps its address in its cache, ' +
+        'where the node also puts the one its recovery threads computed.',
+      find: `export function getSenderAddress(tx) {
+    return new Address(publicToAddress(tx.getSenderPublicKey()));
+}`,
+      replace: SENDER_ADDRESS,
+    },
+    {
+      why:
+        "`getDataGas` added each calldata byte's gas as a bigint, one bigint allocated per " +
+        'byte; the zero and non-zero bytes are now counted as numbers and priced once, with ' +
+        'the same result.',
+      find: `    for (let i = 0; i < tx.data.length; i++) {
+        tx.data[i] === 0 ? (cost += txDataZero) : (cost += txDataNonZero);
+    }`,
+      replace: `    let zeros = 0;
+    for (let i = 0; i < tx.data.length; i++) {
+        if (tx.data[i] === 0)
+            zeros++;
+    }
+    const nonZeros = tx.data.length - zeros;
+    if (zeros > 0)
+        cost += BigInt(zeros) * txDataZero;
+    if (nonZeros > 0)
+        cost += BigInt(nonZeros) * txDataNonZero;`,
+    },
+  ],
+  'dist/esm/util/intrinsic.js': [
+    {
+      why:
+        'The EIP-7623 floor counted calldata tokens as a bigint, one bigint allocated per byte, ' +
+        'and admission and `runTx` ask for the floor three times a transaction; the tokens are ' +
+        'now counted as a number and converted once.',
+      find: `        for (let i = 0; i < tx.data.length; i++) {
+            tokens += tx.data[i] === 0 ? 1n : 4n;
+        }`,
+      replace: `        let count = 0;
+        for (let i = 0; i < tx.data.length; i++) {
+            count += tx.data[i] === 0 ? 1 : 4;
+        }
+        tokens = BigInt(count);`,
+    },
+  ],
+};
+
+/**
+ * `encode` of `@ethereumjs/rlp` for a list in two passes over it: the first turns each item into
+ * bytes (the library's `toBytes`) and measures every list, the second writes the whole encoding
+ * into one array. A single item is encoded as before.
+ */
+export const RLP_LIST_ENCODE = `export function encode(input) {
+    if (Array.isArray(input)) {
+        const items = [];
+        const payloads = [];
+        const out = new Uint8Array(measureEncoding(input, items, payloads));
+        writeEncoding(input, out, 0, { items, payloads, item: 0, payload: 0 });
+        return out;
+    }
+    const inputBuf = toBytes(input);
+    if (inputBuf.length === 1 && inputBuf[0] < 128) {
+        return inputBuf;
+    }
+    return concatBytes(encodeLength(inputBuf.length, 128), inputBuf);
+}
+/** Bytes a length prefix takes. */
+function prefixSize(length) {
+    let size = 1;
+    if (length >= 56) {
+        for (let rest = length; rest > 0; rest = Math.floor(rest / 256))
+            size++;
+    }
+    return size;
+}
+/** The encoded size of \`input\`; its items' bytes and its lists' payload sizes, in order. */
+function measureEncoding(input, items, payloads) {
+    if (Array.isArray(input)) {
+        const slot = payloads.length;
+        payloads.push(0);
+        let payload = 0;
+        for (let i = 0; i < input.length; i++)
+            payload += measureEncoding(input[i], items, payloads);
+        payloads[slot] = payload;
+        return prefixSize(payload) + payload;
+    }
+    const bytes = toBytes(input);
+    items.push(bytes);
+    return bytes.length === 1 && bytes[0] < 128 ? 1 : prefixSize(bytes.length) + bytes.length;
+}
+/** Writes a length prefix at \`at\`; returns where what follows starts. */
+function writePrefix(out, at, length, offset) {
+    if (length < 56) {
+        out[at] = offset + length;
+        return at + 1;
+    }
+    const size = prefixSize(length) - 1;
+    out[at] = offset + 55 + size;
+    for (let index = at + size, rest = length; index > at; index--, rest = Math.floor(rest / 256))
+        out[index] = rest % 256;
+    return at + 1 + size;
+}
+/** Writes the encoding of \`input\` measured before at \`at\`; returns where it ends. */
+function writeEncoding(input, out, at, plan) {
+    if (Array.isArray(input)) {
+        at = writePrefix(out, at, plan.payloads[plan.payload++], 192);
+        for (let i = 0; i < input.length; i++)
+            at = writeEncoding(input[i], out, at, plan);
+        return at;
+    }
+    const bytes = plan.items[plan.item++];
+    if (bytes.length === 1 && bytes[0] < 128) {
+        out[at] = bytes[0];
+        return at + 1;
+    }
+    at = writePrefix(out, at, bytes.length, 128);
+    out.set(bytes, at);
+    return at + bytes.length;
+}`;
+
+/** The version of `@ethereumjs/rlp` the edits of RLP_PATCHES were written against. */
+export const PATCHED_RLP_VERSION = '10.1.3';
+
+/** The edits, by file of `@ethereumjs/rlp` (its ES module build), as for the EVM. */
+export const RLP_PATCHES = {
+  'dist/esm/index.js': [
+    {
+      why:
+        'A list was encoded by encoding each item into an array of its own, its length prefix ' +
+        'into another (from a temporary JavaScript array), and concatenating them, level by ' +
+        'level: receipts, trie nodes, accounts and transactions, about a tenth of an ERC-20 ' +
+        "transfer's garbage on the main thread. Lists are now measured first and written into " +
+        'one array, with the same bytes.',
+      find: `export function encode(input) {
+    if (Array.isArray(input)) {
+        const output = [];
+        let outputLength = 0;
+        for (let i = 0; i < input.length; i++) {
+            const encoded = encode(input[i]);
+            output.push(encoded);
+            outputLength += encoded.length;
+        }
+        return concatBytes(encodeLength(outputLength, 192), ...output);
+    }
+    const inputBuf = toBytes(input);
+    if (inputBuf.length === 1 && inputBuf[0] < 128) {
+        return inputBuf;
+    }
+    return concatBytes(encodeLength(inputBuf.length, 128), inputBuf);
+}`,
+      replace: RLP_LIST_ENCODE,
+    },
+  ],
+};
+
+/** Every patched package: its name, the version its edits fit, and the edits by file. */
+export const PATCHED_PACKAGES = [
+  { name: '@ethereumjs/evm', version: PATCHED_EVM_VERSION, patches: EVM_PATCHES },
+  {
+    name: '@ethereumjs/statemanager',
+    version: PATCHED_STATE_MANAGER_VERSION,
+    patches: STATE_MANAGER_PATCHES,
+  },
+  { name: '@ethereumjs/util', version: PATCHED_UTIL_VERSION, patches: UTIL_PATCHES },
+  { name: '@ethereumjs/tx', version: PATCHED_TX_VERSION, patches: TX_PATCHES },
+  { name: '@ethereumjs/rlp', version: PATCHED_RLP_VERSION, patches: RLP_PATCHES },
+];
+
 const require = createRequire(import.meta.url);
 
-/** The directory of the installed `@ethereumjs/evm` (its exports do not include package.json). */
-export function evmPackageDir() {
-  return join(dirname(require.resolve('@ethereumjs/evm')), '..', '..');
+/** The directory of an installed package (their exports do not include package.json). */
+export function packageDir(name) {
+  return join(dirname(require.resolve(name)), '..', '..');
 }
 
-/** `source` of `file` (a key of EVM_PATCHES) with its edits made; throws if one does not fit. */
-export function patchEvmSource(file, source) {
+/** The directory of the installed `@ethereumjs/evm`. */
+export function evmPackageDir() {
+  return packageDir('@ethereumjs/evm');
+}
+
+/**
+ * `source` of `file` (a key of `pkg.patches`, `pkg` one of PATCHED_PACKAGES) with its edits
+ * made; throws if one does not fit.
+ */
+export function patchSource(pkg, file, source) {
   let patched = source;
-  for (const edit of EVM_PATCHES[file]) {
+  for (const edit of pkg.patches[file]) {
     const count = patched.split(edit.find).length - 1;
     if (count !== 1) {
       throw new Error(
-        `@ethereumjs/evm ${file}: the piece to patch occurs ${count} times (want 1); ` +
+        `${pkg.name} ${file}: the piece to patch occurs ${count} times (want 1); ` +
           `review scripts/ethereumjs-patches.js against the installed release. Edit: ${edit.why}`,
       );
     }
@@ -248,38 +565,57 @@ export function patchEvmSource(file, source) {
   return patched;
 }
 
-/** Fails unless the installed `@ethereumjs/evm` is the version the edits were written for. */
-export function checkEvmVersion(packageDir = evmPackageDir()) {
-  const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
-  if (version !== PATCHED_EVM_VERSION) {
+/** `source` of `file` (a key of EVM_PATCHES) with its edits made; throws if one does not fit. */
+export function patchEvmSource(file, source) {
+  return patchSource(PATCHED_PACKAGES[0], file, source);
+}
+
+/** Fails unless the installed `pkg` (one of PATCHED_PACKAGES) is the version its edits fit. */
+export function checkVersion(pkg, dir = packageDir(pkg.name)) {
+  const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  if (version !== pkg.version) {
     throw new Error(
-      `@ethereumjs/evm is ${version}, scripts/ethereumjs-patches.js was written for ` +
-        `${PATCHED_EVM_VERSION}: review the edits against the new release`,
+      `${pkg.name} is ${version}, scripts/ethereumjs-patches.js was written for ` +
+        `${pkg.version}: review the edits against the new release`,
     );
   }
 }
 
+/** Fails unless the installed `@ethereumjs/evm` is the version the edits were written for. */
+export function checkEvmVersion(dir = evmPackageDir()) {
+  checkVersion(PATCHED_PACKAGES[0], dir);
+}
+
+/** Patched files as `<package>/<file>`, the names `applied()` reports. */
+export function patchedFiles() {
+  return PATCHED_PACKAGES.flatMap((pkg) =>
+    Object.keys(pkg.patches).map((file) => `${pkg.name}/${file}`),
+  );
+}
+
 /**
  * An esbuild plugin (`plugin`) that loads the patched files with their edits made, and the files
- * it has patched so far (`applied()`), so a bundler can check that it bundled the patched EVM.
+ * it has patched so far (`applied()`, as `<package>/<file>`), so a bundler can check that it
+ * bundled the patched library.
  */
 export function ethereumjsPatches() {
-  const packageDir = evmPackageDir();
   const applied = new Set();
   const plugin = {
     name: 'ethereumjs-patches',
     setup(build) {
-      checkEvmVersion(packageDir);
-      for (const file of Object.keys(EVM_PATCHES)) {
-        const tail = ['@ethereumjs', 'evm', ...file.split('/')].join('[\\\\/]');
-        build.onLoad({ filter: new RegExp(`[\\\\/]${tail.replace(/\./g, '\\.')}$`) }, (args) => {
-          applied.add(file);
-          return {
-            contents: patchEvmSource(file, readFileSync(args.path, 'utf8')),
-            loader: 'js',
-            resolveDir: dirname(args.path),
-          };
-        });
+      for (const pkg of PATCHED_PACKAGES) {
+        checkVersion(pkg);
+        for (const file of Object.keys(pkg.patches)) {
+          const tail = [...pkg.name.split('/'), ...file.split('/')].join('[\\\\/]');
+          build.onLoad({ filter: new RegExp(`[\\\\/]${tail.replace(/\./g, '\\.')}$`) }, (args) => {
+            applied.add(`${pkg.name}/${file}`);
+            return {
+              contents: patchSource(pkg, file, readFileSync(args.path, 'utf8')),
+              loader: 'js',
+              resolveDir: dirname(args.path),
+            };
+          });
+        }
       }
     },
   };

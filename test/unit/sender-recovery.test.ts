@@ -10,7 +10,10 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { MessageChannel } from 'node:worker_threads';
 import { serveRecoveries } from '../../src/daemon/crypto/recovery-service.js';
 import { senderAddressOf } from '../../src/daemon/crypto/sender-address.js';
-import { SenderRecovery } from '../../src/daemon/crypto/sender-recovery.js';
+import {
+  IN_PROCESS_WHILE_STARTING,
+  SenderRecovery,
+} from '../../src/daemon/crypto/sender-recovery.js';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
 import type { SenderRecoverer } from '../../src/daemon/txpool/types.js';
 import { FakeState, RECIPIENT, address, common, key, newPool, signTx } from './txpool-fixtures.js';
@@ -116,6 +119,51 @@ describe('sender recovery on worker threads', () => {
     expect(after.cache.senderPubKey).toBeUndefined();
     expect(after.getSenderAddress().equals(address(3))).toBe(true);
     expect(errors).toEqual([]);
+  });
+
+  it('recovers the first transactions in-process while a lender starts, then waits for it', async () => {
+    recovery = new SenderRecovery({ workerUrl: WORKER_URL, threads: 0 });
+    let wakes = 0;
+    recovery.whenWanted(() => wakes++);
+    const txs = Array.from({ length: IN_PROCESS_WHILE_STARTING + 8 }, (_, i) =>
+      fresh(signTx(i % 5, { nonce: BigInt(i) })),
+    );
+    const settled = new Set<number>();
+    const prepared = txs.map((tx, i) =>
+      recovery!.prepare(tx, tx.serialize()).then(() => settled.add(i)),
+    );
+    await Promise.all(prepared.slice(0, IN_PROCESS_WHILE_STARTING));
+    await new Promise(setImmediate);
+    expect(settled.size).toBe(IN_PROCESS_WHILE_STARTING);
+    expect(wakes).toBe(txs.length);
+
+    const channel = new MessageChannel();
+    serveRecoveries(channel.port2);
+    recovery.lend(channel.port1);
+    await Promise.all(prepared);
+    for (const [i, tx] of txs.entries()) {
+      const waited = i >= IN_PROCESS_WHILE_STARTING;
+      expect(tx.cache.senderPubKey === undefined).toBe(!waited);
+      expect(senderAddressOf(tx).equals(address(i % 5))).toBe(true);
+    }
+    channel.port2.close();
+  });
+
+  it('stops waiting for a lender that lends nothing within the wait (STARTING_WAIT_MS)', async () => {
+    recovery = new SenderRecovery({ workerUrl: WORKER_URL, threads: 0 });
+    recovery.whenWanted(() => undefined);
+    const txs = Array.from({ length: IN_PROCESS_WHILE_STARTING + 2 }, (_, i) =>
+      fresh(signTx(0, { nonce: BigInt(i) })),
+    );
+    await Promise.all(txs.map((tx) => recovery!.prepare(tx, tx.serialize())));
+    expect(txs.every((tx) => tx.cache.senderPubKey === undefined)).toBe(true);
+    // Not waited for again: the next transaction goes in-process at once.
+    const next = fresh(signTx(0, { nonce: 99n }));
+    let done = false;
+    const preparing = recovery.prepare(next, next.serialize()).then(() => (done = true));
+    await new Promise(setImmediate);
+    expect(done).toBe(true);
+    await preparing;
   });
 
   it('leaves a signature it cannot recover to the library, which refuses it', async () => {

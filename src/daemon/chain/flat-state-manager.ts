@@ -141,18 +141,19 @@ export class FlatStateManager extends MerkleStateManager {
 
   /**
    * Storage tries too change only when the caches flush, except when an account's storage is
-   * cleared: those accounts read from the trie until the block is committed.
+   * cleared: those accounts read from the trie until the block is committed. A cached slot is
+   * answered here, as the library would, without looking it up a second time.
    */
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    if (
-      key.length === 32 &&
-      this._caches?.storage?.get(address, key) === undefined &&
-      this.changes?.cleared.has(bytesToUnprefixedHex(address.bytes)) !== true
-    ) {
-      const value = this.flat.slot(this._trie.root(), address.bytes, key);
-      if (value !== undefined) {
-        this._caches?.storage?.put(address, key, RLP.encode(value));
-        return value;
+    if (key.length === 32) {
+      const cached = this._caches?.storage?.get(address, key);
+      if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
+      if (this.changes?.cleared.has(bytesToUnprefixedHex(address.bytes)) !== true) {
+        const value = this.flat.slot(this._trie.root(), address.bytes, key);
+        if (value !== undefined) {
+          this._caches?.storage?.put(address, key, RLP.encode(value));
+          return value;
+        }
       }
     }
     return super.getStorage(address, key);
