@@ -3,6 +3,8 @@
  * thread sends, on a `ChainReader` of its own that follows the block producer's head, and serves
  * the main thread's sender recovery when it is lent a port for it.
  */
+// First: the hex codec the hashing library looks for as it loads.
+import '../hex-builtins.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChainReader } from '../chain/chain-reader.js';
 import { serveRecoveries } from '../crypto/recovery-service.js';
