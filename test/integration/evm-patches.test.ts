@@ -131,7 +131,7 @@ describe('EthereumJS EVM edits', () => {
         gasLimit: 100_000n,
         accessList,
       });
-      return BigInt((await sendAndWait(daemon.rpc, raw)).gasUsed);
+      return BigInt((await sendAndWait(daemon.rpc, raw)).gasUsed as string);
     };
     // 21 000 + PUSH1 3 + cold SLOAD 2 100 + POP 2.
     const cold = 23_105n;

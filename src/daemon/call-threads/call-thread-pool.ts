@@ -29,8 +29,8 @@
  * WebSocket connection or an HTTP client's address) and go to threads that hold none, in
  * batches: the jobs that came in one turn of the event loop, or waited while the threads were
  * busy, go to a thread in one message (at most `MAX_BATCH`, shared out between the threads with
- * room), and the thread sends their answers back together, so a message and a wake-up of each
- * side serve many calls rather than one (docs/benchmarks.md, "Distinct eth_call: batches").
+ * room), and the thread sends their answers back together (`answer-batch.ts` says when), so a
+ * message and a wake-up of each side serve many calls rather than one (docs/benchmarks.md, "Distinct eth_call: batches").
  * The jobs of a batch stay the main thread's until the thread begins each (`job-board.ts`): once
  * the job a thread runs has run `HAND_BACK_MS`, the jobs behind it go back to the front of the
  * queue, for another thread, or for this one when it is done. So a client's call waits behind at
@@ -291,8 +291,8 @@ class CallThread {
       this.nextJobId = JobBoard.next(id);
       this.pending.set(id, job);
       this.board.offer(id);
-      const { kind, request, blockNumber } = job;
-      batch.push({ id, kind, request: requestData(request), blockNumber });
+      const { kind, caller, request, blockNumber } = job;
+      batch.push({ id, caller, kind, request: requestData(request), blockNumber });
     }
     this.worker!.postMessage({ type: 'jobs', jobs: batch } satisfies MainMessage);
     const { timeoutMs } = this.options;

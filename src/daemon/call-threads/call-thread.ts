@@ -8,6 +8,7 @@ import '../hex-builtins.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChainReader } from '../chain/chain-reader.js';
 import { serveRecoveries } from '../crypto/recovery-service.js';
+import { AnswerBatch } from './answer-batch.js';
 import { JobBoard } from './job-board.js';
 import {
   failureOf,
@@ -25,11 +26,7 @@ import {
  */
 const THREAD_CACHE_BYTES = { blocks: 2 * 2 ** 20, receipts: 0 };
 
-/**
- * Longest the first answer of a batch waits for the answers after it before they are sent
- * together: one message, and one wake-up of the main thread, per batch rather than per job,
- * without holding fast answers long behind a slow job later in the batch.
- */
+/** Longest the first answer held waits for more before they are sent (`answer-batch.ts`). */
 const ANSWER_WAIT_MS = 2;
 
 const data = workerData as CallThreadData;
@@ -72,23 +69,20 @@ async function run(job: JobData): Promise<JobAnswer> {
   }
 }
 
+const held = new AnswerBatch<JobAnswer>(ANSWER_WAIT_MS, (answers) =>
+  post({ type: 'answers', answers }),
+);
+
 /** Runs the jobs of a batch the main thread has not taken back, in order, one at a time. */
 async function runBatch(jobs: JobData[]): Promise<void> {
-  let answers: JobAnswer[] = [];
-  let firstAnsweredAt = 0;
   for (const job of jobs) {
+    held.beforeCall(job.caller, Date.now());
     if (!board.begin(job.id)) continue;
     const answer = await run(job);
     board.end();
-    const now = Date.now();
-    if (answers.length === 0) firstAnsweredAt = now;
-    answers.push(answer);
-    if (now - firstAnsweredAt >= ANSWER_WAIT_MS) {
-      post({ type: 'answers', answers });
-      answers = [];
-    }
+    held.add(answer, job.caller, Date.now());
   }
-  if (answers.length > 0) post({ type: 'answers', answers });
+  held.flush();
 }
 
 /** Batches run one after the other, in the order they came, so each job's time limit is its own. */

@@ -47,6 +47,8 @@ export type JobFailure =
 
 export interface JobData {
   id: number;
+  /** Whom the job is for (`call-thread-pool.ts`): answers of different callers are not held together. */
+  caller: string;
   kind: JobKind;
   request: CallRequestData;
   blockNumber: bigint;
