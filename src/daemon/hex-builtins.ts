@@ -8,11 +8,18 @@
  * allocated (docs/benchmarks.md, "Distinct eth_call: batches").
  */
 
+import { unprefixedHex } from './chain/byte-strings.js';
+
 /** Whole bytes of hex digits, as `fromHex` accepts. */
 const HEX_BYTES = /^(?:[0-9a-fA-F]{2})*$/;
 
+/**
+ * Neither function touches a typed array's `.buffer`: that would move the bytes of a small array
+ * (V8 keeps up to 64 inside the object) out into an ArrayBuffer of their own, a malloc and one
+ * more buffer for the collector to sweep, for every key EthereumJS makes.
+ */
 function toHex(this: Uint8Array): string {
-  return Buffer.from(this.buffer, this.byteOffset, this.byteLength).toString('hex');
+  return unprefixedHex(this);
 }
 
 function fromHex(hex: unknown): Uint8Array {
@@ -20,8 +27,9 @@ function fromHex(hex: unknown): Uint8Array {
   if (!HEX_BYTES.test(hex)) {
     throw new SyntaxError('hex string expected: an even number of hex digits and nothing else');
   }
+  // Decoded into Buffer's shared pool, then copied into an array of its own.
   const bytes = new Uint8Array(hex.length / 2);
-  Buffer.from(bytes.buffer).write(hex, 'hex');
+  bytes.set(Buffer.from(hex, 'hex'));
   return bytes;
 }
 
