@@ -30,7 +30,8 @@
  * batches: the jobs that came in one turn of the event loop, or waited while the threads were
  * busy, go to a thread in one message (at most `MAX_BATCH`, shared out between the threads with
  * room), and the thread sends their answers back together (`answer-batch.ts` says when), so a
- * message and a wake-up of each side serve many calls rather than one (docs/benchmarks.md, "Distinct eth_call: batches").
+ * message and a wake-up of each side serve many calls rather than one (docs/benchmarks.md,
+ * "Distinct eth_call: batches").
  * The jobs of a batch stay the main thread's until the thread begins each (`job-board.ts`): once
  * the job a thread runs has run `HAND_BACK_MS`, the jobs behind it go back to the front of the
  * queue, for another thread, or for this one when it is done. So a client's call waits behind at

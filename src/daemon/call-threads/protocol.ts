@@ -47,7 +47,7 @@ export type JobFailure =
 
 export interface JobData {
   id: number;
-  /** Whom the job is for (`call-thread-pool.ts`): answers of different callers are not held together. */
+  /** Whom the job is for (`call-thread-pool.ts`): answers of two callers are not held together. */
   caller: string;
   kind: JobKind;
   request: CallRequestData;
