@@ -230,6 +230,37 @@ export const EVM_PATCHES = {
             },`,
     },
   ],
+  'dist/esm/journal.js': [
+    {
+      why:
+        'Every address warm from the start of a transaction or call (the precompiles, the ' +
+        'origin, the recipient, the coinbase: some twenty) got a Set of its own for warm ' +
+        'slots, which nearly always stays empty: a twentieth of what a distinct eth_call ' +
+        'allocated. They now share one empty Set that is only read; the first slot added for ' +
+        'an address (an access list entry) gives it a Set of its own.',
+      find: `export class Journal {`,
+      replace: `const NO_WARM_SLOTS = new Set();
+export class Journal {`,
+    },
+    {
+      why: 'Always-warm addresses share the empty slot Set (see above).',
+      find: `        if (!this.alwaysWarmJournal.has(address)) {
+            this.alwaysWarmJournal.set(address, new Set());
+        }`,
+      replace: `        if (!this.alwaysWarmJournal.has(address)) {
+            this.alwaysWarmJournal.set(address, NO_WARM_SLOTS);
+        }`,
+    },
+    {
+      why: 'The first always-warm slot of an address replaces the shared empty Set (see above).',
+      find: `        const slotsSet = this.alwaysWarmJournal.get(address);`,
+      replace: `        let slotsSet = this.alwaysWarmJournal.get(address);
+        if (slotsSet === NO_WARM_SLOTS) {
+            slotsSet = new Set();
+            this.alwaysWarmJournal.set(address, slotsSet);
+        }`,
+    },
+  ],
 };
 
 /** The version of `@ethereumjs/statemanager` the edits of STATE_MANAGER_PATCHES were written against. */

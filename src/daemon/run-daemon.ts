@@ -2,6 +2,8 @@
  * Runs the daemon in the current process until SIGTERM or SIGINT: used by the background
  * process entry (`main.ts`) and by `daemon start --foreground`.
  */
+// First: the hex codec the hashing library looks for as it loads.
+import './hex-builtins.js';
 import { dataDirLayout } from '../shared/datadir-layout.js';
 import type { DaemonInfo } from '../shared/daemon-info.js';
 import { readConfigFile, resolveConfig } from '../shared/config/resolve-config.js';

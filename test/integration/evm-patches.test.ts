@@ -3,8 +3,9 @@
  * must not change, against a real daemon: the jump-destination analysis kept per code still
  * refuses a JUMP into PUSH data, code replaced by a dev setter is analysed afresh (in calls and
  * in block execution), memory that starts small grows and reads as before, stack words of any
- * length become the same bytes in memory and as storage keys, and the step events a trace sees
- * carry all the memory that was paid for.
+ * length become the same bytes in memory and as storage keys, the step events a trace sees
+ * carry all the memory that was paid for, and a slot warmed by an access list is warm in its
+ * transaction only.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { devWallet, sendAndWait, signDynamicFeeTx } from '../helpers/dev-chain.js';
@@ -33,6 +34,9 @@ const UNWRITTEN_OUTPUT = '0x602061100060006000600060045af15000';
  * then the loaded word: each of MSTORE, SSTORE and SLOAD turns the stack word into bytes.
  */
 const WORD_ROUND_TRIP = '0x600035808055805460205260005260406000f3';
+
+/** Loads storage slot 7 and stops: a cold SLOAD costs 2 100 gas, a warm one 100. */
+const LOAD_SLOT_7 = '0x6007545000';
 
 const WORD_42 = `0x${'00'.repeat(31)}2a`;
 const word = (value: number | bigint) => value.toString(16).padStart(64, '0');
@@ -116,6 +120,27 @@ describe('EthereumJS EVM edits', () => {
     expect(await daemon.rpc.call('eth_getStorageAt', [target, '0xabcde', 'latest'])).toBe(
       `0x${word(0xabcden)}`,
     );
+  });
+
+  it('warms a slot of an access list in its own transaction only', async () => {
+    await setCode(LOAD_SLOT_7);
+    const gasUsed = async (accessList?: { address: string; storageKeys: string[] }[]) => {
+      const raw = await signDynamicFeeTx(devWallet(1), {
+        to: target,
+        nonce: nonce++,
+        gasLimit: 100_000n,
+        accessList,
+      });
+      return BigInt((await sendAndWait(daemon.rpc, raw)).gasUsed as string);
+    };
+    // 21 000 + PUSH1 3 + cold SLOAD 2 100 + POP 2.
+    const cold = 23_105n;
+    expect(await gasUsed()).toBe(cold);
+    // The list costs 2 400 for the address and 1 900 for the slot, and the SLOAD is warm.
+    const listed = [{ address: target, storageKeys: [`0x${word(7)}`] }];
+    expect(await gasUsed(listed)).toBe(cold + 2_400n + 1_900n - 2_000n);
+    // The target is warm from the start of every transaction; its slot 7 is not.
+    expect(await gasUsed()).toBe(cold);
   });
 
   it('shows a step all the memory paid for, written or not', async () => {

@@ -66,7 +66,7 @@ describe('CallThreadPool', () => {
     expect(log).toEqual(['call thread ready', 'call thread ready']);
     const data = new Uint8Array([1, 2, 3]);
     expect(await pool.call({ to, data }, 5n)).toEqual({
-      result: { returnData: data, gasUsed: 7n },
+      result: { returnData: data, gasUsed: 1n },
     });
     expect(await pool.estimateGas({ to }, 5n)).toBeGreaterThanOrEqual(21_000n);
     const reverted = await pool.call({ to, gas: 1n }, 5n).catch((error: unknown) => error);
@@ -98,6 +98,7 @@ describe('CallThreadPool', () => {
     });
     // The thread runs a's stuck job; a's next, b's and c's wait.
     const stuck = pool.call({ to, gas: 777n }, 1n, 'a').catch((error: unknown) => error);
+    await waitFor(() => pool!.queued === 0, 10_000, 'the stuck job to be handed over');
     const held = pool.estimateGas({ to }, 1n, 'a');
     await expect(pool.estimateGas({ to }, 1n, 'a')).rejects.toThrow(
       'too many calls in flight: this client has 2 eth_call/eth_estimateGas waiting or running, the limit per client (--json-rpc.evm-queue-per-client)',
@@ -126,6 +127,82 @@ describe('CallThreadPool', () => {
     // The job behind it waited for the thread's second instance rather than running here.
     expect(await behind).toBe(21_001n);
     await expectStartedAgain(pool, log, 'call thread terminated to end a call past the time limit');
+  });
+
+  describe('batches', () => {
+    const settle = (promise: Promise<unknown>) =>
+      promise.then(
+        (value) => value,
+        (error: Error) => `${error.constructor.name}: ${error.message}`,
+      );
+
+    it('hands the calls of one turn to a thread together, and a job that throws fails alone', async () => {
+      const log: string[] = [];
+      pool = await startPool(log, 1, { starts: new SharedArrayBuffer(4) });
+      const first = new Uint8Array([1]);
+      const last = new Uint8Array([2]);
+      const answers = await Promise.all([
+        settle(pool.call({ to, data: first }, 1n)),
+        settle(pool.call({ to, gas: 3n }, 1n)),
+        settle(pool.call({ to, gas: 1n }, 1n)),
+        settle(pool.call({ to, data: last }, 1n)),
+      ]);
+      // The gas used the stand-in reports is the size of the batch the call came in.
+      expect(answers).toEqual([
+        { result: { returnData: first, gasUsed: 4n } },
+        'Error: call thread: stand-in job failed',
+        'ExecutionRevertedError: execution reverted',
+        { result: { returnData: last, gasUsed: 4n } },
+      ]);
+      expect(await pool.call({ to, data: last }, 1n)).toEqual({
+        result: { returnData: last, gasUsed: 1n },
+      });
+    });
+
+    it('takes back the jobs behind a slow one, for another thread', async () => {
+      const log: string[] = [];
+      pool = await startPool(log, 2, { starts: new SharedArrayBuffer(4) }, 300, NO_LIMITS, 60_000);
+      const order: string[] = [];
+      // Both wait for the first thread to start, and go to it as one batch.
+      const stuck = settle(pool.call({ to, gas: 777n }, 1n)).finally(() => order.push('stuck'));
+      const behind = settle(pool.estimateGas({ to }, 1n)).finally(() => order.push('behind'));
+      // Taken back while the stuck job runs, it starts the second thread and runs there.
+      expect(await behind).toBe(21_001n);
+      expect(await stuck).toBe(
+        'LimitExceededError: execution aborted (timeout = 300ms): the call ran longer than --json-rpc.evm-timeout allows',
+      );
+      expect(order).toEqual(['behind', 'stuck']);
+    });
+
+    it('runs again the jobs of a batch whose thread was terminated for the time limit', async () => {
+      const log: string[] = [];
+      pool = await startPool(log, 1, { starts: new SharedArrayBuffer(4) }, 300);
+      // The stand-in answers a batch once it is done: the answer before the stuck job is lost
+      // with the thread, and the job after it is taken back; both run on its next instance.
+      const answers = await Promise.all([
+        settle(pool.estimateGas({ to }, 1n)),
+        settle(pool.call({ to, gas: 777n }, 1n)),
+        settle(pool.estimateGas({ to }, 1n)),
+      ]);
+      expect(answers).toEqual([
+        21_001n,
+        'LimitExceededError: execution aborted (timeout = 300ms): the call ran longer than --json-rpc.evm-timeout allows',
+        21_001n,
+      ]);
+    });
+
+    it('fails only the job a thread died running, and runs the rest of its batch', async () => {
+      const log: string[] = [];
+      pool = await startPool(log, 1, { starts: new SharedArrayBuffer(4) });
+      const answers = await Promise.all([
+        settle(pool.estimateGas({ to }, 1n)),
+        settle(pool.call({ to, gas: 666n }, 1n)),
+        settle(pool.estimateGas({ to }, 1n)),
+      ]);
+      // With the thread down, the two others run on the main thread (which answers 99).
+      expect(answers).toEqual([99n, 'Error: call thread 1 stopped while running the call', 99n]);
+      await expectStartedAgain(pool, log, 'call thread stopped; starting it again');
+    });
   });
 
   describe('with an idle limit', () => {

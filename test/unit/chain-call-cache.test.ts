@@ -20,6 +20,8 @@ const STORE_AND_LOAD = hexToBytes('0x602a60005560005460005260206000f3');
 /** Init code that reads the balance of `target` (one account access) and stops. */
 const balanceRead = (target: Address): Uint8Array =>
   hexToBytes(`0x73${target.toString().slice(2)}315000`);
+/** Init code of a creation call that returns the balance of its CALLER as one word. */
+const CALLER_BALANCE_PROBE = hexToBytes('0x333160005260206000f3');
 /** Init code of a creation call that returns NUMBER (the block the call runs in) as one word. */
 const BLOCK_NUMBER_PROBE = hexToBytes('0x4360005260206000f3');
 
@@ -99,6 +101,29 @@ describe('eth_call caches', () => {
       );
       expect(bytesToBigInt(result.returnData)).toBe(42n);
     }
+  });
+
+  it("sees the caller's balance less the value of each call, call after call", async () => {
+    const sender = devAddress(2);
+    const balance = await chain.getBalance(sender, 0n);
+    // Distinct gas limits, so each call executes instead of being answered from a kept outcome.
+    const seen = async (value: bigint, gas: bigint) =>
+      bytesToBigInt(
+        (await chain.call({ from: sender, value, data: CALLER_BALANCE_PROBE, gas }, 0n)).returnData,
+      );
+    expect(await seen(5n, 100_000n)).toBe(balance - 5n);
+    expect(await seen(0n, 100_001n)).toBe(balance);
+    expect(await seen(7n, 100_002n)).toBe(balance - 7n);
+    expect(await seen(0n, 100_003n)).toBe(balance);
+    // The same call with and without a caller: the zero address has no balance to show.
+    expect(bytesToBigInt((await chain.call({ data: CALLER_BALANCE_PROBE }, 0n)).returnData)).toBe(
+      0n,
+    );
+    expect(
+      bytesToBigInt(
+        (await chain.call({ from: sender, data: CALLER_BALANCE_PROBE }, 0n)).returnData,
+      ),
+    ).toBe(balance);
   });
 
   it('starts every call with the access list of a fresh transaction', async () => {

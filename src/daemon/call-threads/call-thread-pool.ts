@@ -26,21 +26,28 @@
  * the burst's recoveries were what kept them.
  *
  * Jobs wait in a queue that takes turns between callers (`fair-queue.ts`; a caller is a
- * WebSocket connection or an HTTP client's address) and go to the ready thread with the fewest
- * in hand; a thread holds one job at a time. So a client's call waits behind at most the job
- * each thread runs, never behind the queue of another client's slow calls. (A thread used to
- * hold the next job too, to spare it the wait for a message between jobs; a job handed over
- * cannot be taken back, so a slow one held that way made every other client wait for it.)
+ * WebSocket connection or an HTTP client's address) and go to threads that hold none, in
+ * batches: the jobs that came in one turn of the event loop, or waited while the threads were
+ * busy, go to a thread in one message (at most `MAX_BATCH`, shared out between the threads with
+ * room), and the thread sends their answers back together (`answer-batch.ts` says when), so a
+ * message and a wake-up of each side serve many calls rather than one (docs/benchmarks.md,
+ * "Distinct eth_call: batches").
+ * The jobs of a batch stay the main thread's until the thread begins each (`job-board.ts`): once
+ * the job a thread runs has run `HAND_BACK_MS`, the jobs behind it go back to the front of the
+ * queue, for another thread, or for this one when it is done. So a client's call waits behind at
+ * most the job each thread runs, and that job's first `HAND_BACK_MS`, never behind the queue of
+ * another client's slow calls.
  * The queue is bounded, all callers together (`--json-rpc.evm-queue`), and so is what one
  * caller has waiting or running (`--json-rpc.evm-queue-per-client`); past either bound a call
  * fails at once with -32005. While no thread is ready but one is starting, jobs wait for it;
  * only while every thread is down (waiting to be started again after dying) do they run on the
  * main thread. A thread that dies is started again after a pause that grows while it keeps
- * dying; the job it had in hand fails with an internal error rather than being run again where
- * it could do the same to the main thread.
+ * dying; the job it was running fails with an internal error rather than being run again where
+ * it could do the same to the main thread, and the jobs of its batch it had not begun go back
+ * to the front of the queue.
  *
  * A job that runs longer than the time limit (`--json-rpc.evm-timeout`, counted from when its
- * thread begins it, as far as the main thread can tell) fails with an error that names the
+ * thread begins it, which the thread notes on the board) fails with an error that names the
  * limit, and its thread is terminated, as nothing else stops the EVM mid-call; the thread is
  * started again at once, and any job it held besides goes back to the front of the queue. The
  * limit holds on call threads only: a call run on the main thread cannot be stopped.
@@ -53,10 +60,13 @@ import { LimitExceededError } from '../../shared/errors.js';
 import type { Logger } from '../logger.js';
 import { AnswerPacer } from './answer-pacer.js';
 import { FairQueue } from './fair-queue.js';
+import { JobBoard, MAX_BATCH } from './job-board.js';
 import {
   errorOf,
   requestData,
   type CallThreadData,
+  type JobAnswer,
+  type JobData,
   type JobKind,
   type MainMessage,
   type ThreadMessage,
@@ -66,8 +76,8 @@ export interface CallThreadPoolOptions {
   count: number;
   /** The compiled thread entry (`call-thread.js`). */
   entry: URL;
-  /** What every thread starts with, apart from its index and recovery port. */
-  data: Omit<CallThreadData, 'index' | 'recoveryPort'>;
+  /** What every thread starts with, apart from its index, recovery port and board. */
+  data: Omit<CallThreadData, 'index' | 'recoveryPort' | 'board'>;
   /** Runs jobs on the main thread while no call thread is ready. */
   local: CallExecution;
   /** Lent a port to every thread that starts, which serves sender recovery on it. */
@@ -144,8 +154,11 @@ const RUNS: ReadonlySet<ThreadState> = new Set(['ready', 'starting', 'stopping']
 /** States of a thread that will be ready without a job asking for it. */
 const COMING: ReadonlySet<ThreadState> = new Set(['starting', 'down']);
 
-/** Jobs a thread holds at once: the one it runs (see the header for why not the next too). */
-const JOBS_PER_THREAD = 1;
+/**
+ * How long the job a thread runs may hold the unbegun jobs of its batch before they go back to
+ * the queue; also how often the main thread looks at a thread that holds jobs.
+ */
+const HAND_BACK_MS = 10;
 
 /** What the pool does for its threads. */
 interface PoolSide {
@@ -163,15 +176,34 @@ interface PoolSide {
  */
 type ThreadState = 'stopped' | 'starting' | 'ready' | 'stopping' | 'down' | 'closed';
 
+/** Resolves or rejects a job as its answer says. */
+function settleJob(job: Job, answer: JobAnswer): void {
+  switch (answer.type) {
+    case 'called':
+      return job.resolve(answer.outcome);
+    case 'estimated':
+      return job.resolve(answer.gas);
+    case 'accessListed':
+      return job.resolve(answer.result);
+    case 'failed':
+      return job.reject(errorOf(answer.failure));
+  }
+}
+
 class CallThread {
   private worker: Worker | undefined;
   state: ThreadState = 'stopped';
   /** The worker being closed, and what settles once it has exited. */
   private closing: { worker: Worker; exited: Promise<void> } | undefined;
-  readonly pending = new Map<number, Job & { timer?: NodeJS.Timeout }>();
+  /** The jobs handed to the thread and neither answered nor taken back, by id. */
+  readonly pending = new Map<number, Job>();
+  private board = new JobBoard();
   /** Set while the thread is terminated to end a job that ran past the time limit. */
   private aborting = false;
   private nextJobId = 0;
+  /** Looks at the running job (time limit, hand-back) while the thread holds jobs. */
+  private watchTimer: NodeJS.Timeout | undefined;
+  private watchDue = 0;
   private restartDelayMs = FIRST_RESTART_DELAY_MS;
   private restartTimer: NodeJS.Timeout | undefined;
 
@@ -182,7 +214,7 @@ class CallThread {
   ) {}
 
   get hasRoom(): boolean {
-    return this.state === 'ready' && this.pending.size < JOBS_PER_THREAD;
+    return this.state === 'ready' && this.pending.size === 0;
   }
 
   /** Starts the thread; resolves once it is ready or has failed to start (logged). */
@@ -192,11 +224,14 @@ class CallThread {
     this.state = 'starting';
     const channel = this.options.recovery === undefined ? undefined : new MessageChannel();
     const recoveryPort = channel?.port2;
+    const board = new JobBoard();
+    this.board = board;
     const worker = new Worker(this.options.entry, {
       workerData: {
         ...this.options.data,
         index: this.index,
         recoveryPort,
+        board: board.buffer,
       } satisfies CallThreadData,
       transferList: recoveryPort === undefined ? [] : [recoveryPort],
       resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
@@ -210,9 +245,11 @@ class CallThread {
         const wasReady = this.state === 'ready' || this.aborting;
         if (this.worker === worker) this.worker = undefined;
         channel?.port1.close();
+        const running = board.running();
         const inHand = [...this.pending.values()];
+        const died = running === undefined ? undefined : this.pending.get(running.id);
         this.pending.clear();
-        for (const job of inHand) clearTimeout(job.timer);
+        this.stopWatching();
         settle();
         if (this.state === 'closed') {
           for (const job of inHand) job.reject(new Error('call threads closed'));
@@ -230,9 +267,7 @@ class CallThread {
           void this.start();
           return;
         }
-        for (const job of inHand) {
-          job.reject(new Error(`call thread ${this.index} stopped while running the call`));
-        }
+        died?.reject(new Error(`call thread ${this.index} stopped while running the call`));
         logger.error(
           wasReady ? 'call thread stopped; starting it again' : 'call thread failed to start',
           {
@@ -244,22 +279,25 @@ class CallThread {
         );
         this.state = 'down';
         this.scheduleRestart(wasReady ? Date.now() - startedAt : 0);
-        this.pool.pump();
+        this.pool.requeue(inHand.filter((job) => job !== died));
       });
     });
   }
 
-  run(job: Job): void {
-    const id = this.nextJobId++;
-    this.pending.set(id, job);
-    if (this.pending.size === 1) this.startClock(id);
-    this.worker!.postMessage({
-      type: 'job',
-      id,
-      kind: job.kind,
-      request: requestData(job.request),
-      blockNumber: job.blockNumber,
-    } satisfies MainMessage);
+  /** Hands the thread a batch of jobs, in one message; it holds none before. */
+  run(jobs: readonly Job[]): void {
+    const batch: JobData[] = [];
+    for (const job of jobs) {
+      const id = this.nextJobId;
+      this.nextJobId = JobBoard.next(id);
+      this.pending.set(id, job);
+      this.board.offer(id);
+      const { kind, caller, request, blockNumber } = job;
+      batch.push({ id, caller, kind, request: requestData(request), blockNumber });
+    }
+    this.worker!.postMessage({ type: 'jobs', jobs: batch } satisfies MainMessage);
+    const { timeoutMs } = this.options;
+    this.watchBy(Date.now() + (timeoutMs > 0 ? Math.min(timeoutMs, HAND_BACK_MS) : HAND_BACK_MS));
   }
 
   private received(
@@ -276,30 +314,72 @@ class CallThread {
       return;
     }
     if (message.type === 'closed') return;
-    const job = this.pending.get(message.id);
-    if (job === undefined) return;
-    this.pending.delete(message.id);
-    clearTimeout(job.timer);
-    const [next] = this.pending.keys();
-    if (next !== undefined) this.startClock(next);
+    const answered: Array<{ job: Job; answer: JobAnswer }> = [];
+    for (const answer of message.answers) {
+      const job = this.pending.get(answer.id);
+      if (job === undefined) continue;
+      this.pending.delete(answer.id);
+      answered.push({ job, answer });
+    }
+    // The next batch first, so the thread runs while these answers are written.
     this.pool.pump();
-    if (message.type === 'called') this.pool.settle(() => job.resolve(message.outcome));
-    else if (message.type === 'estimated') this.pool.settle(() => job.resolve(message.gas));
-    else if (message.type === 'accessListed') this.pool.settle(() => job.resolve(message.result));
-    else this.pool.settle(() => job.reject(errorOf(message.failure)));
+    for (const { job, answer } of answered) this.pool.settle(() => settleJob(job, answer));
+  }
+
+  /** Has the watch look at the thread by `due` (ms since the epoch) at the latest. */
+  private watchBy(due: number): void {
+    if (this.watchTimer !== undefined) {
+      if (this.watchDue <= due) return;
+      clearTimeout(this.watchTimer);
+    }
+    this.watchDue = due;
+    this.watchTimer = setTimeout(() => this.watch(), Math.max(0, due - Date.now()));
+  }
+
+  private stopWatching(): void {
+    clearTimeout(this.watchTimer);
+    this.watchTimer = undefined;
   }
 
   /**
-   * Starts job `id`'s time limit. The thread runs its jobs one at a time in the order it got
-   * them, so a job begins when it is handed to an idle thread or when the answer to the job
-   * ahead of it arrives; counting from there spares the thread a message per job.
+   * Aborts the running job once past the time limit; hands the jobs behind it back once it has
+   * run `HAND_BACK_MS`; looks again while the thread holds jobs and either may still come due.
    */
-  private startClock(id: number): void {
-    const { timeoutMs } = this.options;
-    const job = this.pending.get(id);
-    if (timeoutMs > 0 && job !== undefined) {
-      job.timer = setTimeout(() => this.abort(id), timeoutMs);
+  private watch(): void {
+    this.watchTimer = undefined;
+    if (this.pending.size === 0 || this.aborting) return;
+    const now = Date.now();
+    const running = this.board.running();
+    if (running === undefined || !this.pending.has(running.id)) {
+      // Between two jobs, or the batch not begun yet: its first job is not known to run.
+      this.watchBy(now + HAND_BACK_MS);
+      return;
     }
+    const { timeoutMs } = this.options;
+    const ranMs = now - running.startedAt;
+    if (timeoutMs > 0 && ranMs >= timeoutMs) {
+      this.abort(running.id);
+      return;
+    }
+    if (ranMs >= HAND_BACK_MS) this.handBack(running.id);
+    let due = timeoutMs > 0 ? running.startedAt + timeoutMs : Infinity;
+    // Jobs still held besides the running one were begun and answered, or are about to be.
+    if (this.pending.size > 1) {
+      due = Math.min(due, (ranMs < HAND_BACK_MS ? running.startedAt : now) + HAND_BACK_MS);
+    }
+    if (due !== Infinity) this.watchBy(due);
+  }
+
+  /** Takes back the jobs the thread has not begun, for the queue's front. */
+  private handBack(runningId: number): void {
+    const back: Job[] = [];
+    for (const [id, job] of this.pending) {
+      if (id !== runningId && this.board.reclaim(id)) {
+        this.pending.delete(id);
+        back.push(job);
+      }
+    }
+    if (back.length > 0) this.pool.requeue(back);
   }
 
   /** Fails job `id` for running past the limit and terminates the thread to stop it. */
@@ -379,6 +459,8 @@ export class CallThreadPool implements CallExecution {
   /** When a job last came or was answered. */
   private lastJob = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** Whether a pump is due at the end of this event-loop turn. */
+  private pumpDue = false;
 
   private constructor(
     options: CallThreadPoolOptions,
@@ -506,6 +588,16 @@ export class CallThreadPool implements CallExecution {
           reject(error);
         },
       });
+      this.pumpSoon();
+    });
+  }
+
+  /** Pumps once this turn of the event loop is over, so the jobs that came in it go together. */
+  private pumpSoon(): void {
+    if (this.pumpDue) return;
+    this.pumpDue = true;
+    setImmediate(() => {
+      this.pumpDue = false;
       this.pump();
     });
   }
@@ -514,7 +606,7 @@ export class CallThreadPool implements CallExecution {
     while (this.queue.size > 0) {
       const thread = this.withRoom();
       if (thread !== undefined) {
-        thread.run(this.queue.shift()!);
+        thread.run(this.nextBatch());
         continue;
       }
       // Every running thread is busy: one more starts, if one is stopped and none is starting.
@@ -559,13 +651,17 @@ export class CallThreadPool implements CallExecution {
   }
 
   private withRoom(): CallThread | undefined {
-    let best: CallThread | undefined;
-    for (const thread of this.threads) {
-      if (thread.hasRoom && (best === undefined || thread.pending.size < best.pending.size)) {
-        best = thread;
-      }
-    }
-    return best;
+    return this.threads.find((thread) => thread.hasRoom);
+  }
+
+  /** The next jobs in turn for a thread with room: its share of the queue, up to `MAX_BATCH`. */
+  private nextBatch(): Job[] {
+    let rooms = 0;
+    for (const thread of this.threads) if (thread.hasRoom) rooms++;
+    const size = Math.min(MAX_BATCH, Math.ceil(this.queue.size / rooms));
+    const batch: Job[] = [];
+    while (batch.length < size) batch.push(this.queue.shift()!);
+    return batch;
   }
 
   private runHere(job: Job): void {

@@ -3,13 +3,19 @@
  * thread sends, on a `ChainReader` of its own that follows the block producer's head, and serves
  * the main thread's sender recovery when it is lent a port for it.
  */
+// First: the hex codec the hashing library looks for as it loads.
+import '../hex-builtins.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChainReader } from '../chain/chain-reader.js';
 import { serveRecoveries } from '../crypto/recovery-service.js';
+import { AnswerBatch } from './answer-batch.js';
+import { JobBoard } from './job-board.js';
 import {
   failureOf,
   requestOf,
   type CallThreadData,
+  type JobAnswer,
+  type JobData,
   type MainMessage,
   type ThreadMessage,
 } from './protocol.js';
@@ -20,9 +26,13 @@ import {
  */
 const THREAD_CACHE_BYTES = { blocks: 2 * 2 ** 20, receipts: 0 };
 
+/** Longest the first answer held waits for more before they are sent (`answer-batch.ts`). */
+const ANSWER_WAIT_MS = 2;
+
 const data = workerData as CallThreadData;
 const port = parentPort!;
 const post = (message: ThreadMessage) => port.postMessage(message);
+const board = new JobBoard(data.board);
 
 const reader = await ChainReader.openFollower({
   dataDir: data.dataDir,
@@ -32,37 +42,53 @@ const reader = await ChainReader.openFollower({
 });
 if (data.recoveryPort !== undefined) serveRecoveries(data.recoveryPort);
 
-async function run(job: Extract<MainMessage, { type: 'job' }>): Promise<void> {
+async function run(job: JobData): Promise<JobAnswer> {
   const request = requestOf(job.request);
   try {
     if (job.kind === 'call') {
-      post({
+      return {
         type: 'called',
         id: job.id,
         outcome: await reader.runCallHere(request, job.blockNumber),
-      });
-    } else if (job.kind === 'accessList') {
-      post({
+      };
+    }
+    if (job.kind === 'accessList') {
+      return {
         type: 'accessListed',
         id: job.id,
         result: await reader.createAccessListHere(request, job.blockNumber),
-      });
-    } else {
-      post({
-        type: 'estimated',
-        id: job.id,
-        gas: await reader.estimateGasHere(request, job.blockNumber),
-      });
+      };
     }
+    return {
+      type: 'estimated',
+      id: job.id,
+      gas: await reader.estimateGasHere(request, job.blockNumber),
+    };
   } catch (error) {
-    post({ type: 'failed', id: job.id, failure: failureOf(error) });
+    return { type: 'failed', id: job.id, failure: failureOf(error) };
   }
 }
 
-/** Jobs run one at a time, in the order they came, so each one's time limit is its own. */
+const held = new AnswerBatch<JobAnswer>(ANSWER_WAIT_MS, (answers) =>
+  post({ type: 'answers', answers }),
+);
+
+/** Runs the jobs of a batch the main thread has not taken back, in order, one at a time. */
+async function runBatch(jobs: JobData[]): Promise<void> {
+  for (const job of jobs) {
+    held.beforeCall(job.caller, Date.now());
+    if (!board.begin(job.id)) continue;
+    const answer = await run(job);
+    board.end();
+    held.add(answer, job.caller, Date.now());
+  }
+  held.flush();
+}
+
+/** Batches run one after the other, in the order they came, so each job's time limit is its own. */
 let previous: Promise<void> = Promise.resolve();
 port.on('message', (message: MainMessage) => {
-  if (message.type === 'job') previous = previous.then(() => run(message));
+  if (message.type === 'jobs') previous = previous.then(() => runBatch(message.jobs));
   else void previous.then(() => reader.close()).finally(() => post({ type: 'closed' }));
 });
 post({ type: 'ready' });

@@ -1,6 +1,7 @@
 /**
  * What crosses between the main thread and the call threads: the jobs (a call, a gas estimate
- * or an access list at a committed block), their results, and their failures as the node's own errors.
+ * or an access list at a committed block), handed over in batches, their results, sent back
+ * several to a message, and their failures as the node's own errors.
  */
 import type { MessagePort } from 'node:worker_threads';
 import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
@@ -24,6 +25,8 @@ export interface CallThreadData {
   chain: ChainParameters;
   /** Where the main thread's sender recovery sends signatures, when it uses this thread. */
   recoveryPort?: MessagePort;
+  /** The `JobBoard` buffer this thread claims its jobs on. */
+  board: SharedArrayBuffer;
 }
 
 /** A call request with its addresses as bytes (class instances do not cross threads). */
@@ -42,23 +45,27 @@ export type JobFailure =
   | { kind: 'notFound'; message: string }
   | { kind: 'internal'; message: string };
 
-export type MainMessage =
-  | {
-      type: 'job';
-      id: number;
-      kind: JobKind;
-      request: CallRequestData;
-      blockNumber: bigint;
-    }
-  | { type: 'close' };
+export interface JobData {
+  id: number;
+  /** Whom the job is for (`call-thread-pool.ts`): answers of two callers are not held together. */
+  caller: string;
+  kind: JobKind;
+  request: CallRequestData;
+  blockNumber: bigint;
+}
 
-export type ThreadMessage =
-  | { type: 'ready' }
+/** A batch of jobs, to run in their order; each only if claimed on the board first. */
+export type MainMessage = { type: 'jobs'; jobs: JobData[] } | { type: 'close' };
+
+/** How one job ended. */
+export type JobAnswer =
   | { type: 'called'; id: number; outcome: CallOutcome }
   | { type: 'estimated'; id: number; gas: bigint }
   | { type: 'accessListed'; id: number; result: AccessListResult }
-  | { type: 'failed'; id: number; failure: JobFailure }
-  | { type: 'closed' };
+  | { type: 'failed'; id: number; failure: JobFailure };
+
+export type ThreadMessage =
+  { type: 'ready' } | { type: 'answers'; answers: JobAnswer[] } | { type: 'closed' };
 
 export function requestData(request: CallRequest): CallRequestData {
   return { ...request, from: request.from?.bytes, to: request.to?.bytes };

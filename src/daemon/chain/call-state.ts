@@ -15,14 +15,9 @@ import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX, Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import type { Common } from '@ethereumjs/common';
-import {
-  Account,
-  bytesToHex,
-  concatBytes,
-  createAccountFromRLP,
-  equalsBytes,
-} from '@ethereumjs/util';
+import { Account, concatBytes, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
+import { latin1Key } from './byte-strings.js';
 import type { FlatStateView } from './flat-state.js';
 import { LruCache } from './lru-cache.js';
 
@@ -73,6 +68,13 @@ export class CallStateManager extends MerkleStateManager {
    * always through the same objects, and making the string key cost more than the lookup.
    */
   private readonly accountsByObject = new WeakMap<Address, Account | null>();
+  /**
+   * The accounts a call wrote, decoded, by the encoding the journaled cache holds for them: a
+   * read of one then needs no decoding, and putting it back unchanged (the EVM puts the caller
+   * back after taking a call's value, zero or not) no encoding. A revert puts an earlier
+   * encoding back, which finds its own account here.
+   */
+  private readonly written = new WeakMap<Uint8Array, Account>();
   /** The committed state root the calls run on. */
   private readonly stateRoot: Uint8Array;
 
@@ -89,7 +91,9 @@ export class CallStateManager extends MerkleStateManager {
   override async getAccount(address: Address): Promise<Account | undefined> {
     const own = this._caches!.account!.get(address);
     if (own !== undefined) {
-      return own.accountRLP === undefined ? undefined : createAccountFromRLP(own.accountRLP);
+      if (own.accountRLP === undefined) return undefined;
+      const written = this.written.get(own.accountRLP);
+      return written === undefined ? createAccountFromRLP(own.accountRLP) : copyAccount(written);
     }
     let committed = this.knownAccount(address);
     if (committed === undefined) {
@@ -115,15 +119,21 @@ export class CallStateManager extends MerkleStateManager {
 
   /**
    * The EVM puts the caller and the callee back at every call, changed or not. Putting back an
-   * untouched account unchanged would only cost an encoding into the journaled cache, so it is
-   * skipped; anything else (a change, a first write to a missing account) is written.
+   * account unchanged (from the committed state, or from this call's last write) would only cost
+   * an encoding into the journaled cache, so it is skipped; anything else (a change, a first
+   * write to a missing account) is written.
    */
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
-    if (account !== undefined && this._caches!.account!.get(address) === undefined) {
-      const committed = this.knownAccount(address);
-      if (committed && sameAccount(committed, account)) return;
-    }
-    return super.putAccount(address, account);
+    if (account === undefined) return super.putAccount(address, account);
+    const own = this._caches!.account!.get(address);
+    const current =
+      own === undefined
+        ? this.knownAccount(address)
+        : own.accountRLP && this.written.get(own.accountRLP);
+    if (current && sameAccount(current, account)) return;
+    await super.putAccount(address, account);
+    const encoded = this._caches!.account!.get(address)?.accountRLP;
+    if (encoded !== undefined) this.written.set(encoded, copyAccount(account));
   }
 
   /**
@@ -143,24 +153,24 @@ export class CallStateManager extends MerkleStateManager {
       const value = this.flat.slot(this.stateRoot, address.bytes, key);
       if (value !== undefined) return value;
     }
-    const rootHex = bytesToHex(account.storageRoot);
-    const slotKey = rootHex + bytesToHex(key).slice(2);
+    const rootKey = latin1Key(account.storageRoot);
+    const slotKey = rootKey + latin1Key(key);
     let value = this.committed.slots.get(slotKey);
     if (value === undefined) {
-      const encoded = await this.committedStorageTrie(account.storageRoot, rootHex).get(key);
+      const encoded = await this.committedStorageTrie(account.storageRoot, rootKey).get(key);
       value = encoded === null ? EMPTY : (RLP.decode(encoded) as Uint8Array).slice();
       this.committed.slots.set(slotKey, value);
     }
     return value;
   }
 
-  /** The storage trie under `root` (`rootHex`), opened once for every call that reads it. */
-  private committedStorageTrie(root: Uint8Array, rootHex: string): MerklePatriciaTrie {
-    let trie = this.committed.storageTries.get(rootHex);
+  /** The storage trie under `root` (`rootKey`), opened once for every call that reads it. */
+  private committedStorageTrie(root: Uint8Array, rootKey: string): MerklePatriciaTrie {
+    let trie = this.committed.storageTries.get(rootKey);
     if (trie === undefined) {
       trie = this._trie.shallowCopy(false);
       trie.root(root);
-      this.committed.storageTries.set(rootHex, trie);
+      this.committed.storageTries.set(rootKey, trie);
     }
     return trie;
   }
@@ -170,7 +180,7 @@ export class CallStateManager extends MerkleStateManager {
     if (own !== undefined) return own.code ?? EMPTY;
     const account = await this.getAccount(address);
     if (account === undefined || !account.isContract()) return EMPTY;
-    const hashKey = bytesToHex(account.codeHash);
+    const hashKey = latin1Key(account.codeHash);
     let code = this.committed.codes.get(hashKey);
     if (code === undefined) {
       code =

@@ -21,6 +21,7 @@ import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { ExecutionRevertedError, TransactionRejectedError } from '../../shared/errors.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import { CallStateManager, CommittedReads } from './call-state.js';
+import { latin1Key, unprefixedHex } from './byte-strings.js';
 import { checksumAddress } from './checksum-address.js';
 import type { FlatStateView } from './flat-state.js';
 import { MIN_TX_GAS, rejectionReason } from './executor.js';
@@ -205,6 +206,17 @@ export class CallVmCache {
   private lastVm: { header: BlockHeader; entry: Promise<CallVm> } | undefined;
   private lastBlock:
     { header: BlockHeader; withFee: boolean; limit: bigint; block: Block } | undefined;
+  /** The outcome key's part for the block calls keep coming at, by its header object. */
+  private lastBlockKey: { header: BlockHeader; key: string } | undefined;
+
+  /** The block's part of an outcome key: its hash, one character per byte. */
+  blockKey(block: Block): string {
+    const { header } = block;
+    if (this.lastBlockKey?.header !== header) {
+      this.lastBlockKey = { header, key: latin1Key(block.hash()) };
+    }
+    return this.lastBlockKey.key;
+  }
 
   /**
    * The block a call runs in: the selected block's header, with a zero base fee for calls
@@ -330,22 +342,27 @@ function throwIfReverted(result: RunTxResult): void {
   }
 }
 
-/** The key of a call's outcome, or undefined when its input is too large to keep. */
+/** An optional address in a key: 'n', or 'a' and its 20 bytes, so no two readings are alike. */
+function addressKey(address: Address | undefined): string {
+  return address === undefined ? 'n' : `a${latin1Key(address.bytes)}`;
+}
+
+/**
+ * The key of a call's outcome, or undefined when its input is too large to keep. Made for every
+ * call, most of which are not asked again, so it is built cheaply: the block's part is kept,
+ * and every part reads back in one way (fixed lengths, numbers between separators, data last).
+ */
 function outcomeKey(env: CallEnvironment, request: CallRequest): string | undefined {
   const { data } = request;
   if (data !== undefined && data.length > CACHED_CALL_MAX_BYTES) return undefined;
-  return [
-    bytesToHex(env.block.hash()),
-    request.from?.toString(),
-    request.to?.toString(),
-    request.gas,
-    request.gasPrice,
-    request.maxFeePerGas,
-    request.maxPriorityFeePerGas,
-    request.value,
-    request.nonce,
-    data === undefined ? '' : bytesToHex(data),
-  ].join('|');
+  const { gas, gasPrice, maxFeePerGas, maxPriorityFeePerGas, value, nonce } = request;
+  return (
+    env.vms.blockKey(env.block) +
+    addressKey(request.from) +
+    addressKey(request.to) +
+    `${gas}|${gasPrice}|${maxFeePerGas}|${maxPriorityFeePerGas}|${value}|${nonce}|` +
+    (data === undefined ? 'n' : `d${latin1Key(data)}`)
+  );
 }
 
 function outcomeSize(outcome: CallOutcome): number {
@@ -461,10 +478,11 @@ function warmAsTransactionStart(
 ): void {
   const { journal } = vm.evm;
   journal.cleanJournal();
+  // Unprefixed, as the journal keeps them: a prefixed address it strips after a regular expression.
   for (const address of vm.evm.precompiles.keys()) journal.addAlwaysWarmAddress(address);
-  journal.addAlwaysWarmAddress(caller.toString());
-  if (to !== undefined) journal.addAlwaysWarmAddress(to.toString());
-  journal.addAlwaysWarmAddress(block.header.coinbase.toString());
+  journal.addAlwaysWarmAddress(unprefixedHex(caller.bytes));
+  if (to !== undefined) journal.addAlwaysWarmAddress(unprefixedHex(to.bytes));
+  journal.addAlwaysWarmAddress(unprefixedHex(block.header.coinbase.bytes));
 }
 
 /**

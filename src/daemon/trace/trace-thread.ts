@@ -5,6 +5,8 @@
  * production or other requests, and the main thread stops a job at its limit by terminating
  * the thread, as nothing else stops the EVM mid-run.
  */
+// First: the hex codec the hashing library looks for as it loads.
+import '../hex-builtins.js';
 import { createBlockFromRLP } from '@ethereumjs/block';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChainReader } from '../chain/chain-reader.js';
