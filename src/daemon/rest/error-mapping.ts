@@ -56,7 +56,11 @@ function statusOf(error: NodeError): number {
 }
 
 /** Tells a failure of fastify (not of a handler) as one of the node's error classes. */
-function fromFramework(error: FrameworkError, maxBodySize: number): NodeError | undefined {
+function fromFramework(
+  error: FrameworkError,
+  maxBodySize: number,
+  bodyType: string,
+): NodeError | undefined {
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return new PayloadTooLargeError(
       `request body larger than ${maxBodySize} bytes (set by --rest.max-body-size)`,
@@ -64,7 +68,7 @@ function fromFramework(error: FrameworkError, maxBodySize: number): NodeError | 
   }
   if (error.validation !== undefined) return new InvalidInputError(error.message);
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new InvalidInputError('request body must be application/json');
+    return new InvalidInputError(`request body must be ${bodyType} (Content-Type)`);
   }
   const status = error.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
@@ -77,13 +81,18 @@ function fromFramework(error: FrameworkError, maxBodySize: number): NodeError | 
  * The status and body of the answer to `error`.
  *
  * @param maxBodySize the `--rest.max-body-size` in force, named in the 413 message.
+ * @param bodyType the content type the route takes, named when a request sent another.
  */
-export function restErrorOf(error: unknown, maxBodySize: number): RestErrorAnswer {
+export function restErrorOf(
+  error: unknown,
+  maxBodySize: number,
+  bodyType = 'application/json',
+): RestErrorAnswer {
   const nodeError =
     error instanceof NodeError
       ? error
       : error instanceof Error
-        ? fromFramework(error as FrameworkError, maxBodySize)
+        ? fromFramework(error as FrameworkError, maxBodySize, bodyType)
         : undefined;
   const status = nodeError ? statusOf(nodeError) : 500;
   const message = nodeError && status !== 500 ? nodeError.message : INTERNAL_ERROR_MESSAGE;
