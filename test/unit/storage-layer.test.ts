@@ -24,7 +24,10 @@ import { Readable } from 'node:stream';
 import type { StorageEvent } from '../../src/shared/storage-api.js';
 import { VolumeUnavailableError } from '../../src/shared/errors.js';
 import type { Logger } from '../../src/daemon/logger.js';
+import type { KeyedLock } from '../../src/daemon/storage/keyed-lock.js';
 import { StorageLayer } from '../../src/daemon/storage/storage-layer.js';
+import { waitFor } from '../helpers/processes.js';
+import { canMountTmpfs, mountTmpfs, remountTmpfs, unmountTmpfs } from '../helpers/tmpfs.js';
 
 const CHUNK = 4096;
 const quiet: Logger = { error() {}, warn() {}, info() {}, debug() {} };
@@ -45,7 +48,7 @@ afterEach(async () => {
     await fixture.storage.close();
     rmSync(fixture.root, { recursive: true, force: true });
   }
-  for (const mount of mounts.splice(0)) unmount(mount);
+  for (const mount of mounts.splice(0)) unmountTmpfs(mount);
 });
 
 async function openStorage(volumeCount: number, volumes?: string[]): Promise<Fixture> {
@@ -116,6 +119,43 @@ describe('shared chunks', () => {
       0, 1, 2,
     ]);
     expect(existsSync(replicaPath(volumes[0], file.chunkIds[0]))).toBe(true);
+  });
+});
+
+describe('concurrent work on one chunk', () => {
+  it('a removal and an upload of the same chunk at once: every replica the upload lists is on disk', async () => {
+    const { storage, volumes } = await openStorage(2);
+    const bytes = randomBytes(CHUNK);
+    const first = await upload(storage, bytes, 2);
+    const [id] = first.chunkIds;
+    // The removal is held just before it deletes the replica on the second volume.
+    const gated = storage.replicas.volumes[1];
+    const removeReplica = gated.remove.bind(gated);
+    let reached!: () => void;
+    let open!: () => void;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    gated.remove = async (chunk: string) => {
+      reached();
+      await gate;
+      return removeReplica(chunk);
+    };
+    const removal = storage.remove(first.id);
+    await atGate;
+    let stored = false;
+    const again = upload(storage, Buffer.concat([bytes, Buffer.from('x')]), 2).then((file) => {
+      stored = true;
+      return file;
+    });
+    // Until the upload is stored, or is waiting for the removal to finish with the chunk.
+    const locks = (storage as unknown as { chunkLocks?: KeyedLock }).chunkLocks;
+    await waitFor(() => stored || (locks?.queued(id) ?? 0) > 1, 10_000, 'the upload');
+    open();
+    await removal;
+    const second = await again;
+    expect(storage.chunkDetail(id).dl_status).toBe('downloaded');
+    for (const volume of volumes) expect(existsSync(replicaPath(volume, id))).toBe(true);
+    expect(await read(storage, second.id)).toEqual(Buffer.concat([bytes, Buffer.from('x')]));
   });
 });
 
@@ -302,35 +342,18 @@ describe('expiry', () => {
   });
 });
 
-function unmount(dir: string): void {
-  execFileSync('umount', [dir]);
-  rmSync(dir, { recursive: true, force: true });
-}
-
-/** A tmpfs of `size` mounted on a fresh directory, or undefined where the tests may not mount. */
-function tmpfs(options: string): string | undefined {
-  const dir = mkdtempSync(join(tmpdir(), 'node-cli-volume-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir], { stdio: 'ignore' });
-  } catch {
-    rmSync(dir, { recursive: true, force: true });
-    return undefined;
-  }
-  mounts.push(dir);
+/** A tmpfs of `size`, unmounted after the test (undefined where the tests may not mount). */
+function tmpfs(size: string): string | undefined {
+  const dir = mountTmpfs(size);
+  if (dir) mounts.push(dir);
   return dir;
 }
 
-const canMount = (() => {
-  const probe = tmpfs('size=64k');
-  if (probe) unmount(mounts.pop() as string);
-  return probe !== undefined;
-})();
-
-describe.each([canMount ? 'mounted' : 'skipped'])('volumes that refuse writes (%s)', () => {
-  const maybe = canMount ? it : it.skip;
+describe.each([canMountTmpfs ? 'mounted' : 'skipped'])('volumes that refuse writes (%s)', () => {
+  const maybe = canMountTmpfs ? it : it.skip;
 
   maybe('a full volume refuses the upload with a clear error and lists nothing', async () => {
-    const small = tmpfs('size=64k') as string;
+    const small = tmpfs('64k') as string;
     const { storage } = await openStorage(0, [join(small, 'v')]);
     const error = await upload(storage, randomBytes(40 * CHUNK)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VolumeUnavailableError);
@@ -341,9 +364,9 @@ describe.each([canMount ? 'mounted' : 'skipped'])('volumes that refuse writes (%
   });
 
   maybe('a read-only volume refuses the upload naming it read-only', async () => {
-    const readOnly = tmpfs('size=1m') as string;
+    const readOnly = tmpfs('1m') as string;
     mkdirSync(join(readOnly, 'v'));
-    execFileSync('mount', ['-o', 'remount,ro', readOnly]);
+    remountTmpfs(readOnly, 'ro');
     const { storage } = await openStorage(0, [join(readOnly, 'v')]);
     await expect(upload(storage, randomBytes(10))).rejects.toThrow(
       /storage volume .* is read-only/,

@@ -96,6 +96,16 @@ export class StorageIndex implements Pick<IndexWriter, 'file' | 'chunk'> {
     return [...this.files.getRange({}).map(({ value }) => value)];
   }
 
+  /** Ids of the chunks with a replica in the `repairing` state. */
+  chunkIdsRepairing(): string[] {
+    return [
+      ...this.chunks
+        .getRange({})
+        .filter(({ value }) => Object.values(value.replicas).includes('repairing'))
+        .map(({ key }) => key),
+    ];
+  }
+
   uploadsInProgress(): UploadRecord[] {
     return [...this.uploads.getRange({}).map(({ value }) => value)];
   }

@@ -37,7 +37,8 @@ import { fixedChunks } from './fixed-chunks.js';
 import { OrderedWindow } from './ordered-window.js';
 import { ReplicaSet } from './replica-set.js';
 import { StorageIndex, type ChunkRecord, type FileRecord } from './storage-index.js';
-import { StorageVolume, fsyncDir } from './volume.js';
+import { KeyedLock } from './keyed-lock.js';
+import { StorageVolume, syncDirs, type UnsyncedDirs } from './volume.js';
 
 export interface StorageLimits {
   chunkSize: number;
@@ -108,6 +109,13 @@ function goodReplicas(record: ChunkRecord): number {
 export class StorageLayer {
   /** Chunk ids an upload in progress uses, with how many uploads use each. */
   private readonly inUse = new Map<string, number>();
+  /** Taken for every check of the index that ends in creating or removing a replica file. */
+  private readonly chunkLocks = new KeyedLock();
+  /**
+   * Set when replica files no file holds may have stayed on a volume (it was away, read-only
+   * or failing when they were to be removed); the collector then looks for them.
+   */
+  private strayBytes = false;
   private readonly fileStatus = new Map<string, UploadStatus>();
   private readonly now: () => number;
 
@@ -183,7 +191,7 @@ export class StorageLayer {
     const endTransfer = beginBulkTransfer();
     try {
       const writes = new OrderedWindow<void>(CHUNKS_IN_FLIGHT);
-      const unsyncedDirs = new Set<string>();
+      const unsyncedDirs: UnsyncedDirs = new Map();
       // Chunk buffers whose writes are done, filled again: the upload holds at most
       // CHUNKS_IN_FLIGHT + 1 of them, and the heap sees no allocation per chunk. They are
       // page-aligned, so the volumes write them to disk directly.
@@ -213,7 +221,7 @@ export class StorageLayer {
         }
         while (writes.size > 0) await writes.shift();
         // The renames of this upload are durable before the index names them.
-        await Promise.all([...unsyncedDirs].map(fsyncDir));
+        this.dropUnsynced(stored, await syncDirs(unsyncedDirs));
       } finally {
         await writes.settle();
       }
@@ -238,17 +246,35 @@ export class StorageLayer {
     chunk: StoredChunk,
     bytes: Buffer,
     redundancy: number,
-    unsyncedDirs: Set<string>,
+    unsyncedDirs: UnsyncedDirs,
   ): Promise<void> {
-    chunk.id = await chunkIdOfAsync(bytes);
-    this.hold(chunk.id);
-    chunk.volumes = await this.replicas.store(
-      chunk.id,
-      bytes,
-      redundancy,
-      this.index.chunk(chunk.id),
-      unsyncedDirs,
+    const id = await chunkIdOfAsync(bytes);
+    chunk.id = id;
+    this.hold(id);
+    chunk.volumes = await this.chunkLocks.run(id, () =>
+      this.replicas.store(id, bytes, redundancy, this.index.chunk(id), unsyncedDirs),
     );
+  }
+
+  /**
+   * Takes out of an upload's chunks the replicas on volumes whose directory sync failed (a
+   * volume removed during the upload): they may not survive, so they are not recorded, and are
+   * collected as strays should the volume return. A chunk left with no replica fails the upload.
+   */
+  private dropUnsynced(stored: StoredChunk[], failed: ReadonlyMap<StorageVolume, Error>): void {
+    if (failed.size === 0) return;
+    this.strayBytes = true;
+    const lost = new Set([...failed.keys()].map((volume) => volume.path));
+    for (const [volume, error] of failed) {
+      this.options.logger.warn('upload replicas dropped: volume directory not synced', {
+        volume: volume.path,
+        error: error.message,
+      });
+    }
+    for (const chunk of stored) {
+      chunk.volumes = chunk.volumes.filter((path) => !lost.has(path));
+      if (chunk.volumes.length === 0) throw [...failed.values()][0];
+    }
   }
 
   private async commitUpload(
@@ -321,6 +347,8 @@ export class StorageLayer {
     for (const volume of this.replicas.volumes) {
       for (const id of new Set(written)) collected += await this.collectUnlisted(volume, id);
     }
+    // A volume that was away keeps what the upload wrote there before it left.
+    if (this.replicas.volumes.some((volume) => !volume.present())) this.strayBytes = true;
     this.options.logger.warn('upload failed', {
       upload: uploadId,
       localPath,
@@ -449,15 +477,7 @@ export class StorageLayer {
         }
       }
     });
-    for (const record of unheld) {
-      if (this.inUse.has(record.id)) continue;
-      for (const path of Object.keys(record.replicas)) {
-        await this.replicas
-          .volume(path)
-          ?.remove(record.id)
-          .catch(() => undefined);
-      }
-    }
+    for (const record of unheld) await this.removeReplicas(record.id);
     this.fileStatus.delete(id);
     this.options.logger.info('file removed', { id, reason, chunksRemoved: unheld.length });
     this.options.publish({
@@ -504,12 +524,54 @@ export class StorageLayer {
     return collected;
   }
 
-  /** Removes the replica of `id` on `volume` unless the index lists it there or an upload uses it. */
-  private async collectUnlisted(volume: StorageVolume, id: string): Promise<number> {
-    if (this.inUse.has(id) || this.index.chunk(id)?.replicas[volume.path] !== undefined) return 0;
-    if (!(await volume.holds(id))) return 0;
-    await volume.remove(id);
-    return 1;
+  /**
+   * `collectOrphans` when a removal may have left replica files behind (`strayBytes`); looked
+   * for again while a volume is away, since it may return with some. Answers how many it removed.
+   */
+  async collectStrays(): Promise<number> {
+    if (!this.strayBytes) return 0;
+    this.strayBytes = this.replicas.volumes.some((volume) => !volume.present());
+    const collected = await this.collectOrphans();
+    if (collected > 0) this.options.logger.info('stray chunk replicas collected', { collected });
+    return collected;
+  }
+
+  /**
+   * Removes the replica of `id` on `volume` unless the index lists it there or an upload uses it.
+   * A replica that cannot be removed (volume read-only or failing) is left for `collectStrays`.
+   */
+  private collectUnlisted(volume: StorageVolume, id: string): Promise<number> {
+    return this.chunkLocks.run(id, async () => {
+      if (this.inUse.has(id) || this.index.chunk(id)?.replicas[volume.path] !== undefined) return 0;
+      if (!(await volume.holds(id))) return 0;
+      return volume.remove(id).then(
+        () => 1,
+        () => {
+          this.strayBytes = true;
+          return 0;
+        },
+      );
+    });
+  }
+
+  /**
+   * Removes every replica file of a chunk the index no longer lists, unless an upload uses it
+   * (its commit lists it again), from every volume: a repair may have added one where the
+   * record did not say.
+   */
+  private removeReplicas(id: string): Promise<void> {
+    return this.chunkLocks.run(id, async () => {
+      if (this.inUse.has(id) || this.index.chunk(id)) return;
+      for (const volume of this.replicas.volumes) {
+        if (!volume.present()) {
+          this.strayBytes = true;
+          continue;
+        }
+        await volume.remove(id).catch(() => {
+          this.strayBytes = true;
+        });
+      }
+    });
   }
 
   // ---- integrity ----
@@ -556,22 +618,26 @@ export class StorageLayer {
     for (const path of [...repairable, ...extra]) await this.repair(record.id, path, bytes);
   }
 
-  private async repair(id: string, path: string, bytes: Buffer): Promise<void> {
+  private repair(id: string, path: string, bytes: Buffer): Promise<void> {
     const volume = this.replicas.volume(path);
-    if (!volume) return;
-    await this.setReplicaStates(id, new Map([[path, 'repairing']]));
-    try {
-      await volume.write(id, bytes);
-      await this.setReplicaStates(id, new Map([[path, 'ok']]));
-      this.options.logger.info('chunk replica repaired', { chunk: id, volume: path });
-    } catch (error) {
-      await this.setReplicaStates(id, new Map([[path, 'missing']]));
-      this.options.logger.warn('chunk replica repair failed', {
-        chunk: id,
-        volume: path,
-        error: String(error),
-      });
-    }
+    if (!volume) return Promise.resolve();
+    return this.chunkLocks.run(id, async () => {
+      // Removed meanwhile (its last file deleted): a rewrite would only leave an orphan.
+      if (!this.index.chunk(id)) return;
+      await this.setReplicaStates(id, new Map([[path, 'repairing']]));
+      try {
+        await volume.write(id, bytes);
+        await this.setReplicaStates(id, new Map([[path, 'ok']]));
+        this.options.logger.info('chunk replica repaired', { chunk: id, volume: path });
+      } catch (error) {
+        await this.setReplicaStates(id, new Map([[path, 'missing']]));
+        this.options.logger.warn('chunk replica repair failed', {
+          chunk: id,
+          volume: path,
+          error: String(error),
+        });
+      }
+    });
   }
 
   private async setReplicaStates(
@@ -673,11 +739,15 @@ export class StorageLayer {
     for (const volume of this.replicas.volumes)
       if (volume.present()) temp += await volume.clearTemp();
     const orphans = await this.collectOrphans();
-    if (interrupted.length + temp + orphans > 0) {
+    // A replica still `repairing` was being rewritten when the node stopped: check it again.
+    const repairs = this.index.chunkIdsRepairing();
+    for (const id of repairs) await this.scrub(id);
+    if (interrupted.length + temp + orphans + repairs.length > 0) {
       this.options.logger.info('storage recovered', {
         failedUploads: interrupted.length,
         tempFiles: temp,
         orphanChunks: orphans,
+        interruptedRepairs: repairs.length,
       });
     }
   }

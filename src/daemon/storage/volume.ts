@@ -37,6 +37,23 @@ export async function fsyncDir(path: string): Promise<void> {
   }
 }
 
+/** Shard directories holding renames not synced yet, each with its volume (`StorageVolume.write`). */
+export type UnsyncedDirs = Map<string, StorageVolume>;
+
+/**
+ * Syncs every directory of `dirs` at once and answers the volumes where a sync failed, with the
+ * failure: the renames into those directories may not be durable (the volume may be gone).
+ */
+export async function syncDirs(dirs: UnsyncedDirs): Promise<Map<StorageVolume, Error>> {
+  const failed = new Map<StorageVolume, Error>();
+  await Promise.all(
+    [...dirs].map(([dir, volume]) =>
+      fsyncDir(dir).catch((error: unknown) => void failed.set(volume, volume.failure(error))),
+    ),
+  );
+  return failed;
+}
+
 /** Writes all of `bytes` to a file opened with `flags`, fsyncs and closes it. */
 async function writeSynced(path: string, bytes: Uint8Array, flags: string | number): Promise<void> {
   const handle = await open(path, flags);
@@ -88,7 +105,7 @@ export class StorageVolume {
       await Promise.all(SHARDS.map((shard) => mkdirOnce(join(this.path, CHUNKS_DIR, shard))));
       await fsyncDir(join(this.path, CHUNKS_DIR));
     } catch (error) {
-      throw this.unavailable(error);
+      throw this.failure(error);
     }
   }
 
@@ -132,12 +149,13 @@ export class StorageVolume {
 
   /**
    * Writes a replica durably: temporary name, fsync, rename, fsync of the directory. With
-   * `unsyncedDirs` the last step is left to the caller, which fsyncs every directory added to
-   * the set before it records the replicas (an upload syncs each directory once, not per chunk).
+   * `unsyncedDirs` the last step is left to the caller, which syncs every directory added to it
+   * (`syncDirs`) before it records the replicas (an upload syncs each directory once, not per
+   * chunk).
    *
    * @throws VolumeUnavailableError naming the volume when it is gone, full or read-only.
    */
-  async write(id: string, bytes: Uint8Array, unsyncedDirs?: Set<string>): Promise<void> {
+  async write(id: string, bytes: Uint8Array, unsyncedDirs?: UnsyncedDirs): Promise<void> {
     if (!this.present()) {
       throw new VolumeUnavailableError(
         `storage volume ${this.path} is not available (directory missing)`,
@@ -156,11 +174,11 @@ export class StorageVolume {
         await this.restoreLayout(shard);
         await rename(temp, join(shard, id));
       });
-      if (unsyncedDirs) unsyncedDirs.add(shard);
+      if (unsyncedDirs) unsyncedDirs.set(shard, this);
       else await fsyncDir(shard);
     } catch (error) {
       await rm(temp, { force: true }).catch(() => undefined);
-      throw this.unavailable(error);
+      throw this.failure(error);
     }
   }
 
@@ -220,7 +238,8 @@ export class StorageVolume {
     await fsyncDir(this.path);
   }
 
-  private unavailable(error: unknown): Error {
+  /** `error` of a write to this volume told as what it means for the volume (full, read-only, gone). */
+  failure(error: unknown): Error {
     if (error instanceof VolumeUnavailableError) return error;
     const code = errnoOf(error);
     const reason =

@@ -1,0 +1,229 @@
+/**
+ * The storage layer of a real daemon against hostile input and faults: numbers in query strings
+ * written other than in decimal digits (Infinity, 1e400, 0x2, past 2^53) are 400 and never reach
+ * the index; an upload sent as another type is told the type it needs; a volume removed during an
+ * upload with redundancy 2 leaves the file stored `degraded` on the other volume, and the bytes
+ * the upload left on the removed one are collected when it returns; a volume that turns
+ * read-only during an upload is a 507 naming it, lists nothing, and the replicas it wrote are
+ * collected once the volume is writable again; a replica left `repairing` by a stop is checked
+ * and rewritten at the next start.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { request } from 'undici';
+import { RestClient } from '../../src/client/rest-client.js';
+import { RestResponseError } from '../../src/client/errors.js';
+import { StorageIndex } from '../../src/daemon/storage/storage-index.js';
+import { runCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/processes.js';
+import {
+  canMountTmpfs,
+  remountTmpfs,
+  startDaemonOnTmpfs,
+  type TmpfsDaemon,
+} from '../helpers/tmpfs.js';
+import { makeDataDir, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { daemonLogText } from '../helpers/daemon-log.js';
+
+const CHUNK = 64 * 1024;
+const STORAGE_FLAGS = [
+  '--storage.chunk-size',
+  `${CHUNK}B`,
+  '--storage.scrub-rate',
+  '0',
+  '--storage.collect-interval',
+  '200ms',
+];
+
+let daemon: TestDaemon;
+let rest: RestClient;
+let volumes: string[];
+
+beforeAll(async () => {
+  const dataDir = makeDataDir();
+  volumes = [join(dataDir, 'vol-a'), join(dataDir, 'vol-b')];
+  daemon = await startTestDaemon(
+    [...volumes.flatMap((volume) => ['--storage.volume', volume]), ...STORAGE_FLAGS],
+    dataDir,
+  );
+  rest = new RestClient(daemon.endpoints.rest as string, { token: daemon.token });
+});
+
+afterAll(async () => {
+  await rest?.close();
+  await daemon?.stop();
+});
+
+/** Ids of the replica files on a volume. */
+function replicasOn(volume: string): string[] {
+  const chunks = join(volume, 'chunks');
+  if (!existsSync(chunks)) return [];
+  return readdirSync(chunks).flatMap((shard) => readdirSync(join(chunks, shard)));
+}
+
+async function refusal(promise: Promise<unknown>): Promise<RestResponseError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RestResponseError);
+  return error as RestResponseError;
+}
+
+describe('numbers in query strings', () => {
+  it('Infinity, exponents, hex and integers past 2^53 are 400 naming the parameter, and never stored', async () => {
+    const bytes = randomBytes(100);
+    const file = await rest.upload(bytes, { name: 'plain' });
+    for (const [options, field] of [
+      [{ redundancy: Infinity }, 'redundancy'],
+      [{ redundancy: -Infinity }, 'redundancy'],
+      [{ expires: '1e400' as unknown as number }, 'expires'],
+      [{ expires: 2 ** 60 }, 'expires'],
+      [{ redundancy: '0x2' as unknown as number }, 'redundancy'],
+    ] as const) {
+      // The same bytes again: an accepted upload would raise the stored file's lease.
+      const error = await refusal(rest.upload(bytes, options));
+      expect(error.status).toBe(400);
+      expect(error.message).toMatch(new RegExp(`${field} must be written in decimal digits`));
+    }
+    for (const limit of [Infinity, -Infinity, '1e3' as unknown as number]) {
+      const error = await refusal(rest.files({ limit }));
+      expect(error.status).toBe(400);
+      expect(error.message).toMatch(/limit must be written in decimal digits/);
+    }
+    expect(await rest.file(file.id)).toMatchObject({ redundancy: 1, expires: 0 });
+    expect((await rest.files()).files.map((each) => each.id)).toContain(file.id);
+    expect((await rest.chunks()).chunks.map((each) => each.id)).toContain(file.chunkIds[0]);
+  });
+});
+
+describe('content types', () => {
+  it('an upload sent as a form is 400 naming application/octet-stream', async () => {
+    for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      const answer = await request(`${daemon.endpoints.rest as string}/storage/files`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${daemon.token}`, 'content-type': type },
+        body: 'a=1',
+      });
+      expect(answer.statusCode).toBe(400);
+      expect(await answer.body.json()).toEqual({
+        error: {
+          code: 400,
+          message: 'request body must be application/octet-stream (Content-Type)',
+        },
+      });
+    }
+  });
+});
+
+describe('a volume removed during an upload', () => {
+  it('stores the file degraded on the other volume, and collects what it left there on return', async () => {
+    const body = new PassThrough();
+    const upload = rest.upload(body, { name: 'moving', redundancy: 2 });
+    const first = randomBytes(8 * CHUNK);
+    body.write(first);
+    await waitFor(
+      () => volumes.every((volume) => replicasOn(volume).length >= 8),
+      30_000,
+      'the first chunks on both volumes',
+    );
+    renameSync(volumes[1], `${volumes[1]}.away`);
+    const rest2 = randomBytes(4 * CHUNK + 5);
+    body.end(rest2);
+    const file = await upload;
+    expect(file.ul_status).toBe('degraded');
+    const content = Buffer.from(await rest.fileContent(file.id, 'base64'), 'base64');
+    expect(content.equals(Buffer.concat([first, rest2]))).toBe(true);
+    expect(daemonLogText(daemon.dataDir)).toMatch(
+      /upload replicas dropped: volume directory not synced volume=\S+vol-b/,
+    );
+
+    renameSync(`${volumes[1]}.away`, volumes[1]);
+    await waitFor(
+      () => !replicasOn(volumes[1]).some((id) => file.chunkIds.includes(id)),
+      30_000,
+      "the upload's replicas left on the returned volume to be collected",
+    );
+    expect(daemonLogText(daemon.dataDir)).toMatch(/stray chunk replicas collected collected=\d+/);
+    expect(replicasOn(volumes[0])).toEqual(expect.arrayContaining(file.chunkIds));
+  });
+});
+
+describe('a volume that turns read-only during an upload', () => {
+  const maybe = canMountTmpfs ? it : it.skip;
+  let frozen: TmpfsDaemon | undefined;
+
+  afterAll(async () => frozen?.close());
+
+  maybe('is a 507 naming it; nothing is listed and its bytes go once it is writable', async () => {
+    frozen = await startDaemonOnTmpfs('64m', STORAGE_FLAGS);
+    const { client, volume, mount } = frozen;
+    const body = new PassThrough();
+    const upload = client.upload(body, { name: 'frozen' }).catch((e: unknown) => e);
+    body.write(randomBytes(8 * CHUNK));
+    await waitFor(() => replicasOn(volume).length >= 8, 30_000, 'the first chunks on disk');
+    remountTmpfs(mount, 'ro');
+    body.end(randomBytes(4 * CHUNK));
+    const error = await upload;
+    expect(error).toBeInstanceOf(RestResponseError);
+    expect((error as RestResponseError).status).toBe(507);
+    expect((error as Error).message).toMatch(
+      new RegExp(`storage volume ${volume} is read-only \\(EROFS\\)`),
+    );
+    expect((await client.files()).files).toEqual([]);
+    expect((await client.chunks()).chunks).toEqual([]);
+    expect(replicasOn(volume).length).toBeGreaterThanOrEqual(8);
+
+    remountTmpfs(mount, 'rw');
+    await waitFor(() => replicasOn(volume).length === 0, 30_000, 'the stray replicas to go');
+    expect((await client.upload(randomBytes(100))).ul_status).toBe('uploaded');
+  });
+});
+
+describe('a repair interrupted by a stop', () => {
+  const dataDir = makeDataDir();
+  const twoVolumes = [join(dataDir, 'vol-a'), join(dataDir, 'vol-b')];
+  const flags = [...twoVolumes.flatMap((volume) => ['--storage.volume', volume]), ...STORAGE_FLAGS];
+  let restarted: TestDaemon | undefined;
+
+  afterAll(async () => {
+    if (restarted) await restarted.stop();
+    else rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is checked again at the next start and the replica rewritten', async () => {
+    const first = await startTestDaemon(flags, dataDir);
+    const client = new RestClient(first.endpoints.rest as string, { token: first.token });
+    const bytes = randomBytes(CHUNK);
+    const file = await client.upload(bytes, { redundancy: 2 });
+    await client.close();
+    await Promise.all([first.rpc.close(), first.authedRpc.close()]);
+    await runCli(['daemon', 'stop', '--datadir', dataDir]);
+
+    // What a kill between "repairing" and the rename leaves: the state, and no replica file.
+    const [id] = file.chunkIds;
+    const index = StorageIndex.open(join(dataDir, 'storage-index'));
+    await index.change('a repair in progress', (w) => {
+      const record = w.chunk(id);
+      if (record)
+        w.putChunk({ ...record, replicas: { ...record.replicas, [twoVolumes[1]]: 'repairing' } });
+    });
+    await index.close();
+    const replica = join(twoVolumes[1], 'chunks', id.slice(0, 2), id);
+    unlinkSync(replica);
+
+    restarted = await startTestDaemon(flags, dataDir);
+    const after = new RestClient(restarted.endpoints.rest as string, { token: restarted.token });
+    try {
+      expect((await after.chunk(id)).dl_status).toBe('downloaded');
+      expect((await after.file(file.id)).ul_status).toBe('uploaded');
+      expect(readFileSync(replica).equals(bytes)).toBe(true);
+      expect(daemonLogText(dataDir)).toMatch(/storage recovered .*interruptedRepairs=1/);
+    } finally {
+      await after.close();
+    }
+  });
+});
