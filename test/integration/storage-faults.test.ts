@@ -18,6 +18,7 @@ import { RestClient } from '../../src/client/rest-client.js';
 import { RestResponseError } from '../../src/client/errors.js';
 import { StorageIndex } from '../../src/daemon/storage/storage-index.js';
 import { runCli } from '../helpers/cli.js';
+import { RawConnection } from '../helpers/raw-http.js';
 import { waitFor } from '../helpers/processes.js';
 import {
   canMountTmpfs,
@@ -116,6 +117,51 @@ describe('content types', () => {
         },
       });
     }
+  });
+});
+
+describe('an upload whose bytes stop coming', () => {
+  let idle: TestDaemon | undefined;
+
+  afterAll(async () => idle?.stop());
+
+  it('is answered 408 naming the flag, and lists and keeps nothing', async () => {
+    idle = await startTestDaemon([...STORAGE_FLAGS, '--storage.upload-idle-timeout', '500ms']);
+    const head = (framing: string) =>
+      `POST /v1/api/storage/files?name=stalled HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+      `Authorization: Bearer ${idle?.token}\r\nContent-Type: application/octet-stream\r\n` +
+      `${framing}\r\n`;
+    // More declared than sent; then a chunked body that stops after its first chunk.
+    for (const request of [
+      `${head('Content-Length: 1000000\r\n')}${'x'.repeat(CHUNK + 10)}`,
+      `${head('Transfer-Encoding: chunked\r\n')}${(CHUNK + 10).toString(16)}\r\n${'y'.repeat(CHUNK + 10)}\r\n`,
+    ]) {
+      const connection = await RawConnection.open(idle.endpoints.rest as string);
+      try {
+        connection.write(request);
+        const [answer] = await connection.responses(1);
+        expect(answer.status).toBe(408);
+        expect(JSON.parse(answer.body)).toEqual({
+          error: {
+            code: 408,
+            message: 'upload sent no bytes for 500 ms (set by --storage.upload-idle-timeout)',
+          },
+        });
+        expect(await connection.closedByServer()).toBe(true);
+      } finally {
+        connection.end();
+      }
+    }
+    const client = new RestClient(idle.endpoints.rest as string, { token: idle.token });
+    try {
+      expect((await client.files()).files).toEqual([]);
+      expect((await client.chunks()).chunks).toEqual([]);
+    } finally {
+      await client.close();
+    }
+    const volume = join(idle.dataDir, 'storage');
+    expect(replicasOn(volume)).toEqual([]);
+    expect(readdirSync(join(volume, 'tmp'))).toEqual([]);
   });
 });
 

@@ -15,6 +15,7 @@ import {
   NodeError,
   NotFoundError,
   PayloadTooLargeError,
+  RequestTimeoutError,
   TransactionRejectedError,
   UnauthorizedError,
   UnsupportedError,
@@ -43,8 +44,10 @@ const STATUS_BY_CLASS: ReadonlyArray<[abstract new (...args: never[]) => NodeErr
   [NotFoundError, 404],
   [ConflictError, 409],
   [TransactionRejectedError, 409],
-  // Before its parent class: a body over the size is 413, any other limit 429.
+  // Before their parent class: a body over the size is 413, one that stalls 408, any other
+  // limit 429.
   [PayloadTooLargeError, 413],
+  [RequestTimeoutError, 408],
   [LimitExceededError, 429],
   [UnsupportedError, 501],
   [ChunkLostError, 503],

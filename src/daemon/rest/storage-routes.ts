@@ -224,7 +224,7 @@ export function storageResource(options: StorageRouteOptions): RestResource {
         operationId: 'uploadFile',
         summary: 'Stores the request body (application/octet-stream, streamed) as a file.',
         description:
-          'Answers once every chunk is durable on its volumes and the file is listed. 413 past --storage.max-upload-size, 507 when no volume can take the bytes (full, read-only or gone); a refused upload lists nothing.',
+          'Answers once every chunk is durable on its volumes and the file is listed. 413 past --storage.max-upload-size, 408 when no bytes come for --storage.upload-idle-timeout, 507 when no volume can take the bytes (full, read-only or gone); a refused upload lists nothing.',
         rawBody: true,
         querystring: {
           type: 'object',
@@ -246,7 +246,7 @@ export function storageResource(options: StorageRouteOptions): RestResource {
           additionalProperties: false,
         },
         response: { type: 'object', required: ['file'], properties: { file: FILE_DETAIL } },
-        errors: [507],
+        errors: [408, 507],
         handle: async ({ body, query, headers }): Promise<{ file: FileDetail }> => {
           if (!(body instanceof Readable)) {
             throw new InvalidInputError('body: send the file as application/octet-stream');

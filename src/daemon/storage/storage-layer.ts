@@ -28,12 +28,14 @@ import {
   InvalidInputError,
   NotFoundError,
   PayloadTooLargeError,
+  RequestTimeoutError,
 } from '../../shared/errors.js';
 import { beginBulkTransfer } from '../heap-growth.js';
 import type { Logger } from '../logger.js';
 import { pageAlignedBuffers } from './aligned-buffers.js';
 import { chunkIdOfAsync, fileIdOf } from './content-address.js';
 import { fixedChunks } from './fixed-chunks.js';
+import { idleLimited } from './idle-limit.js';
 import { OrderedWindow } from './ordered-window.js';
 import { ReplicaSet } from './replica-set.js';
 import { StorageIndex, type ChunkRecord, type FileRecord } from './storage-index.js';
@@ -44,6 +46,8 @@ export interface StorageLimits {
   chunkSize: number;
   /** Largest upload in bytes (`--storage.max-upload-size`). */
   maxUploadSize: number;
+  /** How long an upload waits for its next bytes (`--storage.upload-idle-timeout`); no limit without. */
+  uploadIdleTimeoutMs?: number;
 }
 
 export interface StorageLayerOptions extends StorageLimits {
@@ -161,7 +165,7 @@ export class StorageLayer {
 
   /** Stores a stream as a file and answers its detail (the same file again if already stored). */
   async upload(source: Readable, params: UploadParams): Promise<FileDetail> {
-    const { maxUploadSize, chunkSize } = this.options;
+    const { maxUploadSize, chunkSize, uploadIdleTimeoutMs } = this.options;
     const tooLarge = () =>
       new PayloadTooLargeError(
         `upload larger than ${maxUploadSize} bytes (set by --storage.max-upload-size)`,
@@ -202,8 +206,19 @@ export class StorageLayer {
         return spare.pop() ?? fresh.pop() ?? Buffer.allocUnsafe(chunkSize);
       };
       try {
+        const arriving =
+          uploadIdleTimeoutMs === undefined
+            ? source
+            : idleLimited(
+                source,
+                uploadIdleTimeoutMs,
+                () =>
+                  new RequestTimeoutError(
+                    `upload sent no bytes for ${uploadIdleTimeoutMs} ms (set by --storage.upload-idle-timeout)`,
+                  ),
+              );
         for await (const bytes of fixedChunks(
-          source,
+          arriving,
           chunkSize,
           maxUploadSize,
           tooLarge,
