@@ -20,6 +20,7 @@ import { StorageIndex } from '../../src/daemon/storage/storage-index.js';
 import { runCli } from '../helpers/cli.js';
 import { RawConnection } from '../helpers/raw-http.js';
 import { waitFor } from '../helpers/processes.js';
+import { startStorageDaemon } from '../helpers/storage-daemon.js';
 import {
   canMountTmpfs,
   remountTmpfs,
@@ -44,13 +45,7 @@ let rest: RestClient;
 let volumes: string[];
 
 beforeAll(async () => {
-  const dataDir = makeDataDir();
-  volumes = [join(dataDir, 'vol-a'), join(dataDir, 'vol-b')];
-  daemon = await startTestDaemon(
-    [...volumes.flatMap((volume) => ['--storage.volume', volume]), ...STORAGE_FLAGS],
-    dataDir,
-  );
-  rest = new RestClient(daemon.endpoints.rest as string, { token: daemon.token });
+  ({ daemon, rest, volumes } = await startStorageDaemon(2, STORAGE_FLAGS));
 });
 
 afterAll(async () => {

@@ -10,12 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { RestClient } from '../../src/client/rest-client.js';
+import type { RestClient } from '../../src/client/rest-client.js';
 import { RestResponseError } from '../../src/client/errors.js';
 import type { ChunkStatus } from '../../src/shared/storage-api.js';
 import { waitFor } from '../helpers/processes.js';
+import { startStorageDaemon } from '../helpers/storage-daemon.js';
 import { canMountTmpfs, startDaemonOnTmpfs, type TmpfsDaemon } from '../helpers/tmpfs.js';
-import { makeDataDir, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import type { TestDaemon } from '../helpers/test-daemon.js';
 
 const MiB = 1024 * 1024;
 
@@ -24,19 +25,12 @@ let rest: RestClient;
 let volumes: string[];
 
 beforeAll(async () => {
-  const dataDir = makeDataDir();
-  volumes = [join(dataDir, 'vol-a'), join(dataDir, 'vol-b')];
-  daemon = await startTestDaemon(
-    [
-      ...volumes.flatMap((volume) => ['--storage.volume', volume]),
-      '--storage.scrub-rate',
-      '200',
-      '--storage.collect-interval',
-      '200ms',
-    ],
-    dataDir,
-  );
-  rest = new RestClient(daemon.endpoints.rest as string, { token: daemon.token });
+  ({ daemon, rest, volumes } = await startStorageDaemon(2, [
+    '--storage.scrub-rate',
+    '200',
+    '--storage.collect-interval',
+    '200ms',
+  ]));
 });
 
 afterAll(async () => {
