@@ -160,6 +160,32 @@ describe('an upload whose bytes stop coming', () => {
   });
 });
 
+describe('an upload whose client goes away mid-body', () => {
+  it('lists and keeps nothing, and is not logged as a fault of the node', async () => {
+    const before = volumes.flatMap(replicasOn).length;
+    const connection = await RawConnection.open(daemon.endpoints.rest as string);
+    connection.write(
+      `POST /v1/api/storage/files?name=vanishing HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+        `Authorization: Bearer ${daemon.token}\r\nContent-Type: application/octet-stream\r\n` +
+        `Transfer-Encoding: chunked\r\n\r\n${(CHUNK + 10).toString(16)}\r\n${'v'.repeat(CHUNK + 10)}\r\n`,
+    );
+    await waitFor(
+      () => volumes.flatMap(replicasOn).length > before,
+      30_000,
+      'the first chunk on disk',
+    );
+    connection.end();
+    await waitFor(
+      () => /upload failed .*localPath=vanishing/.test(daemonLogText(daemon.dataDir)),
+      30_000,
+      'the upload to fail',
+    );
+    expect(volumes.flatMap(replicasOn)).toHaveLength(before);
+    expect((await rest.files()).files.map((file) => file.localPath)).not.toContain('vanishing');
+    expect(daemonLogText(daemon.dataDir)).not.toMatch(/REST operation failed/);
+  });
+});
+
 describe('a volume removed during an upload', () => {
   it('stores the file degraded on the other volume, and collects what it left there on return', async () => {
     const body = new PassThrough();

@@ -262,6 +262,12 @@ export function storageResource(options: StorageRouteOptions): RestResource {
             return { file };
           } catch (error) {
             if (error instanceof PayloadTooLargeError) await discardRest(body);
+            // The client went away mid-body: its fault, not a fault of the node to log as one.
+            if ((error as NodeJS.ErrnoException).code === 'ECONNRESET') {
+              throw new InvalidInputError('body: the client closed the connection mid-upload', {
+                cause: error,
+              });
+            }
             throw error;
           }
         },
