@@ -159,6 +159,21 @@ describe('concurrent work on one chunk', () => {
   });
 });
 
+describe('removal twice at once', () => {
+  it('removes the file once: the other removal is a not-found and one event goes out', async () => {
+    const { storage, events } = await openStorage(1);
+    const file = await upload(storage, randomBytes(CHUNK + 1));
+    const results = await Promise.allSettled([storage.remove(file.id), storage.remove(file.id)]);
+    expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
+    expect(String(refused.reason)).toMatch(/not found/);
+    const removals = events.filter(
+      (event) => event.type === 'file' && event.data.ul_status === 'removed',
+    );
+    expect(removals).toHaveLength(1);
+  });
+});
+
 describe('transfers', () => {
   it('a volume starts with every shard directory; a shard and tmp/ removed under it come back with the next write', async () => {
     const { storage, volumes } = await openStorage(1);

@@ -97,6 +97,8 @@ function buffersFor(declaredSize: number | undefined, chunkSize: number): number
 
 const unixNow = (): number => Math.floor(Date.now() / 1000);
 
+const fileNotFound = (id: string) => new NotFoundError(`file ${id} not found`);
+
 /** dl_status of a chunk from the states of its replicas: the worst one wins. */
 export function chunkStatusOf(replicas: Record<string, ReplicaState>): ChunkStatus {
   const states = Object.values(replicas);
@@ -477,9 +479,11 @@ export class StorageLayer {
   async remove(id: string, reason = 'removed'): Promise<void> {
     this.fileRecord(id);
     const unheld: ChunkRecord[] = [];
+    let removed = false;
     await this.index.change('the file removal', (w) => {
       const file = w.file(id);
       if (!file) return;
+      removed = true;
       w.removeFile(id);
       for (const chunkId of new Set(file.chunkIds)) {
         const record = w.chunk(chunkId);
@@ -492,6 +496,8 @@ export class StorageLayer {
         }
       }
     });
+    // Another removal of the same file committed first: that one answers and announces it.
+    if (!removed) throw fileNotFound(id);
     for (const record of unheld) await this.removeReplicas(record.id);
     this.fileStatus.delete(id);
     this.options.logger.info('file removed', { id, reason, chunksRemoved: unheld.length });
@@ -519,8 +525,15 @@ export class StorageLayer {
         });
         this.options.logger.info('file lease renewed', { id: file.id, expires });
       } else {
-        await this.remove(file.id, 'expired');
-        removed += 1;
+        // A file deleted since the list was read is gone already; the others still expire.
+        const gone = await this.remove(file.id, 'expired').then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof NotFoundError) return false;
+            throw error;
+          },
+        );
+        if (gone) removed += 1;
       }
     }
     return removed;
@@ -687,7 +700,7 @@ export class StorageLayer {
 
   private fileRecord(id: string): FileRecord {
     const file = this.index.file(id);
-    if (!file) throw new NotFoundError(`file ${id} not found`);
+    if (!file) throw fileNotFound(id);
     return file;
   }
 
