@@ -69,8 +69,8 @@ async function refusal(promise: Promise<unknown>): Promise<RestResponseError> {
   return error as RestResponseError;
 }
 
-describe('numbers in query strings', () => {
-  it('Infinity, exponents, hex and integers past 2^53 are 400 naming the parameter, and never stored', async () => {
+describe('query strings', () => {
+  it('numbers other than decimal digits (Infinity, exponents, hex, past 2^53) and unknown parameters are 400 naming the parameter, and never stored', async () => {
     const bytes = randomBytes(100);
     const file = await rest.upload(bytes, { name: 'plain' });
     for (const [options, field] of [
@@ -85,6 +85,13 @@ describe('numbers in query strings', () => {
       expect(error.status).toBe(400);
       expect(error.message).toMatch(new RegExp(`${field} must be written in decimal digits`));
     }
+    const misspelt = await rest.request('GET', '/storage/files?limit=5&lmit=2');
+    expect(misspelt).toMatchObject({
+      status: 400,
+      body: {
+        error: { code: 400, message: 'querystring/lmit is not a parameter of this operation' },
+      },
+    });
     for (const limit of [Infinity, -Infinity, '1e3' as unknown as number]) {
       const error = await refusal(rest.files({ limit }));
       expect(error.status).toBe(400);
