@@ -349,6 +349,27 @@ describe('expiry', () => {
     expect(storage.fileDetail(renewed.id).expires).toBeGreaterThan(clock.now);
   });
 
+  it('an autorenewed file whose upload outlasted its lease is renewed, not removed', async () => {
+    const { storage, clock } = await openStorage(1);
+    const expires = clock.now + 10;
+    // The clock passes the expiry while the bytes are still arriving.
+    const slow = Readable.from(
+      (function* () {
+        yield randomBytes(CHUNK);
+        clock.now += 30;
+        yield randomBytes(10);
+      })(),
+    );
+    const file = await storage.upload(slow, {
+      localPath: 'slow',
+      redundancy: 1,
+      expires,
+      autorenew: true,
+    });
+    await storage.collectExpired();
+    expect(storage.fileDetail(file.id).expires).toBe(expires + 30);
+  });
+
   it('refuses an expiry in the past', async () => {
     const { storage, clock } = await openStorage(1);
     await expect(

@@ -173,7 +173,9 @@ export class StorageLayer {
         `upload larger than ${maxUploadSize} bytes (set by --storage.max-upload-size)`,
       );
     if (params.declaredSize !== undefined && params.declaredSize > maxUploadSize) throw tooLarge();
-    if (params.expires !== 0 && params.expires <= this.now()) {
+    // Leases count from here: an upload that outlasts its own lease must still get a positive one.
+    const startedAt = this.now();
+    if (params.expires !== 0 && params.expires <= startedAt) {
       throw new InvalidInputError(
         `expires ${params.expires} is not in the future (unix seconds, 0 = never)`,
       );
@@ -185,7 +187,7 @@ export class StorageLayer {
         id: uploadId,
         localPath: params.localPath,
         status: 'uploading',
-        startedAt: this.now(),
+        startedAt,
       }),
     );
     this.announce(uploadId, 'uploading', params.localPath);
@@ -242,7 +244,7 @@ export class StorageLayer {
       } finally {
         await writes.settle();
       }
-      return await this.commitUpload(uploadId, params, stored, size);
+      return await this.commitUpload(uploadId, params, stored, size, startedAt);
     } catch (error) {
       const written = stored.map(({ id }) => id).filter(Boolean);
       // Released first, so the collection takes the bytes this upload wrote.
@@ -299,10 +301,10 @@ export class StorageLayer {
     params: UploadParams,
     stored: StoredChunk[],
     size: number,
+    startedAt: number,
   ): Promise<FileDetail> {
     const chunkIds = stored.map(({ id }) => id);
     const id = fileIdOf(chunkIds, size);
-    const now = this.now();
     await this.index.change('the uploaded file', (w) => {
       const existing = w.file(id);
       const file: FileRecord = existing
@@ -323,10 +325,10 @@ export class StorageLayer {
             redundancy: params.redundancy,
             expires: params.expires,
             autorenew: params.autorenew,
-            lease: params.expires === 0 ? 0 : params.expires - now,
+            lease: params.expires === 0 ? 0 : params.expires - startedAt,
           };
       if (existing && file.expires !== existing.expires)
-        file.lease = file.expires === 0 ? 0 : file.expires - now;
+        file.lease = file.expires === 0 ? 0 : file.expires - startedAt;
       w.putFile(file);
       const updates = new Map<string, ChunkRecord>();
       stored.forEach((chunk, position) => {
