@@ -399,6 +399,27 @@ describe.each([canMountTmpfs ? 'mounted' : 'skipped'])('volumes that refuse writ
     expect(await storage.collectOrphans()).toBe(0);
   });
 
+  maybe(
+    'a volume that refuses a repair is left alone for a while, not retried at every check',
+    async () => {
+      const [good, frozen] = [tmpfs('1m') as string, tmpfs('1m') as string];
+      const volumes = [join(good, 'v'), join(frozen, 'v')];
+      const { storage, events } = await openStorage(0, volumes);
+      const bytes = randomBytes(100);
+      const file = await upload(storage, bytes, 2);
+      const [id] = file.chunkIds;
+      rmSync(replicaPath(volumes[1], id));
+      remountTmpfs(frozen, 'ro');
+      for (let check = 0; check < 3; check += 1) await storage.scrub(id);
+      const attempts = events.filter(
+        (event) => event.type === 'chunk' && event.data.replica === 'repairing',
+      );
+      expect(attempts).toHaveLength(1);
+      expect(storage.chunkDetail(id).dl_status).toBe('missing');
+      expect(await read(storage, file.id)).toEqual(bytes);
+    },
+  );
+
   maybe('a read-only volume refuses the upload naming it read-only', async () => {
     const readOnly = tmpfs('1m') as string;
     mkdirSync(join(readOnly, 'v'));

@@ -89,6 +89,13 @@ interface StoredChunk {
  */
 const CHUNKS_IN_FLIGHT = 4;
 
+/**
+ * How long repairs leave a volume alone after a repair write to it failed (read-only, full):
+ * retrying at every read and scrubber step would log two warnings and commit three index
+ * changes each time, for as long as the volume stays so.
+ */
+const REPAIR_PAUSE_MS = 60_000;
+
 /** Chunk buffers an upload needs: one per chunk in flight and one filling, fewer for a small file. */
 function buffersFor(declaredSize: number | undefined, chunkSize: number): number {
   const chunks = declaredSize === undefined ? Infinity : Math.ceil(declaredSize / chunkSize);
@@ -122,6 +129,8 @@ export class StorageLayer {
    * or failing when they were to be removed); the collector then looks for them.
    */
   private strayBytes = false;
+  /** Volumes (by path) refused a repair write, with when repairs may try them again (ms). */
+  private readonly repairPausedUntil = new Map<string, number>();
   private readonly fileStatus = new Map<string, UploadStatus>();
   private readonly now: () => number;
 
@@ -635,17 +644,23 @@ export class StorageLayer {
     for (const path of good) if (record.replicas[path] !== 'ok') changes.set(path, 'ok');
     await this.setReplicaStates(record.id, changes);
     if (!bytes) return;
-    const repairable = [...bad.keys()].filter((path) => this.replicas.volume(path)?.present());
+    const repairable = [...bad.keys()].filter((path) => this.repairable(path));
     const unplaced = this.replicas
       .candidates(record.id)
       .map((volume) => volume.path)
-      .filter((path) => record.replicas[path] === undefined);
+      .filter((path) => record.replicas[path] === undefined && this.repairable(path));
     // The files' redundancy only matters when a replica could be added; looking it up decodes
     // every file holding the chunk, chunk list and all, which on every read of a download made
     // its cost grow with the square of the file's size.
     const wanted = unplaced.length === 0 ? 0 : this.leaseOf(record).redundancy;
     const extra = unplaced.slice(0, Math.max(0, wanted - good.length - repairable.length));
     for (const path of [...repairable, ...extra]) await this.repair(record.id, path, bytes);
+  }
+
+  /** Whether a repair may write to the volume at `path`: it is there and did not just refuse one. */
+  private repairable(path: string): boolean {
+    if (!this.replicas.volume(path)?.present()) return false;
+    return Date.now() >= (this.repairPausedUntil.get(path) ?? 0);
   }
 
   private repair(id: string, path: string, bytes: Buffer): Promise<void> {
@@ -660,11 +675,13 @@ export class StorageLayer {
         await this.setReplicaStates(id, new Map([[path, 'ok']]));
         this.options.logger.info('chunk replica repaired', { chunk: id, volume: path });
       } catch (error) {
+        this.repairPausedUntil.set(path, Date.now() + REPAIR_PAUSE_MS);
         await this.setReplicaStates(id, new Map([[path, 'missing']]));
         this.options.logger.warn('chunk replica repair failed', {
           chunk: id,
           volume: path,
           error: String(error),
+          retryInSeconds: REPAIR_PAUSE_MS / 1000,
         });
       }
     });
