@@ -16,6 +16,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  truncateSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -255,6 +256,20 @@ function cachedBytes(path: string): number {
 }
 
 describe('replicas', () => {
+  it('a replica grown by damage is found corrupt from its first bytes past the length, and rewritten', async () => {
+    const { storage, volumes } = await openStorage(2);
+    const bytes = randomBytes(CHUNK);
+    const file = await upload(storage, bytes, 2);
+    const [id] = file.chunkIds;
+    // 64 MiB more, sparse: nothing on disk, but a read of the whole file would hold it all.
+    truncateSync(replicaPath(volumes[0], id), 64 * 1024 * 1024);
+    const volume = storage.replicas.volume(volumes[0]);
+    expect((await volume?.read(id, CHUNK + 1))?.length).toBe(CHUNK + 1);
+    expect(await storage.scrub(id)).toBe(1);
+    expect(readFileSync(replicaPath(volumes[0], id)).equals(bytes)).toBe(true);
+    expect(storage.chunkDetail(id).dl_status).toBe('downloaded');
+  });
+
   it('a corrupt replica is detected on read, served from the other volume and rewritten', async () => {
     const { storage, volumes, events } = await openStorage(2);
     const bytes = randomBytes(3 * CHUNK);

@@ -96,7 +96,8 @@ export class ReplicaSet {
     const inspection: ReplicaInspection = { bad: new Map(), good: [] };
     for (const path of order) {
       const bytes = await this.volume(path)
-        ?.read(record.id)
+        // One byte past the length is enough to tell a longer replica.
+        ?.read(record.id, record.length + 1)
         .catch(() => undefined);
       if (bytes === undefined) inspection.bad.set(path, 'missing');
       else if (bytes.length !== record.length || (await chunkIdOfAsync(bytes)) !== record.id)

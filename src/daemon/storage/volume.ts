@@ -113,8 +113,12 @@ export class StorageVolume {
     return join(this.path, CHUNKS_DIR, id.slice(0, 2), id);
   }
 
-  /** The replica's bytes, or undefined when it (or the whole volume) is missing. */
-  async read(id: string): Promise<Buffer | undefined> {
+  /**
+   * The replica's bytes, or undefined when it (or the whole volume) is missing. At most
+   * `maxBytes` are read: a replica grown by damage to gigabytes is not read whole into memory
+   * (what is read then has the wrong length, and the caller finds it corrupt).
+   */
+  async read(id: string, maxBytes: number): Promise<Buffer | undefined> {
     let handle: FileHandle;
     try {
       handle = await open(this.chunkPath(id), 'r');
@@ -124,7 +128,7 @@ export class StorageVolume {
     }
     try {
       // One read of the whole file into a buffer of its size (readFile reads in small pieces).
-      const { size } = await handle.stat();
+      const size = Math.min((await handle.stat()).size, maxBytes);
       const bytes = Buffer.allocUnsafe(size);
       let filled = 0;
       while (filled < size) {
