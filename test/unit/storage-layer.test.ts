@@ -270,6 +270,21 @@ describe('replicas', () => {
     expect(storage.chunkDetail(id).dl_status).toBe('downloaded');
   });
 
+  it('a FIFO or a directory in place of a replica is corrupt, the read is served from the other replica', async () => {
+    const { storage, volumes } = await openStorage(2);
+    const bytes = randomBytes(CHUNK * 2);
+    const file = await upload(storage, bytes, 2);
+    const [fifo, directory] = file.chunkIds;
+    rmSync(replicaPath(volumes[0], fifo));
+    execFileSync('mkfifo', [replicaPath(volumes[0], fifo)]);
+    rmSync(replicaPath(volumes[1], directory));
+    mkdirSync(replicaPath(volumes[1], directory));
+    expect(await read(storage, file.id)).toEqual(bytes);
+    expect(readFileSync(replicaPath(volumes[0], fifo)).equals(bytes.subarray(0, CHUNK))).toBe(true);
+    expect(await storage.scrub(directory)).toBe(1);
+    expect(storage.chunkDetail(directory).dl_status).toBe('missing');
+  });
+
   it('a corrupt replica is detected on read, served from the other volume and rewritten', async () => {
     const { storage, volumes, events } = await openStorage(2);
     const bytes = randomBytes(3 * CHUNK);

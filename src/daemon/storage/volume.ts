@@ -26,6 +26,7 @@ const TEMP_DIR = 'tmp';
 /** O_DIRECT where the platform has it (Linux); 0 elsewhere turns direct writes off. */
 const O_DIRECT = constants.O_DIRECT ?? 0;
 const DIRECT_WRITE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | O_DIRECT;
+const READ_REPLICA = constants.O_RDONLY | constants.O_NONBLOCK;
 
 /** Makes the entries of a directory (renames into it) durable. */
 export async function fsyncDir(path: string): Promise<void> {
@@ -121,14 +122,18 @@ export class StorageVolume {
   async read(id: string, maxBytes: number): Promise<Buffer | undefined> {
     let handle: FileHandle;
     try {
-      handle = await open(this.chunkPath(id), 'r');
+      // Non-blocking, so a FIFO put in a replica's place cannot hold a thread-pool thread.
+      handle = await open(this.chunkPath(id), READ_REPLICA);
     } catch (error) {
       if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return undefined;
       throw error;
     }
     try {
+      const stats = await handle.stat();
+      // Something else in its place (a directory, a device) holds no bytes of the chunk.
+      if (!stats.isFile()) return Buffer.alloc(0);
       // One read of the whole file into a buffer of its size (readFile reads in small pieces).
-      const size = Math.min((await handle.stat()).size, maxBytes);
+      const size = Math.min(stats.size, maxBytes);
       const bytes = Buffer.allocUnsafe(size);
       let filled = 0;
       while (filled < size) {
