@@ -9,7 +9,7 @@
  * and rewritten at the next start.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -193,14 +193,86 @@ describe('an upload whose client goes away mid-body', () => {
   });
 });
 
+/** The chunk ids of `bytes` split as the daemon splits them. */
+function chunkIdsOf(bytes: Buffer): string[] {
+  const ids: string[] = [];
+  for (let offset = 0; offset < bytes.length; offset += CHUNK) {
+    ids.push(
+      createHash('sha256')
+        .update(bytes.subarray(offset, offset + CHUNK))
+        .digest('hex'),
+    );
+  }
+  return ids;
+}
+
+describe('concurrent work on files that share chunks', () => {
+  it('uploads of the same bytes at once, and removals meanwhile, leave listed files whole and no unlisted replica', async () => {
+    const common = randomBytes(6 * CHUNK);
+    const contents = new Map<string, Buffer>();
+    const ours = new Set<string>();
+    let previous: string[] = [];
+    for (let round = 0; round < 6; round += 1) {
+      const variants = [0, 1, 2].map((n) =>
+        Buffer.concat([common, Buffer.from(`round ${round} file ${n}`)]),
+      );
+      for (const id of variants.flatMap(chunkIdsOf)) ours.add(id);
+      const uploads = [...variants, ...variants].map((bytes) =>
+        rest.upload(bytes, { name: 'shared', redundancy: 2 }),
+      );
+      const removals = previous.map((id) => rest.removeFile(id));
+      const stored = await Promise.all(uploads);
+      await Promise.all(removals);
+      for (const id of previous) contents.delete(id);
+      stored.forEach((file, n) => contents.set(file.id, [...variants, ...variants][n]));
+      previous = [...new Set(stored.map((file) => file.id))];
+    }
+    const listed = (await rest.files()).files.filter((file) => file.localPath === 'shared');
+    expect(listed.map((file) => file.id).sort()).toEqual([...contents.keys()].sort());
+    for (const [id, bytes] of contents) {
+      expect(Buffer.from(await rest.fileContent(id, 'base64'), 'base64').equals(bytes)).toBe(true);
+      expect((await rest.file(id)).ul_status).toBe('uploaded');
+    }
+    const held = new Set([...contents.values()].flatMap(chunkIdsOf));
+    for (const volume of volumes) {
+      const left = replicasOn(volume).filter((id) => ours.has(id) && !held.has(id));
+      expect({ volume, left }).toEqual({ volume, left: [] });
+    }
+  });
+
+  it('a removal during a download ends the download (early, unless it was all sent) and leaves nothing behind', async () => {
+    const bytes = randomBytes(200 * CHUNK);
+    const file = await rest.upload(bytes, { name: 'downloading' });
+    const { length, stream } = await rest.download(file.id);
+    expect(length).toBe(bytes.length);
+    let received = 0;
+    const reading = (async () => {
+      for await (const part of stream) {
+        received += (part as Buffer).length;
+        if (received === (part as Buffer).length) await rest.removeFile(file.id);
+      }
+    })().catch((error: unknown) => error);
+    await reading;
+    expect(received).toBeLessThanOrEqual(bytes.length);
+    await expect(rest.file(file.id)).rejects.toThrow(/not found/);
+    const ids = new Set(chunkIdsOf(bytes));
+    await waitFor(
+      () => volumes.every((volume) => !replicasOn(volume).some((id) => ids.has(id))),
+      30_000,
+      'every replica of the removed file to go',
+    );
+  });
+});
+
 describe('a volume removed during an upload', () => {
   it('stores the file degraded on the other volume, and collects what it left there on return', async () => {
     const body = new PassThrough();
     const upload = rest.upload(body, { name: 'moving', redundancy: 2 });
     const first = randomBytes(8 * CHUNK);
     body.write(first);
+    const firstIds = chunkIdsOf(first);
     await waitFor(
-      () => volumes.every((volume) => replicasOn(volume).length >= 8),
+      () => volumes.every((volume) => firstIds.every((id) => replicasOn(volume).includes(id))),
       30_000,
       'the first chunks on both volumes',
     );
