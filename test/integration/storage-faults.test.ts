@@ -13,6 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { RestClient } from '../../src/client/rest-client.js';
 import { RestResponseError } from '../../src/client/errors.js';
@@ -104,7 +105,7 @@ describe('query strings', () => {
 });
 
 describe('content types', () => {
-  it('an upload sent as a form is 400 naming application/octet-stream', async () => {
+  it('an upload sent as a form is 400 naming application/octet-stream, one compressed 400 too', async () => {
     for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
       const answer = await request(`${daemon.endpoints.rest as string}/storage/files`, {
         method: 'POST',
@@ -119,6 +120,22 @@ describe('content types', () => {
         },
       });
     }
+    const gzipped = await request(`${daemon.endpoints.rest as string}/storage/files`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${daemon.token}`,
+        'content-type': 'application/octet-stream',
+        'content-encoding': 'gzip',
+      },
+      body: gzipSync(Buffer.from('compressed')),
+    });
+    expect(gzipped.statusCode).toBe(400);
+    expect(await gzipped.body.json()).toEqual({
+      error: {
+        code: 400,
+        message: "Content-Encoding gzip: send the file's bytes as they are, without an encoding",
+      },
+    });
   });
 });
 

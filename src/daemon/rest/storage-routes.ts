@@ -251,6 +251,13 @@ export function storageResource(options: StorageRouteOptions): RestResource {
           if (!(body instanceof Readable)) {
             throw new InvalidInputError('body: send the file as application/octet-stream');
           }
+          // Bytes are stored as they arrive: a compressed body would be stored compressed.
+          const encoding = headers['content-encoding'];
+          if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+            throw new InvalidInputError(
+              `Content-Encoding ${encoding}: send the file's bytes as they are, without an encoding`,
+            );
+          }
           try {
             const file = await storage.upload(body, {
               localPath: query.name ?? '',
