@@ -123,6 +123,22 @@ describe('shared chunks', () => {
   });
 });
 
+describe('a volume that is a file', () => {
+  it('refuses the upload saying so', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'node-cli-not-a-dir-'));
+    try {
+      writeFileSync(join(root, 'volume'), 'not a directory');
+      const { storage } = await openStorage(0, [join(root, 'volume')]);
+      await expect(upload(storage, randomBytes(10))).rejects.toThrow(
+        /storage volume \S+volume has a file where a directory should be \(ENOTDIR\)/,
+      );
+      expect(storage.fileCount()).toBe(0);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('concurrent work on one chunk', () => {
   it('a removal and an upload of the same chunk at once: every replica the upload lists is on disk', async () => {
     const { storage, volumes } = await openStorage(2);

@@ -258,7 +258,9 @@ export class StorageVolume {
           ? 'is read-only'
           : code === 'ENOENT'
             ? 'is not available (directory missing)'
-            : `could not be written`;
+            : code === 'ENOTDIR'
+              ? 'has a file where a directory should be'
+              : `could not be written`;
     return new VolumeUnavailableError(
       `storage volume ${this.path} ${reason} (${code ?? String(error)})`,
       {
