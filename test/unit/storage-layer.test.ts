@@ -111,8 +111,15 @@ describe('shared chunks', () => {
     expect(storage.fileCount()).toBe(1);
   });
 
-  it('stores a chunk once per volume even when a file repeats it', async () => {
+  it('stores a chunk once per volume even when a file repeats it, with one write', async () => {
     const { storage, volumes } = await openStorage(1);
+    const volume = storage.replicas.volumes[0];
+    const write = volume.write.bind(volume);
+    let writes = 0;
+    volume.write = (...args: Parameters<typeof write>) => {
+      writes += 1;
+      return write(...args);
+    };
     const block = randomBytes(CHUNK);
     const file = await upload(storage, Buffer.concat([block, block, block]));
     expect(new Set(file.chunkIds).size).toBe(1);
@@ -120,6 +127,7 @@ describe('shared chunks', () => {
       0, 1, 2,
     ]);
     expect(existsSync(replicaPath(volumes[0], file.chunkIds[0]))).toBe(true);
+    expect(writes).toBe(1);
   });
 });
 

@@ -209,6 +209,7 @@ export class StorageLayer {
     try {
       const writes = new OrderedWindow<void>(CHUNKS_IN_FLIGHT);
       const unsyncedDirs: UnsyncedDirs = new Map();
+      const placed = new Map<string, Promise<string[]>>();
       // Chunk buffers whose writes are done, filled again: the upload holds at most
       // CHUNKS_IN_FLIGHT + 1 of them, and the heap sees no allocation per chunk. They are
       // page-aligned, so the volumes write them to disk directly.
@@ -242,7 +243,7 @@ export class StorageLayer {
           stored.push(chunk);
           if (writes.full()) await writes.shift();
           writes.push(
-            this.storeChunk(chunk, bytes, params.redundancy, unsyncedDirs).finally(
+            this.storeChunk(chunk, bytes, params.redundancy, unsyncedDirs, placed).finally(
               () => bytes.length === chunkSize && spare.push(bytes),
             ),
           );
@@ -268,20 +269,27 @@ export class StorageLayer {
 
   /**
    * Hashes one chunk of an upload, holds its id against collection, and writes its replicas
-   * (where no good one is recorded), filling in `chunk`.
+   * (where no good one is recorded, and once per upload: `placed`), filling in `chunk`.
    */
   private async storeChunk(
     chunk: StoredChunk,
     bytes: Buffer,
     redundancy: number,
     unsyncedDirs: UnsyncedDirs,
+    placed: Map<string, Promise<string[]>>,
   ): Promise<void> {
     const id = await chunkIdOfAsync(bytes);
     chunk.id = id;
     this.hold(id);
-    chunk.volumes = await this.chunkLocks.run(id, () =>
-      this.replicas.store(id, bytes, redundancy, this.index.chunk(id), unsyncedDirs),
-    );
+    // A chunk the upload repeats (a run of zeros) is written once, not once per position.
+    let volumes = placed.get(id);
+    if (!volumes) {
+      volumes = this.chunkLocks.run(id, () =>
+        this.replicas.store(id, bytes, redundancy, this.index.chunk(id), unsyncedDirs),
+      );
+      placed.set(id, volumes);
+    }
+    chunk.volumes = [...(await volumes)];
   }
 
   /**
