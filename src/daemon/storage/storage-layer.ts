@@ -125,10 +125,11 @@ export class StorageLayer {
   /** Taken for every check of the index that ends in creating or removing a replica file. */
   private readonly chunkLocks = new KeyedLock();
   /**
-   * Set when replica files no file holds may have stayed on a volume (it was away, read-only
-   * or failing when they were to be removed); the collector then looks for them.
+   * Volumes (by path) where replica files no file holds may have stayed (the volume was away,
+   * read-only or failing when they were to be removed); the collector looks over each once it
+   * is there.
    */
-  private strayBytes = false;
+  private readonly strayVolumes = new Set<string>();
   /** Volumes (by path) refused a repair write, with when repairs may try them again (ms). */
   private readonly repairPausedUntil = new Map<string, number>();
   private readonly fileStatus = new Map<string, UploadStatus>();
@@ -299,8 +300,8 @@ export class StorageLayer {
    */
   private dropUnsynced(stored: StoredChunk[], failed: ReadonlyMap<StorageVolume, Error>): void {
     if (failed.size === 0) return;
-    this.strayBytes = true;
     const lost = new Set([...failed.keys()].map((volume) => volume.path));
+    for (const path of lost) this.strayVolumes.add(path);
     for (const [volume, error] of failed) {
       this.options.logger.warn('upload replicas dropped: volume directory not synced', {
         volume: volume.path,
@@ -384,7 +385,9 @@ export class StorageLayer {
       for (const id of new Set(written)) collected += await this.collectUnlisted(volume, id);
     }
     // A volume that was away keeps what the upload wrote there before it left.
-    if (this.replicas.volumes.some((volume) => !volume.present())) this.strayBytes = true;
+    for (const volume of this.replicas.volumes) {
+      if (!volume.present()) this.strayVolumes.add(volume.path);
+    }
     this.options.logger.warn('upload failed', {
       upload: uploadId,
       localPath,
@@ -564,21 +567,29 @@ export class StorageLayer {
    */
   async collectOrphans(): Promise<number> {
     let collected = 0;
-    for (const volume of this.replicas.volumes) {
-      if (!volume.present()) continue;
-      for (const id of await volume.chunkIds()) collected += await this.collectUnlisted(volume, id);
-    }
+    for (const volume of this.replicas.volumes) collected += await this.collectOrphansOn(volume);
+    return collected;
+  }
+
+  private async collectOrphansOn(volume: StorageVolume): Promise<number> {
+    if (!volume.present()) return 0;
+    let collected = 0;
+    for (const id of await volume.chunkIds()) collected += await this.collectUnlisted(volume, id);
     return collected;
   }
 
   /**
-   * `collectOrphans` when a removal may have left replica files behind (`strayBytes`); looked
-   * for again while a volume is away, since it may return with some. Answers how many it removed.
+   * `collectOrphans` on the volumes where a removal may have left replica files behind
+   * (`strayVolumes`), each once it is there. Answers how many it removed.
    */
   async collectStrays(): Promise<number> {
-    if (!this.strayBytes) return 0;
-    this.strayBytes = this.replicas.volumes.some((volume) => !volume.present());
-    const collected = await this.collectOrphans();
+    let collected = 0;
+    for (const path of [...this.strayVolumes]) {
+      const volume = this.replicas.volume(path);
+      if (!volume?.present()) continue;
+      this.strayVolumes.delete(path);
+      collected += await this.collectOrphansOn(volume);
+    }
     if (collected > 0) this.options.logger.info('stray chunk replicas collected', { collected });
     return collected;
   }
@@ -594,7 +605,7 @@ export class StorageLayer {
       return volume.remove(id).then(
         () => 1,
         () => {
-          this.strayBytes = true;
+          this.strayVolumes.add(volume.path);
           return 0;
         },
       );
@@ -611,12 +622,10 @@ export class StorageLayer {
       if (this.inUse.has(id) || this.index.chunk(id)) return;
       for (const volume of this.replicas.volumes) {
         if (!volume.present()) {
-          this.strayBytes = true;
+          this.strayVolumes.add(volume.path);
           continue;
         }
-        await volume.remove(id).catch(() => {
-          this.strayBytes = true;
-        });
+        await volume.remove(id).catch(() => this.strayVolumes.add(volume.path));
       }
     });
   }
