@@ -9,8 +9,17 @@
  * and rewritten at the next start.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
@@ -24,9 +33,11 @@ import { waitFor } from '../helpers/processes.js';
 import { startStorageDaemon } from '../helpers/storage-daemon.js';
 import {
   canMountTmpfs,
+  mountTmpfs,
   remountTmpfs,
   startDaemonOnTmpfs,
   type TmpfsDaemon,
+  unmountTmpfs,
 } from '../helpers/tmpfs.js';
 import { makeDataDir, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { daemonLogText } from '../helpers/daemon-log.js';
@@ -344,6 +355,42 @@ describe('a volume that turns read-only during an upload', () => {
     await waitFor(() => replicasOn(volume).length === 0, 30_000, 'the stray replicas to go');
     expect((await client.upload(randomBytes(100))).ul_status).toBe('uploaded');
   });
+});
+
+describe('a full disk under the storage index', () => {
+  const maybe = canMountTmpfs ? it : it.skip;
+  let mount: string | undefined;
+  let crowded: TestDaemon | undefined;
+
+  afterAll(async () => {
+    await crowded?.stop();
+    if (mount) unmountTmpfs(mount);
+  });
+
+  maybe(
+    'refuses an upload with 507, lists nothing, and takes uploads again once there is room',
+    async () => {
+      mount = mountTmpfs('64m') as string;
+      const dataDir = join(mount, 'data');
+      mkdirSync(dataDir);
+      crowded = await startTestDaemon(STORAGE_FLAGS, dataDir);
+      const client = new RestClient(crowded.endpoints.rest as string, { token: crowded.token });
+      try {
+        const filler = join(mount, 'filler');
+        // dd stops with an error when the file system is full, which is the point.
+        spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=1M'], { stdio: 'ignore' });
+        const error = await refusal(client.upload(randomBytes(1000), { name: 'crowded' }));
+        expect(error.status).toBe(507);
+        expect(error.message).toMatch(/storage (index|volume) \S+ is full \(ENOSPC\)/);
+        expect((await client.files()).files).toEqual([]);
+        expect(replicasOn(join(dataDir, 'storage'))).toEqual([]);
+        rmSync(filler);
+        expect((await client.upload(randomBytes(1000))).ul_status).toBe('uploaded');
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });
 
 describe('a repair interrupted by a stop', () => {

@@ -192,14 +192,20 @@ export class StorageLayer {
     }
     const uploadId = `upload-${randomBytes(8).toString('hex')}`;
     this.announce(uploadId, 'queued', params.localPath);
-    await this.index.change('the upload record', (w) =>
-      w.putUpload({
-        id: uploadId,
-        localPath: params.localPath,
-        status: 'uploading',
-        startedAt,
-      }),
-    );
+    await this.index
+      .change('the upload record', (w) =>
+        w.putUpload({
+          id: uploadId,
+          localPath: params.localPath,
+          status: 'uploading',
+          startedAt,
+        }),
+      )
+      .catch((error: unknown) => {
+        this.announce(uploadId, 'failed', params.localPath, (error as Error).message);
+        this.fileStatus.delete(uploadId);
+        throw error;
+      });
     this.announce(uploadId, 'uploading', params.localPath);
     const stored: StoredChunk[] = [];
     const releaseHeld = () => {
