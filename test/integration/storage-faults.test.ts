@@ -19,6 +19,7 @@ import {
   renameSync,
   rmSync,
   unlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -368,22 +369,33 @@ describe('a full disk under the storage index', () => {
   });
 
   maybe(
-    'refuses an upload with 507, lists nothing, and takes uploads again once there is room',
+    'refuses an upload with 507 and lists nothing, still serves what it has, and takes uploads again once there is room',
     async () => {
       mount = mountTmpfs('64m') as string;
       const dataDir = join(mount, 'data');
       mkdirSync(dataDir);
-      crowded = await startTestDaemon(STORAGE_FLAGS, dataDir);
+      const twoVolumes = [join(dataDir, 'vol-a'), join(dataDir, 'vol-b')];
+      crowded = await startTestDaemon(
+        [...twoVolumes.flatMap((volume) => ['--storage.volume', volume]), ...STORAGE_FLAGS],
+        dataDir,
+      );
       const client = new RestClient(crowded.endpoints.rest as string, { token: crowded.token });
       try {
+        const kept = randomBytes(3 * CHUNK);
+        const stored = await client.upload(kept, { redundancy: 2 });
+        // A damaged replica, whose discovery the full disk will not let the index record.
+        const [damaged] = stored.chunkIds;
+        writeFileSync(join(twoVolumes[0], 'chunks', damaged.slice(0, 2), damaged), 'damaged');
         const filler = join(mount, 'filler');
         // dd stops with an error when the file system is full, which is the point.
         spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=1M'], { stdio: 'ignore' });
         const error = await refusal(client.upload(randomBytes(1000), { name: 'crowded' }));
         expect(error.status).toBe(507);
         expect(error.message).toMatch(/storage (index|volume) \S+ is full \(ENOSPC\)/);
-        expect((await client.files()).files).toEqual([]);
-        expect(replicasOn(join(dataDir, 'storage'))).toEqual([]);
+        expect((await client.files()).files.map((file) => file.id)).toEqual([stored.id]);
+        expect(twoVolumes.flatMap(replicasOn)).toHaveLength(2 * stored.chunkIds.length);
+        const content = Buffer.from(await client.fileContent(stored.id, 'base64'), 'base64');
+        expect(content.equals(kept)).toBe(true);
         rmSync(filler);
         expect((await client.upload(randomBytes(1000))).ul_status).toBe('uploaded');
       } finally {

@@ -492,7 +492,15 @@ export class StorageLayer {
     const record = this.index.chunk(id);
     if (!record) throw new ChunkLostError(`chunk ${id} is not in the storage index`);
     const inspection = await this.replicas.inspect(record, false);
-    await this.settle(record, inspection.bad, inspection.good, inspection.bytes);
+    // The read answers from the good bytes even when what it found cannot be recorded (the
+    // index's disk full): the next read or the scrubber finds the damage again.
+    await this.settle(record, inspection.bad, inspection.good, inspection.bytes).catch(
+      (error: unknown) =>
+        this.options.logger.warn('chunk replica states not recorded', {
+          chunk: id,
+          error: String(error),
+        }),
+    );
     if (!inspection.bytes) {
       throw new ChunkLostError(
         `chunk ${id} has no intact replica (${[...inspection.bad].map(([v, s]) => `${v}: ${s}`).join(', ')})`,
