@@ -98,6 +98,16 @@ describe('query strings', () => {
       expect(error.status).toBe(400);
       expect(error.message).toMatch(new RegExp(`${field} must be written in decimal digits`));
     }
+    const encoding = await rest.request('GET', `/storage/files/${file.id}/content?encoding=utf8`);
+    expect(encoding).toMatchObject({
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message: 'querystring/encoding must be one of utf-8, base64, binary, hex',
+        },
+      },
+    });
     const misspelt = await rest.request('GET', '/storage/files?limit=5&lmit=2');
     expect(misspelt).toMatchObject({
       status: 400,

@@ -11,7 +11,8 @@
  *   false`): ajv drops them without a word, so `redundnacy=3` stored one replica.
  *
  * Both are checked after the validator accepted, and reported the way fastify reports a failed
- * schema, naming the parameter.
+ * schema, naming the parameter. A value outside a parameter's list of choices is told the
+ * choices (ajv's own message does not give them).
  */
 
 /** What a route validator is to fastify: a predicate that leaves its failures in `errors`. */
@@ -44,12 +45,28 @@ function refusalOf(before: Record<string, unknown>, after: Record<string, unknow
   return undefined;
 }
 
+interface AjvError {
+  keyword?: string;
+  message?: string;
+  params?: { allowedValues?: unknown[] };
+}
+
+/** ajv says only "must be equal to one of the allowed values"; name them. */
+function withChoices(errors: unknown): unknown {
+  if (!Array.isArray(errors)) return errors;
+  return (errors as AjvError[]).map((error) =>
+    error.keyword === 'enum' && Array.isArray(error.params?.allowedValues)
+      ? { ...error, message: `must be one of ${error.params.allowedValues.join(', ')}` }
+      : error,
+  );
+}
+
 /** `validate` for a route's query string, refusing what the module comment lists. */
 export function strictQuery(validate: RouteValidator): RouteValidator {
   const strict: RouteValidator = (data: unknown) => {
     const before = data !== null && typeof data === 'object' ? { ...data } : {};
     const result = validate(data);
-    strict.errors = validate.errors;
+    strict.errors = withChoices(validate.errors);
     if (result !== true) return result;
     const refusal = refusalOf(before, data as Record<string, unknown>);
     if (!refusal) return result;
