@@ -98,6 +98,9 @@ describe('query strings', () => {
       expect(error.status).toBe(400);
       expect(error.message).toMatch(new RegExp(`${field} must be written in decimal digits`));
     }
+    const named = await refusal(rest.upload(bytes, { name: 'evil\u001b[2Jname' }));
+    expect(named.status).toBe(400);
+    expect(named.message).toMatch(/name: control characters are not allowed/);
     const encoding = await rest.request('GET', `/storage/files/${file.id}/content?encoding=utf8`);
     expect(encoding).toMatchObject({
       status: 400,

@@ -18,6 +18,9 @@ import type { StorageLayer } from '../storage/storage-layer.js';
 import { MAX_REDUNDANCY } from '../../shared/storage-limits.js';
 import { RawContent, restRoute, type RestResource } from './resource.js';
 
+// eslint-disable-next-line no-control-regex -- finding them is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 /** Items of a list page when `limit` is not given, and the most a page may hold. */
 const DEFAULT_PAGE = 1000;
 
@@ -257,6 +260,10 @@ export function storageResource(options: StorageRouteOptions): RestResource {
             throw new InvalidInputError(
               `Content-Encoding ${encoding}: send the file's bytes as they are, without an encoding`,
             );
+          }
+          // A name is shown in tables and logs: control characters could rewrite a terminal.
+          if (query.name !== undefined && CONTROL_CHARACTER.test(query.name)) {
+            throw new InvalidInputError('name: control characters are not allowed in a file name');
           }
           try {
             const file = await storage.upload(body, {
