@@ -341,6 +341,7 @@ async function startStorage(
     volumes: volumes.length > 0 ? volumes : [layout.defaultStorageVolume],
     chunkSize: config['storage.chunk-size'],
     maxUploadSize: config['storage.max-upload-size'],
+    uploadIdleTimeoutMs: config['storage.upload-idle-timeout'],
     publish: (event) => services.bus.publishStorage(event),
     logger: services.logger,
   });

@@ -42,6 +42,9 @@ export class LimitExceededError extends NodeError {}
 /** A request body over its configured size (HTTP 413 on REST; the message names the flag). */
 export class PayloadTooLargeError extends LimitExceededError {}
 
+/** A request body that stopped arriving for longer than its configured wait (HTTP 408 on REST). */
+export class RequestTimeoutError extends LimitExceededError {}
+
 /** The caller must authenticate (token) or call from loopback. */
 export class UnauthorizedError extends NodeError {}
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChunkDetail, FileDetail, FileListItem } from '../../src/shared/storage-api.js';
@@ -210,6 +210,29 @@ describe('listing and inspecting', () => {
     const kept = join(work, 'kept');
     await runCliJson(['files', 'get', b.id, '-o', kept, ...datadir]);
     expect(readFileSync(kept).equals(Buffer.concat([common, Buffer.from('2')]))).toBe(true);
+  });
+});
+
+describe('a download the daemon ends early', () => {
+  it('files get of a file that lost a chunk exits 1 saying so, and leaves no output file', async () => {
+    const bytes = randomBytes(8 * MiB);
+    const [file] = await runCliJson<FileDetail[]>([
+      'files',
+      'add',
+      source('losing', bytes),
+      ...datadir,
+    ]);
+    // The only replica of a middle chunk damaged: the daemon stops the raw download there.
+    const lost = file.chunkIds[5];
+    const replica = join(daemon.dataDir, 'storage', 'chunks', lost.slice(0, 2), lost);
+    writeFileSync(replica, Buffer.alloc(MiB));
+    const output = join(work, 'lost.bin');
+    const got = await runCli(['files', 'get', file.id, '-o', output, ...datadir]);
+    expect(got.code).toBe(1);
+    expect(got.message).toMatch(
+      new RegExp(`the download of ${file.id} \\(${bytes.length} bytes\\) ended early`),
+    );
+    expect(readdirSync(work).filter((name) => name.startsWith('lost.bin'))).toEqual([]);
   });
 });
 

@@ -12,11 +12,12 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import WebSocket from 'ws';
-import { RestClient } from '../../src/client/rest-client.js';
+import type { RestClient } from '../../src/client/rest-client.js';
 import { RestResponseError } from '../../src/client/errors.js';
 import type { StorageEvent } from '../../src/shared/storage-api.js';
 import { waitFor } from '../helpers/processes.js';
-import { makeDataDir, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { startStorageDaemon } from '../helpers/storage-daemon.js';
+import type { TestDaemon } from '../helpers/test-daemon.js';
 import { daemonLogText } from '../helpers/daemon-log.js';
 
 const MiB = 1024 * 1024;
@@ -28,22 +29,12 @@ let rest: RestClient;
 let volumes: string[];
 
 beforeAll(async () => {
-  const dataDir = makeDataDir();
-  volumes = [join(dataDir, 'vol-a'), join(dataDir, 'vol-b')];
-  daemon = await startTestDaemon(
-    [
-      '--storage.volume',
-      volumes[0],
-      '--storage.volume',
-      volumes[1],
-      '--storage.scrub-rate',
-      '0',
-      '--storage.max-upload-size',
-      `${MAX_UPLOAD}B`,
-    ],
-    dataDir,
-  );
-  rest = new RestClient(daemon.endpoints.rest as string, { token: daemon.token });
+  ({ daemon, rest, volumes } = await startStorageDaemon(2, [
+    '--storage.scrub-rate',
+    '0',
+    '--storage.max-upload-size',
+    `${MAX_UPLOAD}B`,
+  ]));
 });
 
 afterAll(async () => {

@@ -7,16 +7,16 @@
  * where the tests may mount one).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { RestClient } from '../../src/client/rest-client.js';
+import type { RestClient } from '../../src/client/rest-client.js';
 import { RestResponseError } from '../../src/client/errors.js';
 import type { ChunkStatus } from '../../src/shared/storage-api.js';
 import { waitFor } from '../helpers/processes.js';
-import { makeDataDir, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { startStorageDaemon } from '../helpers/storage-daemon.js';
+import { canMountTmpfs, startDaemonOnTmpfs, type TmpfsDaemon } from '../helpers/tmpfs.js';
+import type { TestDaemon } from '../helpers/test-daemon.js';
 
 const MiB = 1024 * 1024;
 
@@ -25,19 +25,12 @@ let rest: RestClient;
 let volumes: string[];
 
 beforeAll(async () => {
-  const dataDir = makeDataDir();
-  volumes = [join(dataDir, 'vol-a'), join(dataDir, 'vol-b')];
-  daemon = await startTestDaemon(
-    [
-      ...volumes.flatMap((volume) => ['--storage.volume', volume]),
-      '--storage.scrub-rate',
-      '200',
-      '--storage.collect-interval',
-      '200ms',
-    ],
-    dataDir,
-  );
-  rest = new RestClient(daemon.endpoints.rest as string, { token: daemon.token });
+  ({ daemon, rest, volumes } = await startStorageDaemon(2, [
+    '--storage.scrub-rate',
+    '200',
+    '--storage.collect-interval',
+    '200ms',
+  ]));
 });
 
 afterAll(async () => {
@@ -111,62 +104,28 @@ describe('expiry', () => {
   });
 });
 
-/** A tmpfs of `size` on a fresh directory, or undefined where the tests may not mount. */
-function smallTmpfs(size: string): string | undefined {
-  const dir = mkdtempSync(join(tmpdir(), 'node-cli-volume-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
-    return dir;
-  } catch {
-    rmSync(dir, { recursive: true, force: true });
-    return undefined;
-  }
-}
-
-function unmount(dir: string): void {
-  execFileSync('umount', [dir]);
-  rmSync(dir, { recursive: true, force: true });
-}
-
-/** Whether these tests may mount (root in a container that allows it); probed and undone at once. */
-const canMount = (() => {
-  const probe = smallTmpfs('64k');
-  if (probe) unmount(probe);
-  return probe !== undefined;
-})();
-
 describe('a full volume', () => {
-  const maybe = canMount ? it : it.skip;
-  let small: TestDaemon | undefined;
-  let mount: string | undefined;
+  const maybe = canMountTmpfs ? it : it.skip;
+  let small: TmpfsDaemon | undefined;
 
-  afterAll(async () => {
-    await small?.stop();
-    if (mount) unmount(mount);
-  });
+  afterAll(async () => small?.close());
 
   maybe('refuses an upload with 507 naming the volume, and lists and keeps nothing', async () => {
-    mount = smallTmpfs('2m') as string;
-    const volume = join(mount, 'volume');
-    small = await startTestDaemon(['--storage.volume', volume]);
-    const client = new RestClient(small.endpoints.rest as string, { token: small.token });
-    try {
-      const error = await client
-        .upload(randomBytes(5 * MiB), { size: 5 * MiB })
-        .catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(RestResponseError);
-      expect((error as RestResponseError).status).toBe(507);
-      expect((error as Error).message).toMatch(new RegExp(`storage volume ${volume} is full`));
-      expect((await client.files()).files).toEqual([]);
-      expect((await client.chunks()).chunks).toEqual([]);
-      const left = readdirSync(join(volume, 'chunks')).flatMap((shard) =>
-        readdirSync(join(volume, 'chunks', shard)),
-      );
-      expect(left).toEqual([]);
-      const fits = await client.upload(randomBytes(MiB / 2));
-      expect(fits.ul_status).toBe('uploaded');
-    } finally {
-      await client.close();
-    }
+    small = await startDaemonOnTmpfs('2m');
+    const { client, volume } = small;
+    const error = await client
+      .upload(randomBytes(5 * MiB), { size: 5 * MiB })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RestResponseError);
+    expect((error as RestResponseError).status).toBe(507);
+    expect((error as Error).message).toMatch(new RegExp(`storage volume ${volume} is full`));
+    expect((await client.files()).files).toEqual([]);
+    expect((await client.chunks()).chunks).toEqual([]);
+    const left = readdirSync(join(volume, 'chunks')).flatMap((shard) =>
+      readdirSync(join(volume, 'chunks', shard)),
+    );
+    expect(left).toEqual([]);
+    const fits = await client.upload(randomBytes(MiB / 2));
+    expect(fits.ul_status).toBe('uploaded');
   });
 });

@@ -16,6 +16,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  truncateSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,10 @@ import { Readable } from 'node:stream';
 import type { StorageEvent } from '../../src/shared/storage-api.js';
 import { VolumeUnavailableError } from '../../src/shared/errors.js';
 import type { Logger } from '../../src/daemon/logger.js';
+import type { KeyedLock } from '../../src/daemon/storage/keyed-lock.js';
 import { StorageLayer } from '../../src/daemon/storage/storage-layer.js';
+import { waitFor } from '../helpers/processes.js';
+import { canMountTmpfs, mountTmpfs, remountTmpfs, unmountTmpfs } from '../helpers/tmpfs.js';
 
 const CHUNK = 4096;
 const quiet: Logger = { error() {}, warn() {}, info() {}, debug() {} };
@@ -45,7 +49,7 @@ afterEach(async () => {
     await fixture.storage.close();
     rmSync(fixture.root, { recursive: true, force: true });
   }
-  for (const mount of mounts.splice(0)) unmount(mount);
+  for (const mount of mounts.splice(0)) unmountTmpfs(mount);
 });
 
 async function openStorage(volumeCount: number, volumes?: string[]): Promise<Fixture> {
@@ -107,8 +111,15 @@ describe('shared chunks', () => {
     expect(storage.fileCount()).toBe(1);
   });
 
-  it('stores a chunk once per volume even when a file repeats it', async () => {
+  it('stores a chunk once per volume even when a file repeats it, with one write', async () => {
     const { storage, volumes } = await openStorage(1);
+    const volume = storage.replicas.volumes[0];
+    const write = volume.write.bind(volume);
+    let writes = 0;
+    volume.write = (...args: Parameters<typeof write>) => {
+      writes += 1;
+      return write(...args);
+    };
     const block = randomBytes(CHUNK);
     const file = await upload(storage, Buffer.concat([block, block, block]));
     expect(new Set(file.chunkIds).size).toBe(1);
@@ -116,6 +127,75 @@ describe('shared chunks', () => {
       0, 1, 2,
     ]);
     expect(existsSync(replicaPath(volumes[0], file.chunkIds[0]))).toBe(true);
+    expect(writes).toBe(1);
+  });
+});
+
+describe('a volume that is a file', () => {
+  it('refuses the upload saying so', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'node-cli-not-a-dir-'));
+    try {
+      writeFileSync(join(root, 'volume'), 'not a directory');
+      const { storage } = await openStorage(0, [join(root, 'volume')]);
+      await expect(upload(storage, randomBytes(10))).rejects.toThrow(
+        /storage volume \S+volume has a file where a directory should be \(ENOTDIR\)/,
+      );
+      expect(storage.fileCount()).toBe(0);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('concurrent work on one chunk', () => {
+  it('a removal and an upload of the same chunk at once: every replica the upload lists is on disk', async () => {
+    const { storage, volumes } = await openStorage(2);
+    const bytes = randomBytes(CHUNK);
+    const first = await upload(storage, bytes, 2);
+    const [id] = first.chunkIds;
+    // The removal is held just before it deletes the replica on the second volume.
+    const gated = storage.replicas.volumes[1];
+    const removeReplica = gated.remove.bind(gated);
+    let reached!: () => void;
+    let open!: () => void;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    gated.remove = async (chunk: string) => {
+      reached();
+      await gate;
+      return removeReplica(chunk);
+    };
+    const removal = storage.remove(first.id);
+    await atGate;
+    let stored = false;
+    const again = upload(storage, Buffer.concat([bytes, Buffer.from('x')]), 2).then((file) => {
+      stored = true;
+      return file;
+    });
+    // Until the upload is stored, or is waiting for the removal to finish with the chunk.
+    const locks = (storage as unknown as { chunkLocks?: KeyedLock }).chunkLocks;
+    await waitFor(() => stored || (locks?.queued(id) ?? 0) > 1, 10_000, 'the upload');
+    open();
+    await removal;
+    const second = await again;
+    expect(storage.chunkDetail(id).dl_status).toBe('downloaded');
+    for (const volume of volumes) expect(existsSync(replicaPath(volume, id))).toBe(true);
+    expect(await read(storage, second.id)).toEqual(Buffer.concat([bytes, Buffer.from('x')]));
+  });
+});
+
+describe('removal twice at once', () => {
+  it('removes the file once: the other removal is a not-found and one event goes out', async () => {
+    const { storage, events } = await openStorage(1);
+    const file = await upload(storage, randomBytes(CHUNK + 1));
+    const results = await Promise.allSettled([storage.remove(file.id), storage.remove(file.id)]);
+    expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
+    expect(String(refused.reason)).toMatch(/not found/);
+    const removals = events.filter(
+      (event) => event.type === 'file' && event.data.ul_status === 'removed',
+    );
+    expect(removals).toHaveLength(1);
   });
 });
 
@@ -200,6 +280,35 @@ function cachedBytes(path: string): number {
 }
 
 describe('replicas', () => {
+  it('a replica grown by damage is found corrupt from its first bytes past the length, and rewritten', async () => {
+    const { storage, volumes } = await openStorage(2);
+    const bytes = randomBytes(CHUNK);
+    const file = await upload(storage, bytes, 2);
+    const [id] = file.chunkIds;
+    // 64 MiB more, sparse: nothing on disk, but a read of the whole file would hold it all.
+    truncateSync(replicaPath(volumes[0], id), 64 * 1024 * 1024);
+    const volume = storage.replicas.volume(volumes[0]);
+    expect((await volume?.read(id, CHUNK + 1))?.length).toBe(CHUNK + 1);
+    expect(await storage.scrub(id)).toBe(1);
+    expect(readFileSync(replicaPath(volumes[0], id)).equals(bytes)).toBe(true);
+    expect(storage.chunkDetail(id).dl_status).toBe('downloaded');
+  });
+
+  it('a FIFO or a directory in place of a replica is corrupt, the read is served from the other replica', async () => {
+    const { storage, volumes } = await openStorage(2);
+    const bytes = randomBytes(CHUNK * 2);
+    const file = await upload(storage, bytes, 2);
+    const [fifo, directory] = file.chunkIds;
+    rmSync(replicaPath(volumes[0], fifo));
+    execFileSync('mkfifo', [replicaPath(volumes[0], fifo)]);
+    rmSync(replicaPath(volumes[1], directory));
+    mkdirSync(replicaPath(volumes[1], directory));
+    expect(await read(storage, file.id)).toEqual(bytes);
+    expect(readFileSync(replicaPath(volumes[0], fifo)).equals(bytes.subarray(0, CHUNK))).toBe(true);
+    expect(await storage.scrub(directory)).toBe(1);
+    expect(storage.chunkDetail(directory).dl_status).toBe('missing');
+  });
+
   it('a corrupt replica is detected on read, served from the other volume and rewritten', async () => {
     const { storage, volumes, events } = await openStorage(2);
     const bytes = randomBytes(3 * CHUNK);
@@ -294,6 +403,27 @@ describe('expiry', () => {
     expect(storage.fileDetail(renewed.id).expires).toBeGreaterThan(clock.now);
   });
 
+  it('an autorenewed file whose upload outlasted its lease is renewed, not removed', async () => {
+    const { storage, clock } = await openStorage(1);
+    const expires = clock.now + 10;
+    // The clock passes the expiry while the bytes are still arriving.
+    const slow = Readable.from(
+      (function* () {
+        yield randomBytes(CHUNK);
+        clock.now += 30;
+        yield randomBytes(10);
+      })(),
+    );
+    const file = await storage.upload(slow, {
+      localPath: 'slow',
+      redundancy: 1,
+      expires,
+      autorenew: true,
+    });
+    await storage.collectExpired();
+    expect(storage.fileDetail(file.id).expires).toBe(expires + 30);
+  });
+
   it('refuses an expiry in the past', async () => {
     const { storage, clock } = await openStorage(1);
     await expect(
@@ -302,35 +432,18 @@ describe('expiry', () => {
   });
 });
 
-function unmount(dir: string): void {
-  execFileSync('umount', [dir]);
-  rmSync(dir, { recursive: true, force: true });
-}
-
-/** A tmpfs of `size` mounted on a fresh directory, or undefined where the tests may not mount. */
-function tmpfs(options: string): string | undefined {
-  const dir = mkdtempSync(join(tmpdir(), 'node-cli-volume-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir], { stdio: 'ignore' });
-  } catch {
-    rmSync(dir, { recursive: true, force: true });
-    return undefined;
-  }
-  mounts.push(dir);
+/** A tmpfs of `size`, unmounted after the test (undefined where the tests may not mount). */
+function tmpfs(size: string): string | undefined {
+  const dir = mountTmpfs(size);
+  if (dir) mounts.push(dir);
   return dir;
 }
 
-const canMount = (() => {
-  const probe = tmpfs('size=64k');
-  if (probe) unmount(mounts.pop() as string);
-  return probe !== undefined;
-})();
-
-describe.each([canMount ? 'mounted' : 'skipped'])('volumes that refuse writes (%s)', () => {
-  const maybe = canMount ? it : it.skip;
+describe.each([canMountTmpfs ? 'mounted' : 'skipped'])('volumes that refuse writes (%s)', () => {
+  const maybe = canMountTmpfs ? it : it.skip;
 
   maybe('a full volume refuses the upload with a clear error and lists nothing', async () => {
-    const small = tmpfs('size=64k') as string;
+    const small = tmpfs('64k') as string;
     const { storage } = await openStorage(0, [join(small, 'v')]);
     const error = await upload(storage, randomBytes(40 * CHUNK)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VolumeUnavailableError);
@@ -340,10 +453,31 @@ describe.each([canMount ? 'mounted' : 'skipped'])('volumes that refuse writes (%
     expect(await storage.collectOrphans()).toBe(0);
   });
 
+  maybe(
+    'a volume that refuses a repair is left alone for a while, not retried at every check',
+    async () => {
+      const [good, frozen] = [tmpfs('1m') as string, tmpfs('1m') as string];
+      const volumes = [join(good, 'v'), join(frozen, 'v')];
+      const { storage, events } = await openStorage(0, volumes);
+      const bytes = randomBytes(100);
+      const file = await upload(storage, bytes, 2);
+      const [id] = file.chunkIds;
+      rmSync(replicaPath(volumes[1], id));
+      remountTmpfs(frozen, 'ro');
+      for (let check = 0; check < 3; check += 1) await storage.scrub(id);
+      const attempts = events.filter(
+        (event) => event.type === 'chunk' && event.data.replica === 'repairing',
+      );
+      expect(attempts).toHaveLength(1);
+      expect(storage.chunkDetail(id).dl_status).toBe('missing');
+      expect(await read(storage, file.id)).toEqual(bytes);
+    },
+  );
+
   maybe('a read-only volume refuses the upload naming it read-only', async () => {
-    const readOnly = tmpfs('size=1m') as string;
+    const readOnly = tmpfs('1m') as string;
     mkdirSync(join(readOnly, 'v'));
-    execFileSync('mount', ['-o', 'remount,ro', readOnly]);
+    remountTmpfs(readOnly, 'ro');
     const { storage } = await openStorage(0, [join(readOnly, 'v')]);
     await expect(upload(storage, randomBytes(10))).rejects.toThrow(
       /storage volume .* is read-only/,

@@ -55,8 +55,21 @@ export default class FilesGet extends NodeCommand {
           ? await rest.download(args.id)
           : textStream(await rest.fileContent(args.id, flags.encoding as ContentEncoding));
       const output = flags.output;
+      // The daemon ends a download early when the file is removed meanwhile or a chunk has no
+      // intact replica left; the socket error alone ("other side closed") would not say so.
+      // Failures of the output (disk full, no permission) pass as they are.
+      const cutShort = (error: unknown) => {
+        const code = String((error as NodeJS.ErrnoException).code ?? '');
+        if (!code.startsWith('UND_ERR') && code !== 'ERR_STREAM_PREMATURE_CLOSE') return error;
+        return new Error(
+          `the download of ${args.id} (${length} bytes) ended early: ${(error as Error).message}; the file may have been removed, or a chunk lost (see the daemon log)`,
+          { cause: error },
+        );
+      };
       if (output === undefined) {
-        await pipeline(stream, process.stdout as Writable, { end: false });
+        await pipeline(stream, process.stdout as Writable, { end: false }).catch((error) => {
+          throw cutShort(error);
+        });
         return { id: args.id, size: length, output: '-' };
       }
       const partial = `${output}.partial-${process.pid}`;
@@ -66,7 +79,7 @@ export default class FilesGet extends NodeCommand {
         await rename(partial, output);
       } catch (error) {
         await rm(partial, { force: true });
-        throw error;
+        throw cutShort(error);
       } finally {
         progress.stop();
       }

@@ -15,6 +15,7 @@ import {
   NodeError,
   NotFoundError,
   PayloadTooLargeError,
+  RequestTimeoutError,
   TransactionRejectedError,
   UnauthorizedError,
   UnsupportedError,
@@ -43,8 +44,10 @@ const STATUS_BY_CLASS: ReadonlyArray<[abstract new (...args: never[]) => NodeErr
   [NotFoundError, 404],
   [ConflictError, 409],
   [TransactionRejectedError, 409],
-  // Before its parent class: a body over the size is 413, any other limit 429.
+  // Before their parent class: a body over the size is 413, one that stalls 408, any other
+  // limit 429.
   [PayloadTooLargeError, 413],
+  [RequestTimeoutError, 408],
   [LimitExceededError, 429],
   [UnsupportedError, 501],
   [ChunkLostError, 503],
@@ -56,7 +59,11 @@ function statusOf(error: NodeError): number {
 }
 
 /** Tells a failure of fastify (not of a handler) as one of the node's error classes. */
-function fromFramework(error: FrameworkError, maxBodySize: number): NodeError | undefined {
+function fromFramework(
+  error: FrameworkError,
+  maxBodySize: number,
+  bodyType: string,
+): NodeError | undefined {
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return new PayloadTooLargeError(
       `request body larger than ${maxBodySize} bytes (set by --rest.max-body-size)`,
@@ -64,7 +71,7 @@ function fromFramework(error: FrameworkError, maxBodySize: number): NodeError | 
   }
   if (error.validation !== undefined) return new InvalidInputError(error.message);
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new InvalidInputError('request body must be application/json');
+    return new InvalidInputError(`request body must be ${bodyType} (Content-Type)`);
   }
   const status = error.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
@@ -77,13 +84,18 @@ function fromFramework(error: FrameworkError, maxBodySize: number): NodeError | 
  * The status and body of the answer to `error`.
  *
  * @param maxBodySize the `--rest.max-body-size` in force, named in the 413 message.
+ * @param bodyType the content type the route takes, named when a request sent another.
  */
-export function restErrorOf(error: unknown, maxBodySize: number): RestErrorAnswer {
+export function restErrorOf(
+  error: unknown,
+  maxBodySize: number,
+  bodyType = 'application/json',
+): RestErrorAnswer {
   const nodeError =
     error instanceof NodeError
       ? error
       : error instanceof Error
-        ? fromFramework(error as FrameworkError, maxBodySize)
+        ? fromFramework(error as FrameworkError, maxBodySize, bodyType)
         : undefined;
   const status = nodeError ? statusOf(nodeError) : 500;
   const message = nodeError && status !== 500 ? nodeError.message : INTERNAL_ERROR_MESSAGE;

@@ -6,10 +6,11 @@
  * for routes a node may never be asked. The compilers are fastify's own
  * (`@fastify/ajv-compiler`, `@fastify/fast-json-stringify-compiler`) with fastify's options, so
  * what is accepted, how a refusal is worded and what is sent do not change: only when the work
- * is done.
+ * is done, with one addition: query strings are checked more strictly (`strict-query.ts`).
  */
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { strictQuery, type RouteValidator } from './strict-query.js';
 
 /** Wraps `compile` so that it runs at the first call of what it compiles. */
 function compileOnFirstUse<Fn extends (...args: never[]) => unknown>(
@@ -31,12 +32,19 @@ function compileOnFirstUse<Fn extends (...args: never[]) => unknown>(
 type BuildValidator = ReturnType<typeof AjvCompiler>;
 type BuildSerializer = ReturnType<typeof SerializerSelector>;
 
-/** A `compilersFactory.buildValidator` for fastify whose validators compile on first use. */
+/**
+ * A `compilersFactory.buildValidator` for fastify whose validators compile on first use, the
+ * query strings' with `strictQuery`.
+ */
 export function lazyValidatorFactory(): BuildValidator {
   const build = AjvCompiler() as (...args: unknown[]) => (route: unknown) => never;
   return ((...factoryArgs: unknown[]) => {
     const compile = build(...factoryArgs);
-    return (route: unknown) => compileOnFirstUse(() => compile(route), true);
+    return (route: { httpPart?: string }) =>
+      compileOnFirstUse(() => {
+        const validate = compile(route) as RouteValidator;
+        return route.httpPart === 'querystring' ? strictQuery(validate) : validate;
+      }, true);
   }) as unknown as BuildValidator;
 }
 

@@ -267,7 +267,8 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const { status, body } = restErrorOf(error, maxBodySize);
+    const consumes = (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes;
+    const { status, body } = restErrorOf(error, maxBodySize, consumes?.[0]);
     if (status === 500) {
       logger.error('REST operation failed', {
         route: `${request.method} ${request.url.split('?')[0]}`,

@@ -18,6 +18,9 @@ import type { StorageLayer } from '../storage/storage-layer.js';
 import { MAX_REDUNDANCY } from '../../shared/storage-limits.js';
 import { RawContent, restRoute, type RestResource } from './resource.js';
 
+// eslint-disable-next-line no-control-regex -- finding them is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 /** Items of a list page when `limit` is not given, and the most a page may hold. */
 const DEFAULT_PAGE = 1000;
 
@@ -224,7 +227,7 @@ export function storageResource(options: StorageRouteOptions): RestResource {
         operationId: 'uploadFile',
         summary: 'Stores the request body (application/octet-stream, streamed) as a file.',
         description:
-          'Answers once every chunk is durable on its volumes and the file is listed. 413 past --storage.max-upload-size, 507 when no volume can take the bytes (full, read-only or gone); a refused upload lists nothing.',
+          'Answers once every chunk is durable on its volumes and the file is listed. 413 past --storage.max-upload-size, 408 when no bytes come for --storage.upload-idle-timeout, 507 when no volume can take the bytes (full, read-only or gone); a refused upload lists nothing.',
         rawBody: true,
         querystring: {
           type: 'object',
@@ -246,10 +249,21 @@ export function storageResource(options: StorageRouteOptions): RestResource {
           additionalProperties: false,
         },
         response: { type: 'object', required: ['file'], properties: { file: FILE_DETAIL } },
-        errors: [507],
+        errors: [408, 507],
         handle: async ({ body, query, headers }): Promise<{ file: FileDetail }> => {
           if (!(body instanceof Readable)) {
             throw new InvalidInputError('body: send the file as application/octet-stream');
+          }
+          // Bytes are stored as they arrive: a compressed body would be stored compressed.
+          const encoding = headers['content-encoding'];
+          if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+            throw new InvalidInputError(
+              `Content-Encoding ${encoding}: send the file's bytes as they are, without an encoding`,
+            );
+          }
+          // A name is shown in tables and logs: control characters could rewrite a terminal.
+          if (query.name !== undefined && CONTROL_CHARACTER.test(query.name)) {
+            throw new InvalidInputError('name: control characters are not allowed in a file name');
           }
           try {
             const file = await storage.upload(body, {
@@ -262,6 +276,12 @@ export function storageResource(options: StorageRouteOptions): RestResource {
             return { file };
           } catch (error) {
             if (error instanceof PayloadTooLargeError) await discardRest(body);
+            // The client went away mid-body: its fault, not a fault of the node to log as one.
+            if ((error as NodeJS.ErrnoException).code === 'ECONNRESET') {
+              throw new InvalidInputError('body: the client closed the connection mid-upload', {
+                cause: error,
+              });
+            }
             throw error;
           }
         },

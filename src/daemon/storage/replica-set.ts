@@ -8,7 +8,7 @@ import type { ReplicaState } from '../../shared/storage-api.js';
 import { VolumeUnavailableError } from '../../shared/errors.js';
 import { chunkIdOfAsync } from './content-address.js';
 import type { ChunkRecord } from './storage-index.js';
-import type { StorageVolume } from './volume.js';
+import type { StorageVolume, UnsyncedDirs } from './volume.js';
 
 /** What a read found on each volume it looked at. */
 export interface ReplicaInspection {
@@ -52,7 +52,7 @@ export class ReplicaSet {
     bytes: Uint8Array,
     redundancy: number,
     existing: ChunkRecord | undefined,
-    unsyncedDirs?: Set<string>,
+    unsyncedDirs?: UnsyncedDirs,
   ): Promise<string[]> {
     const held = Object.entries(existing?.replicas ?? {})
       .filter(([, state]) => state === 'ok')
@@ -96,7 +96,8 @@ export class ReplicaSet {
     const inspection: ReplicaInspection = { bad: new Map(), good: [] };
     for (const path of order) {
       const bytes = await this.volume(path)
-        ?.read(record.id)
+        // One byte past the length is enough to tell a longer replica.
+        ?.read(record.id, record.length + 1)
         .catch(() => undefined);
       if (bytes === undefined) inspection.bad.set(path, 'missing');
       else if (bytes.length !== record.length || (await chunkIdOfAsync(bytes)) !== record.id)

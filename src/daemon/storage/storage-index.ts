@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { ChunkOwner, ReplicaState, UploadStatus } from '../../shared/storage-api.js';
+import { VolumeUnavailableError } from '../../shared/errors.js';
 import { commitLmdb } from '../chain/lmdb-file.js';
 
 /** Room for millions of chunk records; LMDB grows the file only as it fills. */
@@ -54,6 +55,7 @@ export interface IndexWriter {
 
 export class StorageIndex implements Pick<IndexWriter, 'file' | 'chunk'> {
   private constructor(
+    private readonly path: string,
     private readonly root: RootDatabase,
     private readonly files: Database<FileRecord, string>,
     private readonly chunks: Database<ChunkRecord, string>,
@@ -64,6 +66,7 @@ export class StorageIndex implements Pick<IndexWriter, 'file' | 'chunk'> {
     mkdirSync(path, { recursive: true });
     const root = open({ path, maxDbs: 3, compression: false, mapSize: INDEX_MAP_SIZE });
     return new StorageIndex(
+      path,
       root,
       root.openDB<FileRecord, string>('files', { keyEncoding: 'ordered-binary' }),
       root.openDB<ChunkRecord, string>('chunks', { keyEncoding: 'ordered-binary' }),
@@ -96,11 +99,24 @@ export class StorageIndex implements Pick<IndexWriter, 'file' | 'chunk'> {
     return [...this.files.getRange({}).map(({ value }) => value)];
   }
 
+  /** Ids of the chunks with a replica in the `repairing` state. */
+  chunkIdsRepairing(): string[] {
+    return [
+      ...this.chunks
+        .getRange({})
+        .filter(({ value }) => Object.values(value.replicas).includes('repairing'))
+        .map(({ key }) => key),
+    ];
+  }
+
   uploadsInProgress(): UploadRecord[] {
     return [...this.uploads.getRange({}).map(({ value }) => value)];
   }
 
-  /** Runs `write` as one committed transaction; rejects with `StorageError` when it fails. */
+  /**
+   * Runs `write` as one committed transaction; rejects with `VolumeUnavailableError` (507) when
+   * the index's disk is full or read-only, else with `StorageError` when it fails.
+   */
   async change(what: string, write: (writer: IndexWriter) => void): Promise<void> {
     const writer: IndexWriter = {
       file: (id) => this.files.get(id),
@@ -112,9 +128,30 @@ export class StorageIndex implements Pick<IndexWriter, 'file' | 'chunk'> {
       putUpload: (record) => void this.uploads.putSync(record.id, record),
       removeUpload: (id) => void this.uploads.removeSync(id),
     };
-    await commitLmdb(this.root, what, () => write(writer));
-    // Committed survives the process; flushed survives the machine.
-    await this.root.flushed;
+    try {
+      await commitLmdb(this.root, what, () => write(writer));
+      // Committed survives the process; flushed survives the machine.
+      await this.root.flushed;
+    } catch (error) {
+      throw this.unwritable(error, what) ?? error;
+    }
+  }
+
+  /** A failure of the index's disk told as the 507 of a storage volume; undefined for others. */
+  private unwritable(error: unknown, what: string): VolumeUnavailableError | undefined {
+    const text = `${String(error)} ${String((error as Error)?.cause ?? '')}`;
+    const reason = /No space left|ENOSPC|Disk quota/i.test(text)
+      ? 'is full (ENOSPC)'
+      : /Read-only file system|EROFS/i.test(text)
+        ? 'is read-only (EROFS)'
+        : undefined;
+    if (!reason) return undefined;
+    return new VolumeUnavailableError(
+      `the storage index ${this.path} ${reason}: ${what} not written`,
+      {
+        cause: error,
+      },
+    );
   }
 
   close(): Promise<void> {

@@ -28,21 +28,26 @@ import {
   InvalidInputError,
   NotFoundError,
   PayloadTooLargeError,
+  RequestTimeoutError,
 } from '../../shared/errors.js';
 import { beginBulkTransfer } from '../heap-growth.js';
 import type { Logger } from '../logger.js';
 import { pageAlignedBuffers } from './aligned-buffers.js';
 import { chunkIdOfAsync, fileIdOf } from './content-address.js';
 import { fixedChunks } from './fixed-chunks.js';
+import { idleLimited } from './idle-limit.js';
 import { OrderedWindow } from './ordered-window.js';
 import { ReplicaSet } from './replica-set.js';
 import { StorageIndex, type ChunkRecord, type FileRecord } from './storage-index.js';
-import { StorageVolume, fsyncDir } from './volume.js';
+import { KeyedLock } from './keyed-lock.js';
+import { StorageVolume, syncDirs, type UnsyncedDirs } from './volume.js';
 
 export interface StorageLimits {
   chunkSize: number;
   /** Largest upload in bytes (`--storage.max-upload-size`). */
   maxUploadSize: number;
+  /** How long an upload waits for its next bytes (`--storage.upload-idle-timeout`); no limit without. */
+  uploadIdleTimeoutMs?: number;
 }
 
 export interface StorageLayerOptions extends StorageLimits {
@@ -84,6 +89,13 @@ interface StoredChunk {
  */
 const CHUNKS_IN_FLIGHT = 4;
 
+/**
+ * How long repairs leave a volume alone after a repair write to it failed (read-only, full):
+ * retrying at every read and scrubber step would log two warnings and commit three index
+ * changes each time, for as long as the volume stays so.
+ */
+const REPAIR_PAUSE_MS = 60_000;
+
 /** Chunk buffers an upload needs: one per chunk in flight and one filling, fewer for a small file. */
 function buffersFor(declaredSize: number | undefined, chunkSize: number): number {
   const chunks = declaredSize === undefined ? Infinity : Math.ceil(declaredSize / chunkSize);
@@ -91,6 +103,8 @@ function buffersFor(declaredSize: number | undefined, chunkSize: number): number
 }
 
 const unixNow = (): number => Math.floor(Date.now() / 1000);
+
+const fileNotFound = (id: string) => new NotFoundError(`file ${id} not found`);
 
 /** dl_status of a chunk from the states of its replicas: the worst one wins. */
 export function chunkStatusOf(replicas: Record<string, ReplicaState>): ChunkStatus {
@@ -108,6 +122,16 @@ function goodReplicas(record: ChunkRecord): number {
 export class StorageLayer {
   /** Chunk ids an upload in progress uses, with how many uploads use each. */
   private readonly inUse = new Map<string, number>();
+  /** Taken for every check of the index that ends in creating or removing a replica file. */
+  private readonly chunkLocks = new KeyedLock();
+  /**
+   * Volumes (by path) where replica files no file holds may have stayed (the volume was away,
+   * read-only or failing when they were to be removed); the collector looks over each once it
+   * is there.
+   */
+  private readonly strayVolumes = new Set<string>();
+  /** Volumes (by path) refused a repair write, with when repairs may try them again (ms). */
+  private readonly repairPausedUntil = new Map<string, number>();
   private readonly fileStatus = new Map<string, UploadStatus>();
   private readonly now: () => number;
 
@@ -153,27 +177,35 @@ export class StorageLayer {
 
   /** Stores a stream as a file and answers its detail (the same file again if already stored). */
   async upload(source: Readable, params: UploadParams): Promise<FileDetail> {
-    const { maxUploadSize, chunkSize } = this.options;
+    const { maxUploadSize, chunkSize, uploadIdleTimeoutMs } = this.options;
     const tooLarge = () =>
       new PayloadTooLargeError(
         `upload larger than ${maxUploadSize} bytes (set by --storage.max-upload-size)`,
       );
     if (params.declaredSize !== undefined && params.declaredSize > maxUploadSize) throw tooLarge();
-    if (params.expires !== 0 && params.expires <= this.now()) {
+    // Leases count from here: an upload that outlasts its own lease must still get a positive one.
+    const startedAt = this.now();
+    if (params.expires !== 0 && params.expires <= startedAt) {
       throw new InvalidInputError(
         `expires ${params.expires} is not in the future (unix seconds, 0 = never)`,
       );
     }
     const uploadId = `upload-${randomBytes(8).toString('hex')}`;
     this.announce(uploadId, 'queued', params.localPath);
-    await this.index.change('the upload record', (w) =>
-      w.putUpload({
-        id: uploadId,
-        localPath: params.localPath,
-        status: 'uploading',
-        startedAt: this.now(),
-      }),
-    );
+    await this.index
+      .change('the upload record', (w) =>
+        w.putUpload({
+          id: uploadId,
+          localPath: params.localPath,
+          status: 'uploading',
+          startedAt,
+        }),
+      )
+      .catch((error: unknown) => {
+        this.announce(uploadId, 'failed', params.localPath, (error as Error).message);
+        this.fileStatus.delete(uploadId);
+        throw error;
+      });
     this.announce(uploadId, 'uploading', params.localPath);
     const stored: StoredChunk[] = [];
     const releaseHeld = () => {
@@ -183,7 +215,8 @@ export class StorageLayer {
     const endTransfer = beginBulkTransfer();
     try {
       const writes = new OrderedWindow<void>(CHUNKS_IN_FLIGHT);
-      const unsyncedDirs = new Set<string>();
+      const unsyncedDirs: UnsyncedDirs = new Map();
+      const placed = new Map<string, Promise<string[]>>();
       // Chunk buffers whose writes are done, filled again: the upload holds at most
       // CHUNKS_IN_FLIGHT + 1 of them, and the heap sees no allocation per chunk. They are
       // page-aligned, so the volumes write them to disk directly.
@@ -194,8 +227,19 @@ export class StorageLayer {
         return spare.pop() ?? fresh.pop() ?? Buffer.allocUnsafe(chunkSize);
       };
       try {
+        const arriving =
+          uploadIdleTimeoutMs === undefined
+            ? source
+            : idleLimited(
+                source,
+                uploadIdleTimeoutMs,
+                () =>
+                  new RequestTimeoutError(
+                    `upload sent no bytes for ${uploadIdleTimeoutMs} ms (set by --storage.upload-idle-timeout)`,
+                  ),
+              );
         for await (const bytes of fixedChunks(
-          source,
+          arriving,
           chunkSize,
           maxUploadSize,
           tooLarge,
@@ -206,18 +250,18 @@ export class StorageLayer {
           stored.push(chunk);
           if (writes.full()) await writes.shift();
           writes.push(
-            this.storeChunk(chunk, bytes, params.redundancy, unsyncedDirs).finally(
+            this.storeChunk(chunk, bytes, params.redundancy, unsyncedDirs, placed).finally(
               () => bytes.length === chunkSize && spare.push(bytes),
             ),
           );
         }
         while (writes.size > 0) await writes.shift();
         // The renames of this upload are durable before the index names them.
-        await Promise.all([...unsyncedDirs].map(fsyncDir));
+        this.dropUnsynced(stored, await syncDirs(unsyncedDirs));
       } finally {
         await writes.settle();
       }
-      return await this.commitUpload(uploadId, params, stored, size);
+      return await this.commitUpload(uploadId, params, stored, size, startedAt);
     } catch (error) {
       const written = stored.map(({ id }) => id).filter(Boolean);
       // Released first, so the collection takes the bytes this upload wrote.
@@ -232,23 +276,48 @@ export class StorageLayer {
 
   /**
    * Hashes one chunk of an upload, holds its id against collection, and writes its replicas
-   * (where no good one is recorded), filling in `chunk`.
+   * (where no good one is recorded, and once per upload: `placed`), filling in `chunk`.
    */
   private async storeChunk(
     chunk: StoredChunk,
     bytes: Buffer,
     redundancy: number,
-    unsyncedDirs: Set<string>,
+    unsyncedDirs: UnsyncedDirs,
+    placed: Map<string, Promise<string[]>>,
   ): Promise<void> {
-    chunk.id = await chunkIdOfAsync(bytes);
-    this.hold(chunk.id);
-    chunk.volumes = await this.replicas.store(
-      chunk.id,
-      bytes,
-      redundancy,
-      this.index.chunk(chunk.id),
-      unsyncedDirs,
-    );
+    const id = await chunkIdOfAsync(bytes);
+    chunk.id = id;
+    this.hold(id);
+    // A chunk the upload repeats (a run of zeros) is written once, not once per position.
+    let volumes = placed.get(id);
+    if (!volumes) {
+      volumes = this.chunkLocks.run(id, () =>
+        this.replicas.store(id, bytes, redundancy, this.index.chunk(id), unsyncedDirs),
+      );
+      placed.set(id, volumes);
+    }
+    chunk.volumes = [...(await volumes)];
+  }
+
+  /**
+   * Takes out of an upload's chunks the replicas on volumes whose directory sync failed (a
+   * volume removed during the upload): they may not survive, so they are not recorded, and are
+   * collected as strays should the volume return. A chunk left with no replica fails the upload.
+   */
+  private dropUnsynced(stored: StoredChunk[], failed: ReadonlyMap<StorageVolume, Error>): void {
+    if (failed.size === 0) return;
+    const lost = new Set([...failed.keys()].map((volume) => volume.path));
+    for (const path of lost) this.strayVolumes.add(path);
+    for (const [volume, error] of failed) {
+      this.options.logger.warn('upload replicas dropped: volume directory not synced', {
+        volume: volume.path,
+        error: error.message,
+      });
+    }
+    for (const chunk of stored) {
+      chunk.volumes = chunk.volumes.filter((path) => !lost.has(path));
+      if (chunk.volumes.length === 0) throw [...failed.values()][0];
+    }
   }
 
   private async commitUpload(
@@ -256,10 +325,10 @@ export class StorageLayer {
     params: UploadParams,
     stored: StoredChunk[],
     size: number,
+    startedAt: number,
   ): Promise<FileDetail> {
     const chunkIds = stored.map(({ id }) => id);
     const id = fileIdOf(chunkIds, size);
-    const now = this.now();
     await this.index.change('the uploaded file', (w) => {
       const existing = w.file(id);
       const file: FileRecord = existing
@@ -280,10 +349,10 @@ export class StorageLayer {
             redundancy: params.redundancy,
             expires: params.expires,
             autorenew: params.autorenew,
-            lease: params.expires === 0 ? 0 : params.expires - now,
+            lease: params.expires === 0 ? 0 : params.expires - startedAt,
           };
       if (existing && file.expires !== existing.expires)
-        file.lease = file.expires === 0 ? 0 : file.expires - now;
+        file.lease = file.expires === 0 ? 0 : file.expires - startedAt;
       w.putFile(file);
       const updates = new Map<string, ChunkRecord>();
       stored.forEach((chunk, position) => {
@@ -320,6 +389,10 @@ export class StorageLayer {
     let collected = 0;
     for (const volume of this.replicas.volumes) {
       for (const id of new Set(written)) collected += await this.collectUnlisted(volume, id);
+    }
+    // A volume that was away keeps what the upload wrote there before it left.
+    for (const volume of this.replicas.volumes) {
+      if (!volume.present()) this.strayVolumes.add(volume.path);
     }
     this.options.logger.warn('upload failed', {
       upload: uploadId,
@@ -419,7 +492,15 @@ export class StorageLayer {
     const record = this.index.chunk(id);
     if (!record) throw new ChunkLostError(`chunk ${id} is not in the storage index`);
     const inspection = await this.replicas.inspect(record, false);
-    await this.settle(record, inspection.bad, inspection.good, inspection.bytes);
+    // The read answers from the good bytes even when what it found cannot be recorded (the
+    // index's disk full): the next read or the scrubber finds the damage again.
+    await this.settle(record, inspection.bad, inspection.good, inspection.bytes).catch(
+      (error: unknown) =>
+        this.options.logger.warn('chunk replica states not recorded', {
+          chunk: id,
+          error: String(error),
+        }),
+    );
     if (!inspection.bytes) {
       throw new ChunkLostError(
         `chunk ${id} has no intact replica (${[...inspection.bad].map(([v, s]) => `${v}: ${s}`).join(', ')})`,
@@ -434,9 +515,11 @@ export class StorageLayer {
   async remove(id: string, reason = 'removed'): Promise<void> {
     this.fileRecord(id);
     const unheld: ChunkRecord[] = [];
+    let removed = false;
     await this.index.change('the file removal', (w) => {
       const file = w.file(id);
       if (!file) return;
+      removed = true;
       w.removeFile(id);
       for (const chunkId of new Set(file.chunkIds)) {
         const record = w.chunk(chunkId);
@@ -449,15 +532,9 @@ export class StorageLayer {
         }
       }
     });
-    for (const record of unheld) {
-      if (this.inUse.has(record.id)) continue;
-      for (const path of Object.keys(record.replicas)) {
-        await this.replicas
-          .volume(path)
-          ?.remove(record.id)
-          .catch(() => undefined);
-      }
-    }
+    // Another removal of the same file committed first: that one answers and announces it.
+    if (!removed) throw fileNotFound(id);
+    for (const record of unheld) await this.removeReplicas(record.id);
     this.fileStatus.delete(id);
     this.options.logger.info('file removed', { id, reason, chunksRemoved: unheld.length });
     this.options.publish({
@@ -484,8 +561,15 @@ export class StorageLayer {
         });
         this.options.logger.info('file lease renewed', { id: file.id, expires });
       } else {
-        await this.remove(file.id, 'expired');
-        removed += 1;
+        // A file deleted since the list was read is gone already; the others still expire.
+        const gone = await this.remove(file.id, 'expired').then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof NotFoundError) return false;
+            throw error;
+          },
+        );
+        if (gone) removed += 1;
       }
     }
     return removed;
@@ -497,19 +581,67 @@ export class StorageLayer {
    */
   async collectOrphans(): Promise<number> {
     let collected = 0;
-    for (const volume of this.replicas.volumes) {
-      if (!volume.present()) continue;
-      for (const id of await volume.chunkIds()) collected += await this.collectUnlisted(volume, id);
-    }
+    for (const volume of this.replicas.volumes) collected += await this.collectOrphansOn(volume);
     return collected;
   }
 
-  /** Removes the replica of `id` on `volume` unless the index lists it there or an upload uses it. */
-  private async collectUnlisted(volume: StorageVolume, id: string): Promise<number> {
-    if (this.inUse.has(id) || this.index.chunk(id)?.replicas[volume.path] !== undefined) return 0;
-    if (!(await volume.holds(id))) return 0;
-    await volume.remove(id);
-    return 1;
+  private async collectOrphansOn(volume: StorageVolume): Promise<number> {
+    if (!volume.present()) return 0;
+    let collected = 0;
+    for (const id of await volume.chunkIds()) collected += await this.collectUnlisted(volume, id);
+    return collected;
+  }
+
+  /**
+   * `collectOrphans` on the volumes where a removal may have left replica files behind
+   * (`strayVolumes`), each once it is there. Answers how many it removed.
+   */
+  async collectStrays(): Promise<number> {
+    let collected = 0;
+    for (const path of [...this.strayVolumes]) {
+      const volume = this.replicas.volume(path);
+      if (!volume?.present()) continue;
+      this.strayVolumes.delete(path);
+      collected += await this.collectOrphansOn(volume);
+    }
+    if (collected > 0) this.options.logger.info('stray chunk replicas collected', { collected });
+    return collected;
+  }
+
+  /**
+   * Removes the replica of `id` on `volume` unless the index lists it there or an upload uses it.
+   * A replica that cannot be removed (volume read-only or failing) is left for `collectStrays`.
+   */
+  private collectUnlisted(volume: StorageVolume, id: string): Promise<number> {
+    return this.chunkLocks.run(id, async () => {
+      if (this.inUse.has(id) || this.index.chunk(id)?.replicas[volume.path] !== undefined) return 0;
+      if (!(await volume.holds(id))) return 0;
+      return volume.remove(id).then(
+        () => 1,
+        () => {
+          this.strayVolumes.add(volume.path);
+          return 0;
+        },
+      );
+    });
+  }
+
+  /**
+   * Removes every replica file of a chunk the index no longer lists, unless an upload uses it
+   * (its commit lists it again), from every volume: a repair may have added one where the
+   * record did not say.
+   */
+  private removeReplicas(id: string): Promise<void> {
+    return this.chunkLocks.run(id, async () => {
+      if (this.inUse.has(id) || this.index.chunk(id)) return;
+      for (const volume of this.replicas.volumes) {
+        if (!volume.present()) {
+          this.strayVolumes.add(volume.path);
+          continue;
+        }
+        await volume.remove(id).catch(() => this.strayVolumes.add(volume.path));
+      }
+    });
   }
 
   // ---- integrity ----
@@ -543,11 +675,11 @@ export class StorageLayer {
     for (const path of good) if (record.replicas[path] !== 'ok') changes.set(path, 'ok');
     await this.setReplicaStates(record.id, changes);
     if (!bytes) return;
-    const repairable = [...bad.keys()].filter((path) => this.replicas.volume(path)?.present());
+    const repairable = [...bad.keys()].filter((path) => this.repairable(path));
     const unplaced = this.replicas
       .candidates(record.id)
       .map((volume) => volume.path)
-      .filter((path) => record.replicas[path] === undefined);
+      .filter((path) => record.replicas[path] === undefined && this.repairable(path));
     // The files' redundancy only matters when a replica could be added; looking it up decodes
     // every file holding the chunk, chunk list and all, which on every read of a download made
     // its cost grow with the square of the file's size.
@@ -556,22 +688,34 @@ export class StorageLayer {
     for (const path of [...repairable, ...extra]) await this.repair(record.id, path, bytes);
   }
 
-  private async repair(id: string, path: string, bytes: Buffer): Promise<void> {
+  /** Whether a repair may write to the volume at `path`: it is there and did not just refuse one. */
+  private repairable(path: string): boolean {
+    if (!this.replicas.volume(path)?.present()) return false;
+    return Date.now() >= (this.repairPausedUntil.get(path) ?? 0);
+  }
+
+  private repair(id: string, path: string, bytes: Buffer): Promise<void> {
     const volume = this.replicas.volume(path);
-    if (!volume) return;
-    await this.setReplicaStates(id, new Map([[path, 'repairing']]));
-    try {
-      await volume.write(id, bytes);
-      await this.setReplicaStates(id, new Map([[path, 'ok']]));
-      this.options.logger.info('chunk replica repaired', { chunk: id, volume: path });
-    } catch (error) {
-      await this.setReplicaStates(id, new Map([[path, 'missing']]));
-      this.options.logger.warn('chunk replica repair failed', {
-        chunk: id,
-        volume: path,
-        error: String(error),
-      });
-    }
+    if (!volume) return Promise.resolve();
+    return this.chunkLocks.run(id, async () => {
+      // Removed meanwhile (its last file deleted): a rewrite would only leave an orphan.
+      if (!this.index.chunk(id)) return;
+      await this.setReplicaStates(id, new Map([[path, 'repairing']]));
+      try {
+        await volume.write(id, bytes);
+        await this.setReplicaStates(id, new Map([[path, 'ok']]));
+        this.options.logger.info('chunk replica repaired', { chunk: id, volume: path });
+      } catch (error) {
+        this.repairPausedUntil.set(path, Date.now() + REPAIR_PAUSE_MS);
+        await this.setReplicaStates(id, new Map([[path, 'missing']]));
+        this.options.logger.warn('chunk replica repair failed', {
+          chunk: id,
+          volume: path,
+          error: String(error),
+          retryInSeconds: REPAIR_PAUSE_MS / 1000,
+        });
+      }
+    });
   }
 
   private async setReplicaStates(
@@ -606,7 +750,7 @@ export class StorageLayer {
 
   private fileRecord(id: string): FileRecord {
     const file = this.index.file(id);
-    if (!file) throw new NotFoundError(`file ${id} not found`);
+    if (!file) throw fileNotFound(id);
     return file;
   }
 
@@ -673,11 +817,15 @@ export class StorageLayer {
     for (const volume of this.replicas.volumes)
       if (volume.present()) temp += await volume.clearTemp();
     const orphans = await this.collectOrphans();
-    if (interrupted.length + temp + orphans > 0) {
+    // A replica still `repairing` was being rewritten when the node stopped: check it again.
+    const repairs = this.index.chunkIdsRepairing();
+    for (const id of repairs) await this.scrub(id);
+    if (interrupted.length + temp + orphans + repairs.length > 0) {
       this.options.logger.info('storage recovered', {
         failedUploads: interrupted.length,
         tempFiles: temp,
         orphanChunks: orphans,
+        interruptedRepairs: repairs.length,
       });
     }
   }

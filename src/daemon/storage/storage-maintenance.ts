@@ -1,7 +1,8 @@
 /**
  * The storage layer's background work: the scrubber, which checks the replicas of one chunk at
  * a time at `--storage.scrub-rate` chunks per second and walks the whole index round and round,
- * and the collector, which every `--storage.collect-interval` renews or removes expired files.
+ * and the collector, which every `--storage.collect-interval` renews or removes expired files
+ * and removes replica files left on a volume that was away or failing when they were removed.
  * Each step is awaited before the next is scheduled, so they never pile up; `stop` waits for the
  * step in flight.
  */
@@ -74,6 +75,7 @@ export class StorageMaintenance {
         async () => {
           const removed = await storage.collectExpired();
           if (removed > 0) logger.info('expired files collected', { removed });
+          await storage.collectStrays();
         },
         (error) => logger.error('storage expiry collection failed', { error: String(error) }),
       ),

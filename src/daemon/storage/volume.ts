@@ -26,6 +26,7 @@ const TEMP_DIR = 'tmp';
 /** O_DIRECT where the platform has it (Linux); 0 elsewhere turns direct writes off. */
 const O_DIRECT = constants.O_DIRECT ?? 0;
 const DIRECT_WRITE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | O_DIRECT;
+const READ_REPLICA = constants.O_RDONLY | constants.O_NONBLOCK;
 
 /** Makes the entries of a directory (renames into it) durable. */
 export async function fsyncDir(path: string): Promise<void> {
@@ -35,6 +36,23 @@ export async function fsyncDir(path: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** Shard directories holding renames not synced yet, each with its volume (`StorageVolume.write`). */
+export type UnsyncedDirs = Map<string, StorageVolume>;
+
+/**
+ * Syncs every directory of `dirs` at once and answers the volumes where a sync failed, with the
+ * failure: the renames into those directories may not be durable (the volume may be gone).
+ */
+export async function syncDirs(dirs: UnsyncedDirs): Promise<Map<StorageVolume, Error>> {
+  const failed = new Map<StorageVolume, Error>();
+  await Promise.all(
+    [...dirs].map(([dir, volume]) =>
+      fsyncDir(dir).catch((error: unknown) => void failed.set(volume, volume.failure(error))),
+    ),
+  );
+  return failed;
 }
 
 /** Writes all of `bytes` to a file opened with `flags`, fsyncs and closes it. */
@@ -88,7 +106,7 @@ export class StorageVolume {
       await Promise.all(SHARDS.map((shard) => mkdirOnce(join(this.path, CHUNKS_DIR, shard))));
       await fsyncDir(join(this.path, CHUNKS_DIR));
     } catch (error) {
-      throw this.unavailable(error);
+      throw this.failure(error);
     }
   }
 
@@ -96,18 +114,26 @@ export class StorageVolume {
     return join(this.path, CHUNKS_DIR, id.slice(0, 2), id);
   }
 
-  /** The replica's bytes, or undefined when it (or the whole volume) is missing. */
-  async read(id: string): Promise<Buffer | undefined> {
+  /**
+   * The replica's bytes, or undefined when it (or the whole volume) is missing. At most
+   * `maxBytes` are read: a replica grown by damage to gigabytes is not read whole into memory
+   * (what is read then has the wrong length, and the caller finds it corrupt).
+   */
+  async read(id: string, maxBytes: number): Promise<Buffer | undefined> {
     let handle: FileHandle;
     try {
-      handle = await open(this.chunkPath(id), 'r');
+      // Non-blocking, so a FIFO put in a replica's place cannot hold a thread-pool thread.
+      handle = await open(this.chunkPath(id), READ_REPLICA);
     } catch (error) {
       if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return undefined;
       throw error;
     }
     try {
+      const stats = await handle.stat();
+      // Something else in its place (a directory, a device) holds no bytes of the chunk.
+      if (!stats.isFile()) return Buffer.alloc(0);
       // One read of the whole file into a buffer of its size (readFile reads in small pieces).
-      const { size } = await handle.stat();
+      const size = Math.min(stats.size, maxBytes);
       const bytes = Buffer.allocUnsafe(size);
       let filled = 0;
       while (filled < size) {
@@ -132,12 +158,13 @@ export class StorageVolume {
 
   /**
    * Writes a replica durably: temporary name, fsync, rename, fsync of the directory. With
-   * `unsyncedDirs` the last step is left to the caller, which fsyncs every directory added to
-   * the set before it records the replicas (an upload syncs each directory once, not per chunk).
+   * `unsyncedDirs` the last step is left to the caller, which syncs every directory added to it
+   * (`syncDirs`) before it records the replicas (an upload syncs each directory once, not per
+   * chunk).
    *
    * @throws VolumeUnavailableError naming the volume when it is gone, full or read-only.
    */
-  async write(id: string, bytes: Uint8Array, unsyncedDirs?: Set<string>): Promise<void> {
+  async write(id: string, bytes: Uint8Array, unsyncedDirs?: UnsyncedDirs): Promise<void> {
     if (!this.present()) {
       throw new VolumeUnavailableError(
         `storage volume ${this.path} is not available (directory missing)`,
@@ -156,11 +183,11 @@ export class StorageVolume {
         await this.restoreLayout(shard);
         await rename(temp, join(shard, id));
       });
-      if (unsyncedDirs) unsyncedDirs.add(shard);
+      if (unsyncedDirs) unsyncedDirs.set(shard, this);
       else await fsyncDir(shard);
     } catch (error) {
       await rm(temp, { force: true }).catch(() => undefined);
-      throw this.unavailable(error);
+      throw this.failure(error);
     }
   }
 
@@ -220,7 +247,8 @@ export class StorageVolume {
     await fsyncDir(this.path);
   }
 
-  private unavailable(error: unknown): Error {
+  /** `error` of a write to this volume told as what it means for the volume (full, read-only, gone). */
+  failure(error: unknown): Error {
     if (error instanceof VolumeUnavailableError) return error;
     const code = errnoOf(error);
     const reason =
@@ -230,7 +258,9 @@ export class StorageVolume {
           ? 'is read-only'
           : code === 'ENOENT'
             ? 'is not available (directory missing)'
-            : `could not be written`;
+            : code === 'ENOTDIR'
+              ? 'has a file where a directory should be'
+              : `could not be written`;
     return new VolumeUnavailableError(
       `storage volume ${this.path} ${reason} (${code ?? String(error)})`,
       {

@@ -98,6 +98,7 @@ export interface NodeConfig {
   'storage.redundancy': number;
   'storage.scrub-rate': number;
   'storage.collect-interval': number;
+  'storage.upload-idle-timeout': number;
 }
 
 export type OptionKey = keyof NodeConfig;
@@ -705,6 +706,13 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '1m',
     description:
       'How often expired files are renewed (autorenew) or removed with the chunks no other file holds.',
+    parse: parsePositiveDuration,
+  }),
+  option({
+    key: 'storage.upload-idle-timeout',
+    defaultText: '60s',
+    description:
+      'How long an upload waits for its next bytes; a client that sends nothing for longer is answered 408 and its upload fails (nothing listed, its bytes removed).',
     parse: parsePositiveDuration,
   }),
   option({
