@@ -108,7 +108,7 @@ export async function measureBurst(rpc, url, pid, lanes, timeoutMs) {
   const pool = new Pool(origin, { connections: batches.length, pipelining: 1 });
   const transactions = batches.reduce((sum, batch) => sum + batch.length, 0);
   const startBlock = Number(await rpc.call('eth_blockNumber'));
-  const stopSampling = sampleLatency(url);
+  const stopSampling = await sampleLatency(url);
   const run = { abandoned: false };
   try {
     const cpuBefore = cpuSeconds(pid);

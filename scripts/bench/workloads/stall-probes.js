@@ -201,7 +201,7 @@ export async function measureStallProbes(progress, only = /./) {
       if (!only.test(name)) continue;
       progress(`stall probe: ${name}`);
       const from = Number(await rpc.call('eth_blockNumber', []));
-      const stop = sampleLatency(endpoints.http);
+      const stop = await sampleLatency(endpoints.http);
       const began = performance.now();
       await probe({ endpoints, call });
       const probeMs = performance.now() - began;
