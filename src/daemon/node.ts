@@ -63,7 +63,6 @@ import { startMetricsServer } from './metrics/metrics-server.js';
 import { chainStoreBytes } from './metrics/chain-store-size.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from './txpool/txpool.js';
 import { MAIN_THREAD_SLICE_MS, TimeSlicer } from './time-slice.js';
-import type { Pause } from './time-slice.js';
 
 export interface RunningNode {
   info: DaemonInfo;
@@ -94,8 +93,9 @@ async function startChain(
   senderRecovery: SenderRecovery,
   production: ProductionHealth,
   metrics: MetricsRecorder,
-  pause: Pause,
+  slicer: TimeSlicer,
 ): Promise<NodeServices> {
+  const { pause } = slicer;
   const { genesis, custom, earlier } = loadGenesis(layout, config['chain-id']);
   const chain = await Chain.open({
     pause,
@@ -138,7 +138,7 @@ async function startChain(
     },
     senderRecovery,
     journal,
-    pause,
+    pause: slicer.pauseWhenSpent,
     onListenerError: (error) =>
       logger.error('pending transaction listener failed', { error: String(error) }),
     onAdmission: (outcome) => {
@@ -444,7 +444,8 @@ export async function startNode(
       : undefined;
     const metrics = prometheus ?? NO_METRICS;
     // One budget for the main thread's long work: block production, admissions, batches.
-    const { pause } = new TimeSlicer(MAIN_THREAD_SLICE_MS);
+    const slicer = new TimeSlicer(MAIN_THREAD_SLICE_MS);
+    const { pause } = slicer;
     const services = await startChain(
       config,
       layout,
@@ -453,7 +454,7 @@ export async function startNode(
       senderRecovery,
       production,
       metrics,
-      pause,
+      slicer,
     );
     const probe = new ReadinessProbe({
       chain: {

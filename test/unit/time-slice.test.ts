@@ -47,4 +47,22 @@ describe('main-thread time slices', () => {
     await Promise.all([busy, other]);
     expect(order).toEqual(['busy step 1', 'other', 'busy step 2']);
   });
+
+  it('lets a queue of its own carry on while the slice has room, even with others in line', async () => {
+    let now = 0;
+    const slicer = new TimeSlicer(4, () => now);
+    expect(slicer.pause()).toBeUndefined();
+    now = 10;
+    const inLine = slicer.pause();
+    expect(inLine).toBeInstanceOf(Promise);
+    // The same turn seen with room left (the clock is the test's): a newcomer to `pause` takes
+    // its place in line, the queue's own step goes on.
+    now = 1;
+    expect(slicer.pause()).toBeInstanceOf(Promise);
+    expect(slicer.pauseWhenSpent()).toBeUndefined();
+    now = 10;
+    const spent = slicer.pauseWhenSpent();
+    expect(spent).toBeInstanceOf(Promise);
+    await Promise.all([inLine, spent]);
+  });
 });

@@ -21,7 +21,7 @@ import type { EventBus, Unsubscribe } from '../events/event-bus.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import type { PooledTransaction, TxPoolApi } from '../txpool/types.js';
 import { BlockClock } from './block-clock.js';
-import { BuildLead } from './build-lead.js';
+import { BuildLead, RECHECK_MS } from './build-lead.js';
 import type { StateChange } from './executor.js';
 import type { ProductionHealth } from './production-health.js';
 import type { BeforeVisible, CommittedBlock, RejectedTx } from './types.js';
@@ -178,10 +178,16 @@ export class ConsensusEngine {
     while (this.running) {
       const { automine, intervalMs } = this.mode;
       const pending = automine && this.options.pool.executable().length > 0;
-      const beginAt = this.nextBlockAt - this.lead.leadMs(intervalMs);
-      const due = intervalMs > 0 && this.now() >= beginAt;
+      const { pending: waiting } = this.options.pool.status();
+      const beginAt = this.nextBlockAt - this.lead.leadMs(intervalMs, waiting);
+      const now = this.now();
+      const due = intervalMs > 0 && now >= beginAt;
       if (!pending && !due) {
-        await this.sleep(intervalMs > 0 ? beginAt : undefined);
+        // Within reach of the tick the pool may fill and move the block's start earlier.
+        const earliest = this.nextBlockAt - this.lead.maxLeadMs(intervalMs);
+        await this.sleep(
+          intervalMs > 0 ? Math.min(beginAt, Math.max(earliest, now + RECHECK_MS)) : undefined,
+        );
         continue;
       }
       if (due) this.nextBlockAt = Math.max(this.nextBlockAt + intervalMs, this.now());
@@ -190,7 +196,9 @@ export class ConsensusEngine {
         const committed = await this.rounds.run(() =>
           this.round({ empty: due && this.emptyBlocks }),
         );
-        if (due && committed !== undefined) this.lead.built(this.now() - began);
+        if (due && committed !== undefined) {
+          this.lead.built(this.now() - began, committed.receipts.length);
+        }
         if (committed !== undefined) this.options.health?.committed(committed.block.number);
       } catch (error) {
         const { health } = this.options;
