@@ -17,7 +17,7 @@ import { DEV_NAMESPACE } from './api/dev-methods.js';
 import { accountSigning, namespaceModules } from './api/namespaces.js';
 import type { NodeServices } from './api/services.js';
 import { UNSUPPORTED_METHODS } from './api/unsupported.js';
-import { releaseAfterBursts } from './burst-release.js';
+import { releaseAfterHeavyWork, releaseMemory } from './heavy-work-release.js';
 import { Chain } from './chain/chain.js';
 import { ConsensusEngine } from './chain/consensus.js';
 import { ProductionHealth } from './chain/production-health.js';
@@ -52,6 +52,7 @@ import { startRestServer } from './rest/server.js';
 import { StorageLayer } from './storage/storage-layer.js';
 import { StorageMaintenance } from './storage/storage-maintenance.js';
 import type { BrowserPolicy } from './transport/browser-guard.js';
+import { loadMallocTrim, type TrimMalloc } from './malloc-trim.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
 import { AutomineAcknowledgement } from './txpool/automine-acknowledgement.js';
@@ -147,7 +148,6 @@ async function startChain(
     },
   });
   pool.onPending((pooled) => bus.publishPendingTx(pooled));
-  shutdownSteps.push(releaseAfterBursts({ bus, pool, logger }));
   await restoreJournal(pool, journal, chain, logger);
   shutdownSteps.push(expireQueuedTransactions(pool, config['txpool.lifetime'], logger));
   const logs = await openLogReaders({
@@ -263,6 +263,7 @@ async function startCallThreads(
     idleMs: number;
     limits: CallQueueLimits;
     layout: DataDirLayout;
+    trim: TrimMalloc | undefined;
     logger: Logger;
     metrics: MetricsRecorder;
   },
@@ -290,15 +291,16 @@ async function startCallThreads(
     logger: parts.logger,
     onTimeout: () => parts.metrics.callTimedOut(),
     idleMs: parts.idleMs,
+    onStopped: parts.trim,
   });
   parts.senderRecovery.whenWanted(() => pool.wake());
-  shutdownSteps.push(
-    releaseAfterBursts({
-      bus: parts.bus,
-      pool: parts.txpool,
-      collect: async () => pool.releaseAfterRecoveries(),
-    }),
-  );
+  // Answers are not counted here: only a burst's recoveries keep threads running for nothing.
+  const afterBursts = releaseAfterHeavyWork({
+    bus: parts.bus,
+    pool: parts.txpool,
+    release: () => pool.releaseAfterRecoveries(),
+  });
+  shutdownSteps.push(() => afterBursts.stop());
   chain.runCallsOn(pool);
   parts.metrics.read({ metric: 'call_queue', read: () => pool.queued });
   shutdownSteps.push(async () => {
@@ -494,6 +496,16 @@ export async function startNode(
       metrics,
       pause,
     );
+    const trim = loadMallocTrim(config['malloc-trim'], logger);
+    const afterHeavyWork = releaseAfterHeavyWork({
+      bus: services.bus,
+      pool: services.pool,
+      logger,
+      release: releaseMemory({ trim }),
+      busy: () => dispatcher.inFlight > 0,
+    });
+    dispatcher.onResult((chars) => afterHeavyWork.answered(chars));
+    shutdownSteps.push(() => afterHeavyWork.stop());
 
     const endpoints: DaemonEndpoints = {};
     const browserPolicy: BrowserPolicy = {
@@ -634,6 +646,7 @@ export async function startNode(
         senderRecovery,
         timeoutMs: config['json-rpc.evm-timeout'],
         idleMs: config['json-rpc.evm-idle'],
+        trim,
         limits: {
           maxQueued: config['json-rpc.evm-queue'],
           maxPerCaller: config['json-rpc.evm-queue-per-client'],

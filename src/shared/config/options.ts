@@ -37,6 +37,7 @@ export interface NodeConfig {
   'minimum-gas-prices': bigint | undefined;
   'block-time': number;
   'empty-blocks': boolean;
+  'malloc-trim': boolean;
   'chain-id': number | undefined;
   'json-rpc.max-body-size': number;
   'json-rpc.batch-request-limit': number;
@@ -342,6 +343,14 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: 'true',
     description:
       'Produce a block at every interval even with no transactions (--no-empty-blocks to skip).',
+    parse: parseBoolean,
+  }),
+  option({
+    key: 'malloc-trim',
+    boolean: true,
+    defaultText: 'true',
+    description:
+      'After heavy work, hand the memory glibc holds free back to the system with malloc_trim (needs the optional addon built at install; --no-malloc-trim to leave it with the process).',
     parse: parseBoolean,
   }),
   option({
