@@ -8,19 +8,20 @@
  *   joined from): measured, eight of them left 40 MiB of garbage in the heap.
  * V8 shrinks the heap again only when its memory reducer notices the allocation rate has dropped,
  * eight seconds or more later and sometimes not for half a minute, and glibc keeps the pages freed
- * inside its arenas (buffers' backing stores, LMDB's write buffers) until `malloc_trim` is called.
+ * inside its arenas (buffers' backing stores, LMDB's write buffers) until `malloc_trim` is called,
+ * and LMDB's files stay mapped as far as the node ever read them (`os-memory.ts`).
  *
  * So when at least `minTransactions` have been committed, or `minAnswerChars` of results served
  * in answers of at least {@link LARGE_ANSWER_CHARS} each, since the last release, and then the
  * node is quiet (the pool has nothing pending after a block, no request is being answered, and
  * neither a transaction nor another large answer comes for `quietMs`), it runs `release` once: by default
  * {@link releaseMemory}, one full collection of the heap (one pause of the main thread while it is
- * idle) and a `malloc_trim`. A steady stream of work pays for it at most once per threshold.
+ * idle), then `malloc_trim` and the LMDB files' pages dropped from the process. A steady stream of work pays for it at most once per threshold.
  */
 import { collectHeapFully } from './diagnostics/heap-collection.js';
 import type { EventBus } from './events/event-bus.js';
 import type { Logger } from './logger.js';
-import type { TrimMalloc } from './malloc-trim.js';
+import { LMDB_DATA_FILE, type OsMemory } from './os-memory.js';
 import type { PoolStatus } from './txpool/types.js';
 
 /** Committed transactions that make heavy work, by default. */
@@ -138,32 +139,39 @@ export function releaseAfterHeavyWork(options: HeavyWorkReleaseOptions): HeavyWo
 }
 
 export interface MemoryReleaseOptions {
-  /** glibc's `malloc_trim`, when the addon is there (`malloc-trim.ts`). */
-  trim: TrimMalloc | undefined;
+  /** The addon's functions, when it is there (`os-memory.ts`). */
+  os: OsMemory | undefined;
   /** The full collection; by default {@link collectHeapFully}. */
   collect?: () => Promise<void>;
 }
 
 /**
  * The default release: a full, memory-reducing collection of the main thread's heap, which frees
- * the buffers the heap's garbage held, then `malloc_trim`, which hands the pages glibc then holds
- * free back to the system. Reports the heap and resident memory before and after.
+ * the buffers the heap's garbage held; then `malloc_trim`, which hands the pages glibc then holds
+ * free back to the system, and the LMDB files' pages dropped from the process's page tables.
+ * Reports the heap and resident memory before, after the collection and at the end.
  */
 export function releaseMemory(options: MemoryReleaseOptions): () => Promise<ReleaseDetails> {
-  const { trim, collect = collectHeapFully } = options;
+  const { os, collect = collectHeapFully } = options;
   return async () => {
     const before = process.memoryUsage();
     await collect();
     const collected = process.memoryUsage();
-    const trimmed = trim?.();
-    const after = trim === undefined ? collected : process.memoryUsage();
+    if (os === undefined) {
+      return {
+        heapMiB: `${mib(before.heapTotal)} -> ${mib(collected.heapTotal)}`,
+        rssMiB: `${mib(before.rss)} -> ${mib(collected.rss)}`,
+        osMemory: 'absent',
+      };
+    }
+    const mallocTrimReleased = os.trimMalloc?.();
+    const lmdbMapsDropped = os.dropSharedFilePages?.(LMDB_DATA_FILE);
+    const after = process.memoryUsage();
     return {
       heapMiB: `${mib(before.heapTotal)} -> ${mib(after.heapTotal)}`,
-      rssMiB:
-        trim === undefined
-          ? `${mib(before.rss)} -> ${mib(after.rss)}`
-          : `${mib(before.rss)} -> ${mib(collected.rss)} -> ${mib(after.rss)} (malloc_trim)`,
-      ...(trim === undefined ? { mallocTrim: 'absent' } : { mallocTrimReleased: trimmed }),
+      rssMiB: `${mib(before.rss)} -> ${mib(collected.rss)} (collected) -> ${mib(after.rss)}`,
+      mallocTrimReleased,
+      lmdbMapsDropped,
     };
   };
 }

@@ -52,7 +52,7 @@ import { startRestServer } from './rest/server.js';
 import { StorageLayer } from './storage/storage-layer.js';
 import { StorageMaintenance } from './storage/storage-maintenance.js';
 import type { BrowserPolicy } from './transport/browser-guard.js';
-import { loadMallocTrim, type TrimMalloc } from './malloc-trim.js';
+import { loadOsMemory, type OsMemory } from './os-memory.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
 import { AutomineAcknowledgement } from './txpool/automine-acknowledgement.js';
@@ -263,7 +263,7 @@ async function startCallThreads(
     idleMs: number;
     limits: CallQueueLimits;
     layout: DataDirLayout;
-    trim: TrimMalloc | undefined;
+    os: OsMemory | undefined;
     logger: Logger;
     metrics: MetricsRecorder;
   },
@@ -291,7 +291,7 @@ async function startCallThreads(
     logger: parts.logger,
     onTimeout: () => parts.metrics.callTimedOut(),
     idleMs: parts.idleMs,
-    onStopped: parts.trim,
+    onStopped: () => parts.os?.trimMalloc?.(),
   });
   parts.senderRecovery.whenWanted(() => pool.wake());
   // Answers are not counted here: only a burst's recoveries keep threads running for nothing.
@@ -496,12 +496,12 @@ export async function startNode(
       metrics,
       pause,
     );
-    const trim = loadMallocTrim(config['malloc-trim'], logger);
+    const os = loadOsMemory(config['os-memory-release'], logger);
     const afterHeavyWork = releaseAfterHeavyWork({
       bus: services.bus,
       pool: services.pool,
       logger,
-      release: releaseMemory({ trim }),
+      release: releaseMemory({ os }),
       busy: () => dispatcher.inFlight > 0,
     });
     dispatcher.onResult((chars) => afterHeavyWork.answered(chars));
@@ -646,7 +646,7 @@ export async function startNode(
         senderRecovery,
         timeoutMs: config['json-rpc.evm-timeout'],
         idleMs: config['json-rpc.evm-idle'],
-        trim,
+        os,
         limits: {
           maxQueued: config['json-rpc.evm-queue'],
           maxPerCaller: config['json-rpc.evm-queue-per-client'],

@@ -1,13 +1,14 @@
 /**
  * The release after heavy work against the real daemon: large answers (here `eth_call`s that each
  * return 1 MiB) are followed, once the node is quiet, by a full heap collection and, where the
- * optional addon was built on glibc, `malloc_trim` (`src/daemon/heavy-work-release.ts`,
- * `src/daemon/malloc-trim.ts`). Both are told at `debug` in the log. A daemon with the addon
- * turned off (`--no-malloc-trim`) serves the same and releases without it.
+ * optional addon was built (on Linux with glibc), `malloc_trim` and the LMDB files' pages dropped
+ * from the process (`src/daemon/heavy-work-release.ts`, `src/daemon/os-memory.ts`). Both are told
+ * at `debug` in the log. A daemon with the addon turned off (`--no-os-memory-release`) serves the
+ * same and releases without it.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { MALLOC_TRIM_ADDON } from '../../src/daemon/malloc-trim.js';
+import { OS_MEMORY_ADDON } from '../../src/daemon/os-memory.js';
 import { RELEASE_ANSWER_CHARS } from '../../src/daemon/heavy-work-release.js';
 import { daemonLogRecords } from '../helpers/daemon-log.js';
 import { waitFor } from '../helpers/processes.js';
@@ -20,8 +21,7 @@ const RETURN_ONE_MIB = '0x621000006000f3';
 const RELEASED = /^memory released after heavy work \(answers\)$/;
 
 const report = process.report.getReport() as { header: { glibcVersionRuntime?: string } };
-const trimAvailable =
-  existsSync(MALLOC_TRIM_ADDON) && report.header.glibcVersionRuntime !== undefined;
+const addonWorks = existsSync(OS_MEMORY_ADDON) && report.header.glibcVersionRuntime !== undefined;
 
 describe('memory release after heavy work', () => {
   let daemon: TestDaemon | undefined;
@@ -53,27 +53,28 @@ describe('memory release after heavy work', () => {
   const logged = (running: TestDaemon, message: string) =>
     daemonLogRecords(running.dataDir).some((record) => record.msg === message);
 
-  (trimAvailable ? it : it.skip)(
-    'collects the heap and trims malloc after large answers',
+  (addonWorks ? it : it.skip)(
+    'collects the heap, trims malloc and drops mapped pages after large answers',
     async () => {
       daemon = await startTestDaemon(['--block-time', '0', '--log-level', 'debug']);
-      expect(logged(daemon, 'malloc_trim addon loaded')).toBe(true);
+      expect(logged(daemon, 'os-memory addon loaded')).toBe(true);
       const released = await releaseAfterLargeAnswers(daemon);
       expect(typeof released.mallocTrimReleased).toBe('boolean');
-      expect(String(released.rssMiB)).toMatch(/\(malloc_trim\)$/);
+      // The chain, the pool journal, the log index and the storage index.
+      expect(released.lmdbMapsDropped).toBeGreaterThanOrEqual(2);
     },
   );
 
-  it('starts, serves and releases without the addon (--no-malloc-trim)', async () => {
+  it('starts, serves and releases without the addon (--no-os-memory-release)', async () => {
     daemon = await startTestDaemon([
       '--block-time',
       '0',
       '--log-level',
       'debug',
-      '--no-malloc-trim',
+      '--no-os-memory-release',
     ]);
-    expect(logged(daemon, 'malloc_trim turned off (--no-malloc-trim)')).toBe(true);
+    expect(logged(daemon, 'os-memory release turned off (--no-os-memory-release)')).toBe(true);
     const released = await releaseAfterLargeAnswers(daemon);
-    expect(released.mallocTrim).toBe('absent');
+    expect(released.osMemory).toBe('absent');
   });
 });

@@ -150,25 +150,31 @@ describe('releaseAfterHeavyWork', () => {
 });
 
 describe('releaseMemory', () => {
-  it('collects the heap, then trims malloc, and says so', async () => {
+  it("collects the heap, then trims malloc and drops the LMDB files' pages, and says so", async () => {
     const order: string[] = [];
     const release = releaseMemory({
       collect: async () => {
         order.push('collect');
       },
-      trim: () => {
-        order.push('trim');
-        return true;
+      os: {
+        trimMalloc: () => {
+          order.push('trim');
+          return true;
+        },
+        dropSharedFilePages: (suffix) => {
+          order.push(`drop ${suffix}`);
+          return 2;
+        },
       },
     });
     const details = await release();
-    expect(order).toEqual(['collect', 'trim']);
-    expect(details).toMatchObject({ mallocTrimReleased: true });
-    expect(details.rssMiB).toMatch(/ -> .* -> .*\(malloc_trim\)$/);
+    expect(order).toEqual(['collect', 'trim', 'drop /data.mdb']);
+    expect(details).toMatchObject({ mallocTrimReleased: true, lmdbMapsDropped: 2 });
+    expect(details.rssMiB).toMatch(/ -> .* \(collected\) -> /);
   });
 
-  it('says when there is no malloc_trim', async () => {
-    const details = await releaseMemory({ collect: async () => undefined, trim: undefined })();
-    expect(details).toMatchObject({ mallocTrim: 'absent' });
+  it('says when there is no addon', async () => {
+    const details = await releaseMemory({ collect: async () => undefined, os: undefined })();
+    expect(details).toMatchObject({ osMemory: 'absent' });
   });
 });

@@ -37,7 +37,7 @@ export interface NodeConfig {
   'minimum-gas-prices': bigint | undefined;
   'block-time': number;
   'empty-blocks': boolean;
-  'malloc-trim': boolean;
+  'os-memory-release': boolean;
   'chain-id': number | undefined;
   'json-rpc.max-body-size': number;
   'json-rpc.batch-request-limit': number;
@@ -346,11 +346,11 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     parse: parseBoolean,
   }),
   option({
-    key: 'malloc-trim',
+    key: 'os-memory-release',
     boolean: true,
     defaultText: 'true',
     description:
-      'After heavy work, hand the memory glibc holds free back to the system with malloc_trim (needs the optional addon built at install; --no-malloc-trim to leave it with the process).',
+      "After heavy work, hand back to the system the memory glibc holds free (malloc_trim) and the pages of the node's LMDB files mapped into the process (they stay in the kernel's page cache), through the optional addon built at install; --no-os-memory-release to keep them.",
     parse: parseBoolean,
   }),
   option({

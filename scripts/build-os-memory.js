@@ -1,16 +1,16 @@
 #!/usr/bin/env node
-// Builds the optional malloc_trim addon (native/malloc-trim, docs/configuration.md "Memory") with
+// Builds the optional os-memory addon (native/os-memory, docs/configuration.md "Memory") with
 // node-gyp. It runs at install (npm ci, npm install) and, with --if-missing, as the first step of
 // `npm run build`. It never fails: without a compiler, Python or Node's headers the daemon runs
-// as well, only without handing glibc's free pages back, so a failed build is told in one line
+// as well, only holding more memory than it needs, so a failed build is told in one line
 // and the script exits 0.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const addonDir = fileURLToPath(new URL('../native/malloc-trim/', import.meta.url));
-const built = join(addonDir, 'build', 'Release', 'malloc_trim.node');
+const addonDir = fileURLToPath(new URL('../native/os-memory/', import.meta.url));
+const built = join(addonDir, 'build', 'Release', 'os_memory.node');
 
 if (process.argv.includes('--if-missing') && existsSync(built)) process.exit(0);
 
@@ -33,7 +33,7 @@ const result = existsSync(nodeGyp)
   : undefined;
 
 if (result?.status === 0) {
-  console.log('built the malloc_trim addon (native/malloc-trim)');
+  console.log('built the os-memory addon (native/os-memory)');
 } else {
   const reason =
     result === undefined
@@ -42,6 +42,6 @@ if (result?.status === 0) {
         (`${result.stderr}`.split('\n').find((line) => line.includes('ERR!')) ||
           `exit ${result.status}`));
   console.log(
-    `the optional malloc_trim addon was not built (${reason.trim()}); the daemon runs without it`,
+    `the optional os-memory addon was not built (${reason.trim()}); the daemon runs without it`,
   );
 }
