@@ -218,6 +218,7 @@ async function startChain(
     format: { ethereumCompat: config['json-rpc.ethereum-compat'] },
     logger,
     metrics,
+    osMemory: loadOsMemory(config['os-memory-release'], logger),
   };
 }
 
@@ -496,7 +497,7 @@ export async function startNode(
       metrics,
       pause,
     );
-    const os = loadOsMemory(config['os-memory-release'], logger);
+    const os = services.osMemory;
     const afterHeavyWork = releaseAfterHeavyWork({
       bus: services.bus,
       pool: services.pool,
