@@ -4,19 +4,20 @@
  * Two kinds of work leave the node holding far more than it keeps live:
  * - a burst of transactions: while thousands wait in the pool and go through blocks, V8 grows the
  *   main thread's heap to hold them (measured: 30 MiB past the live data once the burst is done);
- * - large answers (`eth_getLogs` of 10 000 logs is a 4.5 MB string, and the pieces it was
- *   joined from): measured, eight of them left 40 MiB of garbage in the heap.
+ * - large answers: `eth_getLogs` of 10 000 logs is a string of about 5.7 MB, copied again on its
+ *   way to the socket; eight of them left some 40 MiB of garbage in the heap.
  * V8 shrinks the heap again only when its memory reducer notices the allocation rate has dropped,
- * eight seconds or more later and sometimes not for half a minute, and glibc keeps the pages freed
- * inside its arenas (buffers' backing stores, LMDB's write buffers) until `malloc_trim` is called,
+ * eight seconds or more later and sometimes not for half a minute; glibc keeps the pages freed
+ * inside its arenas (buffers' backing stores, LMDB's write buffers) until `malloc_trim` is called;
  * and LMDB's files stay mapped as far as the node ever read them (`os-memory.ts`).
  *
  * So when at least `minTransactions` have been committed, or `minAnswerChars` of results served
  * in answers of at least {@link LARGE_ANSWER_CHARS} each, since the last release, and then the
  * node is quiet (the pool has nothing pending after a block, no request is being answered, and
- * neither a transaction nor another large answer comes for `quietMs`), it runs `release` once: by default
- * {@link releaseMemory}, one full collection of the heap (one pause of the main thread while it is
- * idle), then `malloc_trim` and the LMDB files' pages dropped from the process. A steady stream of work pays for it at most once per threshold.
+ * neither a transaction nor another large answer comes for `quietMs`), it runs `release` once: by
+ * default {@link releaseMemory}, one full collection of the heap (one pause of the main thread
+ * while it is idle), then `malloc_trim` and the LMDB files' pages dropped from the process. A
+ * steady stream of work pays for it at most once per threshold.
  */
 import { collectHeapFully } from './diagnostics/heap-collection.js';
 import type { EventBus } from './events/event-bus.js';
@@ -26,9 +27,9 @@ import type { PoolStatus } from './txpool/types.js';
 
 /** Committed transactions that make heavy work, by default. */
 export const RELEASE_TRANSACTIONS = 1000;
-/** Characters of large answers that make heavy work, by default (about 7 `eth_getLogs` of 10 000 logs). */
+/** Characters of large answers that make heavy work, by default: six `eth_getLogs` of 10 000. */
 export const RELEASE_ANSWER_CHARS = 32 * 2 ** 20;
-/** The smallest answer counted: a 64 KiB result is a large object in V8's heap. */
+/** The smallest answer counted: below it is the ordinary traffic V8's young generation absorbs. */
 export const LARGE_ANSWER_CHARS = 64 * 1024;
 /** Quiet time after heavy work, by default. */
 export const RELEASE_QUIET_MS = 100;
