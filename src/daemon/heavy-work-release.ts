@@ -13,11 +13,11 @@
  *
  * So when at least `minTransactions` have been committed, or `minAnswerChars` of results served
  * in answers of at least {@link LARGE_ANSWER_CHARS} each, since the last release, and then the
- * node is quiet (the pool has nothing pending after a block, no request is being answered, and
- * neither a transaction nor another large answer comes for `quietMs`), it runs `release` once: by
- * default {@link releaseMemory}, one full collection of the heap (one pause of the main thread
- * while it is idle), then `malloc_trim` and the LMDB files' pages dropped from the process. A
- * steady stream of work pays for it at most once per threshold.
+ * node is quiet (the pool has nothing pending after a block, neither a transaction nor another
+ * large answer comes for `quietMs`, and, after answers, no request is being answered), it runs
+ * `release` once: by default {@link releaseMemory}, one full collection of the heap (one pause of
+ * the main thread while it is idle), then `malloc_trim` and the LMDB files' pages dropped from the
+ * process. A steady stream of work pays for it at most once per threshold.
  */
 import { collectHeapFully } from './diagnostics/heap-collection.js';
 import type { EventBus } from './events/event-bus.js';
@@ -50,7 +50,7 @@ export interface HeavyWorkReleaseOptions {
   minAnswerChars?: number;
   /** How long the node must stay quiet, in ms. */
   quietMs?: number;
-  /** Whether requests are being answered: then the quiet has not begun. */
+  /** Whether requests are being answered: then the quiet after large answers has not begun. */
   busy?: () => boolean;
 }
 
@@ -114,8 +114,14 @@ export function releaseAfterHeavyWork(options: HeavyWorkReleaseOptions): HeavyWo
     if (pool.status().pending > 0) return;
     wait();
   };
+  // After large answers the node is quiet only once no request is being answered (another large
+  // one may be on its way). After a burst the pool decides: under a steady mix of reads and
+  // transactions a moment with no request in flight and no new transaction hardly ever comes.
   const wait = () => {
-    timer = setTimeout(() => (busy() ? wait() : void run()), quietMs);
+    timer = setTimeout(
+      () => (committed < minTransactions && busy() ? wait() : void run()),
+      quietMs,
+    );
     timer.unref();
   };
   const stopBlocks = bus.onBlock(({ block }) => {

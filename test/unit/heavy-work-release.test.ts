@@ -129,16 +129,21 @@ describe('releaseAfterHeavyWork', () => {
     expect(releases).toBe(1);
   });
 
-  it('waits while requests are being answered', async () => {
+  it('after large answers, waits while requests are being answered; after a burst, not', async () => {
     watch.stop();
     let busy = true;
     watch = watchWith({ busy: () => busy });
-    bus.publishBlock(blockWith(MIN_TRANSACTIONS));
+    watch.answered(MIN_ANSWER_CHARS);
     await jest.advanceTimersByTimeAsync(10 * QUIET_MS);
     expect(releases).toBe(0);
     busy = false;
     await jest.advanceTimersByTimeAsync(QUIET_MS);
     expect(releases).toBe(1);
+
+    busy = true;
+    bus.publishBlock(blockWith(MIN_TRANSACTIONS));
+    await jest.advanceTimersByTimeAsync(QUIET_MS);
+    expect(releases).toBe(2);
   });
 
   it('stops watching when told to', async () => {
