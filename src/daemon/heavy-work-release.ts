@@ -18,8 +18,8 @@
  * `release` once: by default {@link releaseMemory}, one full collection of the heap (one pause of
  * the main thread while it is idle), then `malloc_trim` and the LMDB files' pages dropped from the
  * process. A steady stream of work pays for it at most once per threshold; under a steady mix of
- * transactions and reads the pool is seldom quiet and it seldom runs (docs/benchmarks.md, the soak
- * of 2026-11-26 15:51).
+ * transactions and reads the pool is quiet only now and then, and it runs irregularly
+ * (docs/benchmarks.md, the soak of 2026-11-26 15:51).
  */
 import { collectHeapFully } from './diagnostics/heap-collection.js';
 import type { EventBus } from './events/event-bus.js';
