@@ -2,17 +2,24 @@
 // Where this node's resident memory goes, step by step (docs/benchmarks.md, "Memory"): a fresh
 // daemon at block time 1 s, idle; the burst workload's set-up and its value and ERC-20 bursts
 // (workloads/burst.js); `--calls` eth_call of balanceOf for owners never asked (eight in
-// flight); then `--idle-seconds` without requests, and one more call. After each step it prints
+// flight); then `--idle-seconds` without requests, and one more call; then `--log-queries`
+// eth_getLogs of every Transfer log of the token (4 000 and more, one after another: 20 of them
+// answer about the 42 MB of the benchmark's last step, eight of 10 000 logs), and
+// `--idle-seconds` again. After each step it prints
 // resident memory by mapping (/proc/<pid>/smaps), what debug_memStats says of the main heap,
-// the daemon's threads and CPU time so far. Flags after `--` go to `daemon start`.
-//   node scripts/bench/memory-probe.js [--calls 3000] [--idle-seconds 8] [-- --json-rpc.evm-idle 0]
+// the daemon's threads and CPU time so far; at the end, the log's lines of memory releases (with
+// `-- --log-level debug`). Flags after `--` go to `daemon start`.
+//   node scripts/bench/memory-probe.js [--calls 3000] [--idle-seconds 8] [--log-queries 20]
+//     [-- --json-rpc.evm-idle 0]
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { getCreateAddress, Wallet } from 'ethers';
 import { DEV_PRIVATE_KEYS } from '../../dist/daemon/chain/genesis.js';
 import { measureCommits } from './chain/commit-throughput.js';
-import { balanceOfData } from './chain/token-fixture.js';
+import { balanceOfData, TRANSFER_TOPIC } from './chain/token-fixture.js';
 import { startNodeCli } from './processes/node-cli.js';
 import { cpuSeconds, cpuSecondsByThread, residentByMapping } from './processes/proc-stats.js';
 import { connectRpc } from './rpc.js';
@@ -24,11 +31,13 @@ const { values, positionals } = parseArgs({
   options: {
     calls: { type: 'string', default: '3000' },
     'idle-seconds': { type: 'string', default: '8' },
+    'log-queries': { type: 'string', default: '20' },
   },
   allowPositionals: true,
 });
 const calls = Number(values.calls);
 const idleMs = Number(values['idle-seconds']) * 1000;
+const logQueries = Number(values['log-queries']);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const signed = await signedBurst(DEV_PRIVATE_KEYS[0], 4000, 'bench-results');
@@ -85,7 +94,25 @@ try {
   const asked = performance.now();
   await distinctCall();
   console.log(`one more call: answered in ${(performance.now() - asked).toFixed(1)} ms`);
+  if (logQueries > 0) {
+    const filter = {
+      address: token,
+      topics: [TRANSFER_TOPIC],
+      fromBlock: '0x0',
+      toBlock: 'latest',
+    };
+    let logs = 0;
+    for (let query = 0; query < logQueries; query++)
+      logs = (await rpc.call('eth_getLogs', [filter])).length;
+    await report(`right after ${logQueries} eth_getLogs of ${logs} logs`);
+    await sleep(idleMs);
+    await report(`${idleMs / 1000} s later`);
+  }
 } finally {
+  const log = readFileSync(join(node.dataDir, 'logs', 'daemon.log'), 'utf8');
+  for (const line of log.split('\n')) {
+    if (/"msg":"(memory released|heap collected|malloc_trim)/.test(line)) console.log(line);
+  }
   await rpc.close();
   await node.stop();
 }

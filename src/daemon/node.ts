@@ -17,7 +17,7 @@ import { DEV_NAMESPACE } from './api/dev-methods.js';
 import { accountSigning, namespaceModules } from './api/namespaces.js';
 import type { NodeServices } from './api/services.js';
 import { UNSUPPORTED_METHODS } from './api/unsupported.js';
-import { releaseAfterBursts } from './burst-release.js';
+import { releaseAfterHeavyWork, releaseMemory } from './heavy-work-release.js';
 import { Chain } from './chain/chain.js';
 import { ConsensusEngine } from './chain/consensus.js';
 import { ProductionHealth } from './chain/production-health.js';
@@ -52,6 +52,7 @@ import { startRestServer } from './rest/server.js';
 import { StorageLayer } from './storage/storage-layer.js';
 import { StorageMaintenance } from './storage/storage-maintenance.js';
 import type { BrowserPolicy } from './transport/browser-guard.js';
+import { loadOsMemory, type OsMemory } from './os-memory.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
 import { AutomineAcknowledgement } from './txpool/automine-acknowledgement.js';
@@ -147,7 +148,6 @@ async function startChain(
     },
   });
   pool.onPending((pooled) => bus.publishPendingTx(pooled));
-  shutdownSteps.push(releaseAfterBursts({ bus, pool, logger }));
   await restoreJournal(pool, journal, chain, logger);
   shutdownSteps.push(expireQueuedTransactions(pool, config['txpool.lifetime'], logger));
   const logs = await openLogReaders({
@@ -218,6 +218,7 @@ async function startChain(
     format: { ethereumCompat: config['json-rpc.ethereum-compat'] },
     logger,
     metrics,
+    osMemory: loadOsMemory(config['os-memory-release'], logger),
   };
 }
 
@@ -263,6 +264,7 @@ async function startCallThreads(
     idleMs: number;
     limits: CallQueueLimits;
     layout: DataDirLayout;
+    os: OsMemory | undefined;
     logger: Logger;
     metrics: MetricsRecorder;
   },
@@ -290,15 +292,16 @@ async function startCallThreads(
     logger: parts.logger,
     onTimeout: () => parts.metrics.callTimedOut(),
     idleMs: parts.idleMs,
+    onStopped: () => parts.os?.trimMalloc?.(),
   });
   parts.senderRecovery.whenWanted(() => pool.wake());
-  shutdownSteps.push(
-    releaseAfterBursts({
-      bus: parts.bus,
-      pool: parts.txpool,
-      collect: async () => pool.releaseAfterRecoveries(),
-    }),
-  );
+  // Answers are not counted here: only a burst's recoveries keep threads running for nothing.
+  const afterBursts = releaseAfterHeavyWork({
+    bus: parts.bus,
+    pool: parts.txpool,
+    release: () => pool.releaseAfterRecoveries(),
+  });
+  shutdownSteps.push(() => afterBursts.stop());
   chain.runCallsOn(pool);
   parts.metrics.read({ metric: 'call_queue', read: () => pool.queued });
   shutdownSteps.push(async () => {
@@ -496,6 +499,16 @@ export async function startNode(
       metrics,
       pause,
     );
+    const os = services.osMemory;
+    const afterHeavyWork = releaseAfterHeavyWork({
+      bus: services.bus,
+      pool: services.pool,
+      logger,
+      release: releaseMemory({ os }),
+      busy: () => dispatcher.inFlight > 0,
+    });
+    dispatcher.onResult((chars) => afterHeavyWork.answered(chars));
+    shutdownSteps.push(() => afterHeavyWork.stop());
 
     const endpoints: DaemonEndpoints = {};
     const browserPolicy: BrowserPolicy = {
@@ -636,6 +649,7 @@ export async function startNode(
         senderRecovery,
         timeoutMs: config['json-rpc.evm-timeout'],
         idleMs: config['json-rpc.evm-idle'],
+        os,
         limits: {
           maxQueued: config['json-rpc.evm-queue'],
           maxPerCaller: config['json-rpc.evm-queue-per-client'],

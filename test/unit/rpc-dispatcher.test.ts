@@ -266,4 +266,22 @@ describe('RpcDispatcher', () => {
     expect(answered).toEqual(['single', 'batch']);
     expect(pauses).toBe(batch.length);
   });
+
+  it('tells the size of each result served and counts the messages still being answered', async () => {
+    const rpc = dispatcher();
+    const sizes: number[] = [];
+    rpc.onResult((chars) => sizes.push(chars));
+    rpc.handleText('{"jsonrpc":"2.0","id":1,"method":"test_double","params":[500]}', remote);
+    const batch = rpc.handleText(
+      '[{"jsonrpc":"2.0","id":2,"method":"test_double","params":[5]},' +
+        '{"jsonrpc":"2.0","method":"test_double","params":[6]},' +
+        '{"jsonrpc":"2.0","id":3,"method":"test_crash","params":[]}]',
+      remote,
+    );
+    expect(rpc.inFlight).toBe(1);
+    await batch;
+    expect(rpc.inFlight).toBe(0);
+    // '1000', then '10'; neither the notification's result nor the failure is an answer.
+    expect(sizes).toEqual([4, 2]);
+  });
 });

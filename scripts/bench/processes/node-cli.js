@@ -100,6 +100,7 @@ export async function startNodeCli(blockTime, extraFlags = []) {
     url: started.endpoints.http,
     endpoints: started.endpoints,
     pid: started.pid,
+    dataDir,
     heapMiB: () => heapMiB(started.endpoints.http, dataDir),
     stop: async () => {
       await runCli(['daemon', 'stop', '--datadir', dataDir]);

@@ -160,8 +160,14 @@ function eventLoopProfileMethods(
   ];
 }
 
-/** The debug methods over the instruments of this process, writing into `profilesDir`. */
-export function debugRuntimeMethods(profilesDir: string): MethodDefinition[] {
+/**
+ * The debug methods over the instruments of this process, writing into `profilesDir`;
+ * `debug_freeOSMemory` runs `freeOsMemory` (`releaseMemory` of `heavy-work-release.ts`).
+ */
+export function debugRuntimeMethods(
+  profilesDir: string,
+  freeOsMemory: () => Promise<unknown> = collectHeapFully,
+): MethodDefinition[] {
   const directory = new ProfileDirectory(profilesDir);
   let session: Session | undefined;
   const inspector = () => {
@@ -180,7 +186,7 @@ export function debugRuntimeMethods(profilesDir: string): MethodDefinition[] {
       name: 'debug_freeOSMemory',
       params: [],
       handler: async () => {
-        await collectHeapFully();
+        await freeOsMemory();
         return null;
       },
     }),

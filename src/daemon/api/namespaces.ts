@@ -24,6 +24,7 @@ import { personalNamespace } from './personal.js';
 import type { NodeServices } from './services.js';
 import { txpoolNamespace } from './txpool.js';
 import { web3Namespace } from './web3.js';
+import { releaseMemory } from '../heavy-work-release.js';
 
 /** The fee oracle and the signer of the node's accounts, shared by JSON-RPC and REST. */
 export interface AccountSigning {
@@ -71,7 +72,10 @@ export function namespaceModules(
       namespace: 'debug',
       access: 'private',
       methods: [
-        ...debugRuntimeMethods(services.layout.profilesDir),
+        ...debugRuntimeMethods(
+          services.layout.profilesDir,
+          releaseMemory({ os: services.osMemory }),
+        ),
         ...debugLoggingMethods(services.logger),
         ...debugTraceMethods(services),
       ],

@@ -14,6 +14,7 @@ import type { AutomineAcknowledgement } from '../txpool/automine-acknowledgement
 import type { TxPoolApi } from '../txpool/types.js';
 import type { FormatOptions } from './formatters.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
+import type { OsMemory } from '../os-memory.js';
 
 /**
  * What methods that only read the committed chain are given: a reader, not the pool or the
@@ -40,4 +41,6 @@ export interface NodeServices {
   logger: DaemonLogger;
   /** Where modules register readings of their own state (`metrics/recorder.ts`). */
   metrics: Pick<MetricsRecorder, 'read'>;
+  /** The optional addon that hands memory back to the system (`../os-memory.ts`). */
+  osMemory: OsMemory | undefined;
 }

@@ -22,7 +22,7 @@
  * busy and jobs wait. Once nothing was asked of them for `idleMs`, the threads are closed. Jobs
  * that arrive meanwhile wait for a thread to start, as behind a busy one. With `idleMs` 0 every
  * thread starts with the pool and runs until it closes. When a burst of submitted transactions
- * is over (`burst-release.ts`) and no job came within the idle time, the threads stop at once:
+ * is over (`heavy-work-release.ts`) and no job came within the idle time, the threads stop at once:
  * the burst's recoveries were what kept them.
  *
  * Jobs wait in a queue that takes turns between callers (`fair-queue.ts`; a caller is a
@@ -93,6 +93,8 @@ export interface CallThreadPoolOptions {
    * (`--json-rpc.evm-idle`); 0 or absent starts them all at once and keeps them.
    */
   idleMs?: number;
+  /** Called once a thread stopped for idling has exited: its memory is free then. */
+  onStopped?: () => void;
 }
 
 export interface CallQueueLimits {
@@ -259,6 +261,7 @@ class CallThread {
           this.state = 'stopped';
           this.options.logger.info('call thread stopped after idling', { thread: this.index });
           this.pool.requeue(inHand);
+          this.options.onStopped?.();
           return;
         }
         if (this.aborting) {

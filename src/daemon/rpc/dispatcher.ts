@@ -75,6 +75,8 @@ function isValidId(id: unknown): id is RpcId {
 
 export class RpcDispatcher {
   private readonly warnings: WarningThrottle;
+  private resultListener: ((chars: number) => void) | undefined;
+  private answering = 0;
 
   constructor(
     private readonly registry: MethodRegistry,
@@ -85,6 +87,16 @@ export class RpcDispatcher {
     private readonly pause: Pause = () => undefined,
   ) {
     this.warnings = new WarningThrottle((message, details) => logger.warn?.(message, details));
+  }
+
+  /** Tells `listener` the length of each result served, in characters of its JSON text. */
+  onResult(listener: (chars: number) => void): void {
+    this.resultListener = listener;
+  }
+
+  /** Messages whose answer is still being worked out (asynchronously). */
+  get inFlight(): number {
+    return this.answering;
   }
 
   /**
@@ -112,9 +124,14 @@ export class RpcDispatcher {
         startedAt,
       );
     }
-    return Array.isArray(message)
+    const reply = Array.isArray(message)
       ? this.handleBatch(message, context)
       : this.handleSingle(message, context);
+    if (!(reply instanceof Promise)) return reply;
+    this.answering += 1;
+    return reply.finally(() => {
+      this.answering -= 1;
+    });
   }
 
   /** The answer to a message that is not a call (or a batch refused whole), reported as such. */
@@ -227,7 +244,9 @@ export class RpcDispatcher {
   private success(envelope: Envelope, result: unknown, startedAt: number): string | undefined {
     this.observer.rpcCall(envelope.method, undefined, startedAt);
     if (envelope.isNotification) return undefined;
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(envelope.id)},"result":${resultText(result)}}`;
+    const text = resultText(result);
+    this.resultListener?.(text.length);
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(envelope.id)},"result":${text}}`;
   }
 
   private failure(

@@ -37,6 +37,7 @@ export interface NodeConfig {
   'minimum-gas-prices': bigint | undefined;
   'block-time': number;
   'empty-blocks': boolean;
+  'os-memory-release': boolean;
   'chain-id': number | undefined;
   'json-rpc.max-body-size': number;
   'json-rpc.batch-request-limit': number;
@@ -343,6 +344,14 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: 'true',
     description:
       'Produce a block at every interval even with no transactions (--no-empty-blocks to skip).',
+    parse: parseBoolean,
+  }),
+  option({
+    key: 'os-memory-release',
+    boolean: true,
+    defaultText: 'true',
+    description:
+      "After heavy work, hand back to the system the memory glibc holds free (malloc_trim) and the pages of the node's LMDB files mapped into the process (they stay in the kernel's page cache), through the optional addon built at install; --no-os-memory-release to keep them.",
     parse: parseBoolean,
   }),
   option({

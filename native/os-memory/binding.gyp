@@ -1,0 +1,8 @@
+{
+  "targets": [
+    {
+      "target_name": "os_memory",
+      "sources": ["os_memory.c"]
+    }
+  ]
+}
