@@ -8,23 +8,22 @@
  *   way to the socket; eight of them left some 40 MiB of garbage in the heap.
  * V8 shrinks the heap again only when its memory reducer notices the allocation rate has dropped,
  * eight seconds or more later and sometimes not for half a minute; glibc keeps the pages freed
- * inside its arenas (buffers' backing stores, LMDB's write buffers) until `malloc_trim` is called;
- * and LMDB's files stay mapped as far as the node ever read them (`os-memory.ts`).
+ * inside its arenas (buffers' backing stores, LMDB's write buffers) until `malloc_trim` is called
+ * (`os-memory.ts`).
  *
  * So when at least `minTransactions` have been committed, or `minAnswerChars` of results served
  * in answers of at least {@link LARGE_ANSWER_CHARS} each, since the last release, and then the
  * node is quiet (the pool has nothing pending after a block, neither a transaction nor another
  * large answer comes for `quietMs`, and, after answers, no request is being answered), it runs
  * `release` once: by default {@link releaseMemory}, one full collection of the heap (one pause of
- * the main thread while it is idle), then `malloc_trim` and the LMDB files' pages dropped from the
- * process. A steady stream of work pays for it at most once per threshold; under a steady mix of
+ * the main thread while it is idle), then `malloc_trim`. A steady stream of work pays for it at most once per threshold; under a steady mix of
  * transactions and reads the pool is quiet only now and then, and it runs irregularly
  * (docs/benchmarks.md, the soak of 2026-11-26 15:51).
  */
 import { collectHeapFully } from './diagnostics/heap-collection.js';
 import type { EventBus } from './events/event-bus.js';
 import type { Logger } from './logger.js';
-import { LMDB_DATA_FILE, type OsMemory } from './os-memory.js';
+import type { OsMemory } from './os-memory.js';
 import type { PoolStatus } from './txpool/types.js';
 
 /** Committed transactions that make heavy work, by default. */
@@ -157,7 +156,7 @@ export interface MemoryReleaseOptions {
 /**
  * The default release: a full, memory-reducing collection of the main thread's heap, which frees
  * the buffers the heap's garbage held; then `malloc_trim`, which hands the pages glibc then holds
- * free back to the system, and the LMDB files' pages dropped from the process's page tables.
+ * free back to the system.
  * Reports the heap and resident memory before, after the collection and at the end.
  */
 export function releaseMemory(options: MemoryReleaseOptions): () => Promise<ReleaseDetails> {
@@ -174,13 +173,11 @@ export function releaseMemory(options: MemoryReleaseOptions): () => Promise<Rele
       };
     }
     const mallocTrimReleased = os.trimMalloc?.();
-    const lmdbMapsDropped = os.dropSharedFilePages?.(LMDB_DATA_FILE);
     const after = process.memoryUsage();
     return {
       heapMiB: `${mib(before.heapTotal)} -> ${mib(after.heapTotal)}`,
       rssMiB: `${mib(before.rss)} -> ${mib(collected.rss)} (collected) -> ${mib(after.rss)}`,
       mallocTrimReleased,
-      lmdbMapsDropped,
     };
   };
 }

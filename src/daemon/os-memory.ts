@@ -4,12 +4,12 @@
  * docs/configuration.md, "Memory"):
  * - glibc gives memory back on its own only from the top of an arena; the pages freed inside it
  *   (the backing stores of buffers V8 dropped, LMDB's write buffers, a stopped thread's memory)
- *   stay resident until `malloc_trim` hands them back;
- * - LMDB reads its files through a shared map, so every page the node ever read stays resident
- *   in the process, growing with the chain. Dropping them from the process's page tables leaves
- *   them in the kernel's page cache: the next read maps them again, without disk I/O.
- * Without the addon, or on a system that has neither (the addon then exports nothing), the node
- * runs as it did.
+ *   stay resident until `malloc_trim` hands them back.
+ * Without the addon, or on a system without glibc (the addon then exports nothing), the node
+ * runs as it did. The pages of LMDB's files that the node has read stay mapped, and count in its
+ * resident memory; they are the kernel's page cache, which holds them whether or not the node
+ * maps them, so dropping them from the process (tried: `madvise`) would change the figure, not
+ * the memory the machine holds.
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -18,15 +18,7 @@ import type { Logger } from './logger.js';
 export interface OsMemory {
   /** glibc's `malloc_trim(0)`; true when some memory was released. Only with glibc. */
   trimMalloc?: () => boolean;
-  /**
-   * Drops the pages of the shared file mappings whose path ends with `suffix` from the process's
-   * page tables; gives how many mappings. Only on Linux.
-   */
-  dropSharedFilePages?: (suffix: string) => number;
 }
-
-/** The end of the path of every LMDB data file the node maps (chain, pool journal, indexes). */
-export const LMDB_DATA_FILE = '/data.mdb';
 
 // This module sits in dist/daemon/ (and the daemon's bundle beside it), two levels below the
 // package root, as in src/.
@@ -53,19 +45,15 @@ export function loadOsMemory(
   try {
     addon = createRequire(import.meta.url)(fileURLToPath(addonUrl)) as OsMemory;
   } catch (error) {
-    logger?.debug('os-memory addon absent: freed malloc memory and mapped pages stay', {
+    logger?.debug('os-memory addon absent: freed malloc memory stays', {
       error: (error as Error).message,
     });
     return undefined;
   }
-  const loaded = {
-    trimMalloc: typeof addon.trimMalloc === 'function',
-    dropSharedFilePages: typeof addon.dropSharedFilePages === 'function',
-  };
-  if (!loaded.trimMalloc && !loaded.dropSharedFilePages) {
-    logger?.debug('os-memory addon loaded, but this system has neither of its functions');
+  if (typeof addon.trimMalloc !== 'function') {
+    logger?.debug('os-memory addon loaded, but this system has no malloc_trim');
     return undefined;
   }
-  logger?.debug('os-memory addon loaded', loaded);
+  logger?.debug('os-memory addon loaded');
   return addon;
 }
