@@ -81,13 +81,23 @@ const TARGETS = [
   ),
   atLeastRatio('burst value transfers committed/s', burstFigure('value', 'committedPerSecond'), 1),
   atLeastRatio('burst ERC-20 transfers committed/s', burstFigure('token', 'committedPerSecond'), 1),
-  ratioOf(
-    'eth_blockNumber p99 during the bursts',
-    (suite) => burstP99(suite?.burst),
-    (suite) => burstP99(suite?.burst),
-    'node/anvil <= 2.0x',
-    (value) => value <= 2,
-  ),
+  // Burst by burst, the worse ratio: anvil's own p99 varies from 1 to 130 ms from run to run
+  // here, and the worse p99 of each node compared with the other's hid a burst of ours at 3x.
+  (results) => {
+    const ratios = ['value', 'token'].map((kind) => {
+      const mine = burstFigure(kind, 'blockNumberLatency')(results['node-cli'])?.p99Ms;
+      const theirs = burstFigure(kind, 'blockNumberLatency')(results.anvil)?.p99Ms;
+      return mine !== undefined && theirs ? mine / theirs : null;
+    });
+    const value = ratios.includes(null) ? null : Math.max(...ratios);
+    const theirs = burstP99(results.anvil?.burst);
+    return {
+      name: 'eth_blockNumber p99 during the bursts (worse burst)',
+      goal: 'node/anvil <= 2.0x',
+      value,
+      verdict: judge(results, theirs, value, value !== null && value <= 2),
+    };
+  },
   (results) => {
     const mine = results['node-cli']?.logs?.medianMs;
     const theirs = results.anvil?.logs?.medianMs;
