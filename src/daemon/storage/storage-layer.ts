@@ -33,7 +33,8 @@ import {
 import { beginBulkTransfer } from '../heap-growth.js';
 import type { Logger } from '../logger.js';
 import { pageAlignedBuffers } from './aligned-buffers.js';
-import { chunkIdOfAsync, fileIdOf } from './content-address.js';
+import { ChunkIo } from './chunk-io.js';
+import { fileIdOf } from './content-address.js';
 import { fixedChunks } from './fixed-chunks.js';
 import { idleLimited } from './idle-limit.js';
 import { OrderedWindow } from './ordered-window.js';
@@ -55,6 +56,8 @@ export interface StorageLayerOptions extends StorageLimits {
   indexDir: string;
   /** Volume directories, in order; created when missing at start. */
   volumes: readonly string[];
+  /** The compiled entry of the chunk I/O threads (`chunk-io-thread.js`). */
+  ioThreadEntry: URL;
   publish(event: StorageEvent): void;
   logger: Logger;
   /** Unix seconds now; tests of expiry may move it. */
@@ -84,10 +87,17 @@ interface StoredChunk {
 }
 
 /**
- * Chunks of one transfer written or read at once: enough to keep the disk busy while one
- * syncs or is sent, and a bound on what a transfer holds in memory.
+ * Chunks of one download read at once: enough to keep the disk busy while one is sent, and a
+ * bound on what a download holds in memory.
  */
 const CHUNKS_IN_FLIGHT = 4;
+
+/**
+ * Chunks of one upload hashed or written at once: each waits on a chunk I/O thread in turn,
+ * and the socket is read meanwhile. Also a bound on what an upload holds in memory (one buffer
+ * more than this). Measured in docs/benchmarks.md, "Storage upload".
+ */
+const UPLOAD_CHUNKS_IN_FLIGHT = 12;
 
 /**
  * How long repairs leave a volume alone after a repair write to it failed (read-only, full):
@@ -99,7 +109,7 @@ const REPAIR_PAUSE_MS = 60_000;
 /** Chunk buffers an upload needs: one per chunk in flight and one filling, fewer for a small file. */
 function buffersFor(declaredSize: number | undefined, chunkSize: number): number {
   const chunks = declaredSize === undefined ? Infinity : Math.ceil(declaredSize / chunkSize);
-  return Math.max(1, Math.min(CHUNKS_IN_FLIGHT + 1, chunks));
+  return Math.max(1, Math.min(UPLOAD_CHUNKS_IN_FLIGHT + 1, chunks));
 }
 
 const unixNow = (): number => Math.floor(Date.now() / 1000);
@@ -139,13 +149,15 @@ export class StorageLayer {
     private readonly options: StorageLayerOptions,
     private readonly index: StorageIndex,
     readonly replicas: ReplicaSet,
+    private readonly io: ChunkIo,
   ) {
     this.now = options.now ?? unixNow;
   }
 
   /** Opens the index and the volumes, then fails the uploads a stop interrupted and collects their bytes. */
   static async open(options: StorageLayerOptions): Promise<StorageLayer> {
-    const volumes = options.volumes.map((path) => new StorageVolume(path));
+    const io = new ChunkIo(options.ioThreadEntry);
+    const volumes = options.volumes.map((path) => new StorageVolume(path, io));
     for (const volume of volumes) {
       // A volume that cannot be prepared (read-only, gone) still serves what it holds; writes
       // to it fail with a clear error, and the scrubber reports its replicas.
@@ -160,6 +172,7 @@ export class StorageLayer {
       options,
       StorageIndex.open(options.indexDir),
       new ReplicaSet(volumes),
+      io,
     );
     await layer.recover();
     return layer;
@@ -214,11 +227,11 @@ export class StorageLayer {
     let size = 0;
     const endTransfer = beginBulkTransfer();
     try {
-      const writes = new OrderedWindow<void>(CHUNKS_IN_FLIGHT);
+      const writes = new OrderedWindow<void>(UPLOAD_CHUNKS_IN_FLIGHT);
       const unsyncedDirs: UnsyncedDirs = new Map();
       const placed = new Map<string, Promise<string[]>>();
       // Chunk buffers whose writes are done, filled again: the upload holds at most
-      // CHUNKS_IN_FLIGHT + 1 of them, and the heap sees no allocation per chunk. They are
+      // UPLOAD_CHUNKS_IN_FLIGHT + 1 of them, and the heap sees no allocation per chunk. They are
       // page-aligned, so the volumes write them to disk directly.
       const spare: Buffer[] = [];
       let fresh: Buffer[] | undefined;
@@ -285,7 +298,7 @@ export class StorageLayer {
     unsyncedDirs: UnsyncedDirs,
     placed: Map<string, Promise<string[]>>,
   ): Promise<void> {
-    const id = await chunkIdOfAsync(bytes);
+    const id = await this.io.hash(bytes);
     chunk.id = id;
     this.hold(id);
     // A chunk the upload repeats (a run of zeros) is written once, not once per position.
@@ -830,7 +843,8 @@ export class StorageLayer {
     }
   }
 
-  close(): Promise<void> {
-    return this.index.close();
+  async close(): Promise<void> {
+    await this.io.close();
+    await this.index.close();
   }
 }
