@@ -89,9 +89,15 @@ describe('expiry', () => {
       'the expired file to be collected',
     );
     await expect(rest.chunk(unshared)).rejects.toThrow(/not found/);
-    for (const volume of volumes) {
-      expect(existsSync(join(volume, 'chunks', unshared.slice(0, 2), unshared))).toBe(false);
-    }
+    // The index forgets the chunk first; its replica files go right after, in the same removal.
+    await waitFor(
+      () =>
+        volumes.every(
+          (volume) => !existsSync(join(volume, 'chunks', unshared.slice(0, 2), unshared)),
+        ),
+      20_000,
+      'the unshared chunk replicas to be removed',
+    );
     expect((await rest.chunk(holder.chunkIds[0])).belongsToFiles).toEqual([[holder.id, 0, '']]);
     // Renewed by whole leases (its lease is what was left at upload: 2 s or less on a slow
     // machine), by the collector's pass after its expiry, which on a loaded machine may come after
