@@ -19,6 +19,11 @@
  * the main thread while it is idle), then `malloc_trim`. A steady stream of work pays for it at most once per threshold; under a steady mix of
  * transactions and reads the pool is quiet only now and then, and it runs irregularly
  * (docs/benchmarks.md, the soak of 2026-11-26 15:51).
+ *
+ * With `raiseHeapGrowth`, a burst also lets the heap grow further between full collections
+ * while it runs (heap-growth.ts): from when `burstPending` transactions wait in the pool until
+ * the pool is empty after a block, so the release's collection already runs under the usual
+ * growth.
  */
 import { collectHeapFully } from './diagnostics/heap-collection.js';
 import type { EventBus } from './events/event-bus.js';
@@ -34,6 +39,12 @@ export const RELEASE_ANSWER_CHARS = 32 * 2 ** 20;
 export const LARGE_ANSWER_CHARS = 64 * 1024;
 /** Quiet time after heavy work, by default. */
 export const RELEASE_QUIET_MS = 100;
+/**
+ * Pending transactions that make a burst, by default: far above what a steady stream leaves
+ * waiting between blocks (the benchmark's soak: 10 a second), and about a quarter of a second of
+ * a burst's admissions.
+ */
+export const BURST_PENDING = 256;
 
 /** What a release did, for the `debug` line. */
 export type ReleaseDetails = Record<string, unknown>;
@@ -53,6 +64,10 @@ export interface HeavyWorkReleaseOptions {
   quietMs?: number;
   /** Whether requests are being answered: then the quiet after large answers has not begun. */
   busy?: () => boolean;
+  /** Called when a burst begins; what it answers is called when the burst ends. */
+  raiseHeapGrowth?: () => () => void;
+  /** Pending transactions that make a burst. */
+  burstPending?: number;
 }
 
 export interface HeavyWorkWatch {
@@ -74,11 +89,18 @@ export function releaseAfterHeavyWork(options: HeavyWorkReleaseOptions): HeavyWo
     minAnswerChars = RELEASE_ANSWER_CHARS,
     quietMs = RELEASE_QUIET_MS,
     busy = () => false,
+    raiseHeapGrowth,
+    burstPending = BURST_PENDING,
   } = options;
   let committed = 0;
   let answerChars = 0;
   let timer: NodeJS.Timeout | undefined;
   let releasing = false;
+  let endRaise: (() => void) | undefined;
+  const endBurst = () => {
+    endRaise?.();
+    endRaise = undefined;
+  };
   const disarm = () => {
     clearTimeout(timer);
     timer = undefined;
@@ -127,11 +149,17 @@ export function releaseAfterHeavyWork(options: HeavyWorkReleaseOptions): HeavyWo
   };
   const stopBlocks = bus.onBlock(({ block }) => {
     committed += block.block.transactions.length;
+    if (pool.status().pending === 0) endBurst();
     // An armed timer is left alone: a block does not end the quiet, a new transaction does.
     if (timer === undefined) armIfHeavy();
     else if (pool.status().pending > 0) disarm();
   });
-  const stopPending = bus.onPendingTx(disarm);
+  const stopPending = bus.onPendingTx(() => {
+    disarm();
+    if (raiseHeapGrowth && endRaise === undefined && pool.status().pending >= burstPending) {
+      endRaise = raiseHeapGrowth();
+    }
+  });
   return {
     answered(chars) {
       if (chars < LARGE_ANSWER_CHARS) return;
@@ -140,6 +168,7 @@ export function releaseAfterHeavyWork(options: HeavyWorkReleaseOptions): HeavyWo
     },
     stop() {
       disarm();
+      endBurst();
       stopBlocks();
       stopPending();
     },

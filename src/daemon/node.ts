@@ -18,6 +18,7 @@ import { accountSigning, namespaceModules } from './api/namespaces.js';
 import type { NodeServices } from './api/services.js';
 import { UNSUPPORTED_METHODS } from './api/unsupported.js';
 import { releaseAfterHeavyWork, releaseMemory } from './heavy-work-release.js';
+import { BURST_HEAP_GROWING_PERCENT, raiseHeapGrowth } from './heap-growth.js';
 import { Chain } from './chain/chain.js';
 import { ConsensusEngine } from './chain/consensus.js';
 import { ProductionHealth } from './chain/production-health.js';
@@ -507,6 +508,7 @@ export async function startNode(
       logger,
       release: releaseMemory({ os }),
       busy: () => dispatcher.inFlight > 0,
+      raiseHeapGrowth: () => raiseHeapGrowth(BURST_HEAP_GROWING_PERCENT),
     });
     dispatcher.onResult((chars) => afterHeavyWork.answered(chars));
     shutdownSteps.push(() => afterHeavyWork.stop());

@@ -146,6 +146,42 @@ describe('releaseAfterHeavyWork', () => {
     expect(releases).toBe(2);
   });
 
+  it('raises the heap growth while a burst waits in the pool, until a block empties it', async () => {
+    watch.stop();
+    const raised: string[] = [];
+    watch = watchWith({
+      burstPending: 50,
+      raiseHeapGrowth: () => {
+        raised.push('raised');
+        return () => raised.push('ended');
+      },
+    });
+    pending = 49;
+    bus.publishPendingTx({} as PooledTransaction);
+    expect(raised).toEqual([]);
+    pending = 50;
+    bus.publishPendingTx({} as PooledTransaction);
+    pending = 400;
+    bus.publishPendingTx({} as PooledTransaction);
+    expect(raised).toEqual(['raised']);
+    // Blocks that leave transactions waiting keep it raised.
+    pending = 100;
+    bus.publishBlock(blockWith(300));
+    expect(raised).toEqual(['raised']);
+    pending = 0;
+    bus.publishBlock(blockWith(100));
+    expect(raised).toEqual(['raised', 'ended']);
+    // The release that follows the burst runs under the usual growth.
+    await jest.advanceTimersByTimeAsync(QUIET_MS);
+    expect(releases).toBe(1);
+    expect(raised).toEqual(['raised', 'ended']);
+
+    pending = 60;
+    bus.publishPendingTx({} as PooledTransaction);
+    watch.stop();
+    expect(raised).toEqual(['raised', 'ended', 'raised', 'ended']);
+  });
+
   it('stops watching when told to', async () => {
     bus.publishBlock(blockWith(MIN_TRANSACTIONS));
     watch.stop();

@@ -351,7 +351,7 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     boolean: true,
     defaultText: 'true',
     description:
-      "After heavy work, hand back to the system the memory glibc holds free (malloc_trim) and the pages of the node's LMDB files mapped into the process (they stay in the kernel's page cache), through the optional addon built at install; --no-os-memory-release to keep them.",
+      'After heavy work, hand back to the system the memory glibc holds free (malloc_trim), through the optional addon built at install; --no-os-memory-release to keep it.',
     parse: parseBoolean,
   }),
   option({
