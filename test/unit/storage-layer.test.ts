@@ -54,8 +54,12 @@ afterEach(async () => {
   for (const mount of mounts.splice(0)) unmountTmpfs(mount);
 });
 
-async function openStorage(volumeCount: number, volumes?: string[]): Promise<Fixture> {
-  const root = mkdtempSync(join(tmpdir(), 'node-cli-storage-'));
+/** Storage on `volumeCount` fresh volumes or on `volumes`; its index under `root` (fresh by default). */
+async function openStorage(
+  volumeCount: number,
+  volumes?: string[],
+  root = mkdtempSync(join(tmpdir(), 'node-cli-storage-')),
+): Promise<Fixture> {
   const paths = volumes ?? Array.from({ length: volumeCount }, (_, i) => join(root, `v${i}`));
   const events: StorageEvent[] = [];
   const clock = { now: 1_800_000_000 };
@@ -366,6 +370,42 @@ describe('replicas', () => {
       'downloaded',
     ]);
     expect(storage.fileDetail(file.id).ul_status).toBe('uploaded');
+  });
+
+  it('a volume taken out of the configuration: its replicas are made again on another, then forgotten', async () => {
+    const first = await openStorage(2);
+    const bytes = randomBytes(2 * CHUNK);
+    const file = await upload(first.storage, bytes, 2);
+    await first.storage.close();
+    open.splice(open.indexOf(first), 1);
+
+    // Only the first volume: nowhere to make a second replica, so the retired one stays missing.
+    const alone = await openStorage(0, [first.volumes[0]], first.root);
+    for (const id of file.chunkIds) await alone.storage.scrub(id);
+    expect(file.chunkIds.map((id) => alone.storage.chunkDetail(id).dl_status)).toEqual([
+      'missing',
+      'missing',
+    ]);
+    expect(alone.storage.fileDetail(file.id).ul_status).toBe('degraded');
+    await alone.storage.close();
+    open.splice(open.indexOf(alone), 1);
+
+    // A new volume in its place: the scrubber writes the second replicas there and forgets
+    // the retired volume's.
+    const replacement = join(first.root, 'v2');
+    const { storage } = await openStorage(0, [first.volumes[0], replacement], first.root);
+    for (const id of file.chunkIds) await storage.scrub(id);
+    expect(file.chunkIds.map((id) => storage.chunkDetail(id).dl_status)).toEqual([
+      'downloaded',
+      'downloaded',
+    ]);
+    expect(storage.fileDetail(file.id).ul_status).toBe('uploaded');
+    for (const id of file.chunkIds) {
+      expect(readFileSync(replicaPath(replacement, id))).toEqual(
+        bytes.subarray(file.chunkIds.indexOf(id) * CHUNK, (file.chunkIds.indexOf(id) + 1) * CHUNK),
+      );
+    }
+    expect(await read(storage, file.id)).toEqual(bytes);
   });
 
   it('a volume that returns empty gets its replicas rewritten by the scrubber', async () => {

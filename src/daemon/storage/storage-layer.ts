@@ -699,6 +699,35 @@ export class StorageLayer {
     const wanted = unplaced.length === 0 ? 0 : this.leaseOf(record).redundancy;
     const extra = unplaced.slice(0, Math.max(0, wanted - good.length - repairable.length));
     for (const path of [...repairable, ...extra]) await this.repair(record.id, path, bytes);
+    await this.forgetRetired(record.id);
+  }
+
+  /**
+   * Forgets the replicas recorded on volumes no longer configured, once the chunk has as many
+   * good replicas on the configured ones as its files ask: a retired disk's replicas would
+   * otherwise stay `missing` for good, and the chunk with them. While the chunk is short of
+   * replicas they stay recorded, since the volume may be configured again; if it is, after
+   * they were forgotten, the start's orphan collection removes their files.
+   */
+  private async forgetRetired(id: string): Promise<void> {
+    const record = this.index.chunk(id);
+    if (!record) return;
+    const retired = Object.keys(record.replicas).filter((path) => !this.replicas.volume(path));
+    if (retired.length === 0) return;
+    const good = Object.entries(record.replicas).filter(
+      ([path, state]) => state === 'ok' && this.replicas.volume(path),
+    ).length;
+    if (good < this.leaseOf(record).redundancy) return;
+    await this.index.change('the replicas on retired volumes', (w) => {
+      const current = w.chunk(id);
+      if (!current) return;
+      for (const path of retired) delete current.replicas[path];
+      w.putChunk(current);
+    });
+    this.options.logger.info('chunk replicas on unconfigured volumes forgotten', {
+      chunk: id,
+      volumes: retired,
+    });
   }
 
   /** Whether a repair may write to the volume at `path`: it is there and did not just refuse one. */
