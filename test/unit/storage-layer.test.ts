@@ -191,6 +191,35 @@ describe('concurrent work on one chunk', () => {
   });
 });
 
+describe('removal during downloads', () => {
+  it('lets every running download of the file finish; the last one removes its chunks', async () => {
+    const { storage, volumes } = await openStorage(1);
+    const shared = randomBytes(CHUNK);
+    const bytes = Buffer.concat([randomBytes(20 * CHUNK), shared]);
+    const file = await upload(storage, bytes);
+    const keeper = await upload(storage, Buffer.concat([shared, Buffer.from('kept')]));
+    const first = storage.content(file.id);
+    const second = storage.content(file.id);
+    const firstParts = [(await first.next()).value as Buffer];
+    const secondParts = [(await second.next()).value as Buffer];
+
+    await storage.remove(file.id);
+    expect(() => storage.fileDetail(file.id)).toThrow(/not found/);
+    for await (const part of first) firstParts.push(part);
+    expect(Buffer.concat(firstParts)).toEqual(bytes);
+    // The other download still reads them.
+    const own = file.chunkIds.filter((id) => !keeper.chunkIds.includes(id));
+    expect(own.every((id) => existsSync(replicaPath(volumes[0], id)))).toBe(true);
+    await storage.collectOrphans();
+    expect(own.every((id) => existsSync(replicaPath(volumes[0], id)))).toBe(true);
+
+    for await (const part of second) secondParts.push(part);
+    expect(Buffer.concat(secondParts)).toEqual(bytes);
+    expect(own.some((id) => existsSync(replicaPath(volumes[0], id)))).toBe(false);
+    expect(await read(storage, keeper.id)).toEqual(Buffer.concat([shared, Buffer.from('kept')]));
+  });
+});
+
 describe('removal twice at once', () => {
   it('removes the file once: the other removal is a not-found and one event goes out', async () => {
     const { storage, events } = await openStorage(1);

@@ -142,6 +142,13 @@ export class StorageLayer {
   private readonly strayVolumes = new Set<string>();
   /** Volumes (by path) refused a repair write, with when repairs may try them again (ms). */
   private readonly repairPausedUntil = new Map<string, number>();
+  /** Files being downloaded, with how many downloads of each are running. */
+  private readonly downloads = new Map<string, number>();
+  /**
+   * The chunks of files removed while being downloaded that no other file holds: gone from the
+   * index, their replica files kept (and read from) until the file's last download ends.
+   */
+  private readonly retiring = new Map<string, Map<string, ChunkRecord>>();
   private readonly fileStatus = new Map<string, UploadStatus>();
   private readonly now: () => number;
 
@@ -480,8 +487,11 @@ export class StorageLayer {
     const reads = new OrderedWindow<Buffer>(CHUNKS_IN_FLIGHT);
     let next = 0;
     const endTransfer = beginBulkTransfer();
+    this.downloads.set(id, (this.downloads.get(id) ?? 0) + 1);
     const readAhead = () => {
-      while (next < chunkIds.length && !reads.full()) reads.push(this.readChunk(chunkIds[next++]));
+      while (next < chunkIds.length && !reads.full()) {
+        reads.push(this.readChunk(chunkIds[next++], id));
+      }
     };
     try {
       readAhead();
@@ -493,6 +503,23 @@ export class StorageLayer {
     } finally {
       endTransfer();
       await reads.settle();
+      await this.endDownload(id);
+    }
+  }
+
+  /** Counts a download of `fileId` as over; the last one of a removed file removes its chunks. */
+  private async endDownload(fileId: string): Promise<void> {
+    const running = (this.downloads.get(fileId) ?? 1) - 1;
+    if (running > 0) {
+      this.downloads.set(fileId, running);
+      return;
+    }
+    this.downloads.delete(fileId);
+    const retired = this.retiring.get(fileId);
+    this.retiring.delete(fileId);
+    for (const chunkId of retired?.keys() ?? []) {
+      this.release(chunkId);
+      await this.removeReplicas(chunkId);
     }
   }
 
@@ -501,8 +528,33 @@ export class StorageLayer {
     return this.fileRecord(id).size;
   }
 
-  private async readChunk(id: string): Promise<Buffer> {
-    const record = this.index.chunk(id);
+  /**
+   * Keeps the chunks of `fileId` that its removal leaves unheld for the downloads of it still
+   * running: held, so that no collection takes their replica files, and readable by those
+   * downloads; the last one's end removes them. Answers the chunk ids newly kept.
+   */
+  private retire(fileId: string, records: readonly ChunkRecord[]): string[] {
+    const retiring = this.retiring.get(fileId) ?? new Map<string, ChunkRecord>();
+    this.retiring.set(fileId, retiring);
+    const kept = records.filter((record) => !retiring.has(record.id));
+    for (const record of kept) {
+      this.hold(record.id);
+      retiring.set(record.id, record);
+    }
+    return kept.map((record) => record.id);
+  }
+
+  /** Undoes `retire` for `chunkIds` (the removal did not commit). */
+  private unretire(fileId: string, chunkIds: readonly string[]): void {
+    for (const chunkId of chunkIds) {
+      this.release(chunkId);
+      this.retiring.get(fileId)?.delete(chunkId);
+    }
+  }
+
+  /** One chunk of `fileId`, verified; from the chunks it left if it was removed meanwhile. */
+  private async readChunk(id: string, fileId: string): Promise<Buffer> {
+    const record = this.index.chunk(id) ?? this.retiring.get(fileId)?.get(id);
     if (!record) throw new ChunkLostError(`chunk ${id} is not in the storage index`);
     const inspection = await this.replicas.inspect(record, false);
     // The read answers from the good bytes even when what it found cannot be recorded (the
@@ -528,26 +580,36 @@ export class StorageLayer {
   async remove(id: string, reason = 'removed'): Promise<void> {
     this.fileRecord(id);
     const unheld: ChunkRecord[] = [];
+    let retired: string[] = [];
+    let downloading = false;
     let removed = false;
-    await this.index.change('the file removal', (w) => {
-      const file = w.file(id);
-      if (!file) return;
-      removed = true;
-      w.removeFile(id);
-      for (const chunkId of new Set(file.chunkIds)) {
-        const record = w.chunk(chunkId);
-        if (!record) continue;
-        record.owners = record.owners.filter(([owner]) => owner !== id);
-        if (record.owners.length > 0) w.putChunk(record);
-        else {
-          w.removeChunk(chunkId);
-          unheld.push(record);
+    try {
+      await this.index.change('the file removal', (w) => {
+        const file = w.file(id);
+        if (!file) return;
+        removed = true;
+        w.removeFile(id);
+        for (const chunkId of new Set(file.chunkIds)) {
+          const record = w.chunk(chunkId);
+          if (!record) continue;
+          record.owners = record.owners.filter(([owner]) => owner !== id);
+          if (record.owners.length > 0) w.putChunk(record);
+          else {
+            w.removeChunk(chunkId);
+            unheld.push(record);
+          }
         }
-      }
-    });
+        // Before the commit: from then on the downloads' reads find them only there.
+        downloading = this.downloads.has(id);
+        if (downloading) retired = this.retire(id, unheld);
+      });
+    } catch (error) {
+      this.unretire(id, retired);
+      throw error;
+    }
     // Another removal of the same file committed first: that one answers and announces it.
     if (!removed) throw fileNotFound(id);
-    for (const record of unheld) await this.removeReplicas(record.id);
+    if (!downloading) for (const record of unheld) await this.removeReplicas(record.id);
     this.fileStatus.delete(id);
     this.options.logger.info('file removed', { id, reason, chunksRemoved: unheld.length });
     this.options.publish({
