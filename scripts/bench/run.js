@@ -29,6 +29,12 @@ import { measureReadsAlternating, readWorkloads } from './workloads/read-through
 import { SOAK_DEFAULTS, runSoak } from './workloads/soak.js';
 
 const COMMIT_TIMEOUT_MS = 600_000;
+/**
+ * How long each node is left without requests after its suite before its resident memory is
+ * read again: past this node's call-thread idle time (`--json-rpc.evm-idle`, 30 s), so both
+ * nodes are read as they rest after the benchmark, and beside the figure read at once.
+ */
+const AT_REST_MS = 40_000;
 const addresses = [...DEV_ADDRESSES];
 
 /** @param {string} message */
@@ -101,7 +107,7 @@ async function prepareNode(start, signed, token) {
 
 /**
  * The rest of a node's suite after the reads: commits at block time 1 s, eth_getLogs, and
- * resident memory after each phase (the target is on the last). Stops the node.
+ * resident memory after each phase and once more at rest (`AT_REST_MS`). Stops the node.
  */
 async function finishSuite({ node, rpc, memory }, signed, token, settings) {
   try {
@@ -118,6 +124,9 @@ async function finishSuite({ node, rpc, memory }, signed, token, settings) {
     );
     memory.afterRun = residentMiB(node.pid);
     memory.heapAfterRun = await node.heapMiB?.();
+    progress(`${node.name}: at rest for ${AT_REST_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, AT_REST_MS));
+    memory.atRest = residentMiB(node.pid);
     return { transfers: { value, token: tokenTransfers }, logs, memory };
   } finally {
     await rpc.close();

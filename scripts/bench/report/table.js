@@ -77,6 +77,9 @@ function figuresTable(results) {
     row('  V8 heap held (debug_memStats)', (s) => s?.memory?.heapAfterRun?.heapTotal, 1),
     row('  V8 heap live (debug_memStats)', (s) => s?.memory?.heapAfterRun?.heapUsed, 1),
     row('  outside V8 (external)', (s) => s?.memory?.heapAfterRun?.external, 1),
+    row('resident memory at rest, 40 s later (MiB)', (s) => s?.memory?.atRest?.total, 1),
+    row('  of which anonymous (heap)', (s) => s?.memory?.atRest?.anonymous, 1),
+    row('  of which file-backed (mmap)', (s) => s?.memory?.atRest?.file, 1),
   ];
   return table(['figure', 'node-cli', 'anvil', 'node/anvil'], rows);
 }

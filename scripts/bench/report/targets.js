@@ -129,6 +129,12 @@ const TARGETS = [
   ),
   // Issue #17: at most 150 MiB after the benchmark, and flat within 10 % over the soak.
   below('resident memory after the run', (suite) => suite?.memory?.afterRun?.total, 150, 'MiB'),
+  below(
+    'resident memory at rest after the run (40 s)',
+    (suite) => suite?.memory?.atRest?.total,
+    150,
+    'MiB',
+  ),
   below('resident memory after the 4 000 burst', (suite) => suite?.burst?.residentMiB, 150, 'MiB'),
   (results) => {
     const soak = results['node-cli']?.soak;
