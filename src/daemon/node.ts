@@ -343,7 +343,6 @@ async function startStorage(
   const storage = await StorageLayer.open({
     indexDir: layout.storageIndexDir,
     volumes: volumes.length > 0 ? volumes : [layout.defaultStorageVolume],
-    ioThreadEntry: new URL('./storage/chunk-io-thread.js', import.meta.url),
     chunkSize: config['storage.chunk-size'],
     maxUploadSize: config['storage.max-upload-size'],
     uploadIdleTimeoutMs: config['storage.upload-idle-timeout'],

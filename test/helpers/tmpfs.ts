@@ -1,7 +1,6 @@
 /**
- * Small tmpfs mounts for tests of full and read-only storage volumes, and a ramfs for one that
- * refuses direct writes. Mounting needs root in a container that allows it; where it does not,
- * `canMountTmpfs` is false and those tests skip.
+ * Small tmpfs mounts for tests of full and read-only storage volumes. Mounting needs root in a
+ * container that allows it; where it does not, `canMountTmpfs` is false and those tests skip.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,29 +9,16 @@ import { join } from 'node:path';
 import { RestClient } from '../../src/client/rest-client.js';
 import { startTestDaemon, type TestDaemon } from './test-daemon.js';
 
-/** A file system of `type` on a fresh directory, or undefined where tests may not mount. */
-function mountOnFreshDir(type: string, options: readonly string[]): string | undefined {
+/** A tmpfs of `size` (`64k`, `2m`) on a fresh directory, or undefined where tests may not mount. */
+export function mountTmpfs(size: string): string | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'node-cli-volume-'));
   try {
-    execFileSync('mount', ['-t', type, ...options, type, dir], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
     return dir;
   } catch {
     rmSync(dir, { recursive: true, force: true });
     return undefined;
   }
-}
-
-/** A tmpfs of `size` (`64k`, `2m`) on a fresh directory, or undefined where tests may not mount. */
-export function mountTmpfs(size: string): string | undefined {
-  return mountOnFreshDir('tmpfs', ['-o', `size=${size}`]);
-}
-
-/**
- * A ramfs on a fresh directory, or undefined where tests may not mount: a file system that
- * refuses O_DIRECT (EINVAL at open), as tmpfs did before Linux 6.6. Unmount with `unmountTmpfs`.
- */
-export function mountRamfs(): string | undefined {
-  return mountOnFreshDir('ramfs', []);
 }
 
 /** Remounts a tmpfs of `mountTmpfs` read-only (`ro`) or writable again (`rw`). */

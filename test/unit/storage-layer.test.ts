@@ -31,8 +31,6 @@ import { waitFor } from '../helpers/processes.js';
 import { canMountTmpfs, mountTmpfs, remountTmpfs, unmountTmpfs } from '../helpers/tmpfs.js';
 
 const CHUNK = 4096;
-/** The chunk I/O threads run compiled code: the build (npm's pretest) makes it. */
-const IO_THREAD_ENTRY = new URL('../../dist/daemon/storage/chunk-io-thread.js', import.meta.url);
 const quiet: Logger = { error() {}, warn() {}, info() {}, debug() {} };
 
 interface Fixture {
@@ -66,7 +64,6 @@ async function openStorage(
   const storage = await StorageLayer.open({
     indexDir: join(root, 'index'),
     volumes: paths,
-    ioThreadEntry: IO_THREAD_ENTRY,
     chunkSize: CHUNK,
     maxUploadSize: 1 << 20,
     publish: (event) => events.push(event),

@@ -5,8 +5,6 @@
  * buffers carved from it at multiples of its 64 KiB page are aligned for any block device.
  * Nothing depends on that for correctness: a write whose buffer the kernel finds misaligned is
  * refused with EINVAL and made again through the page cache.
- *
- * The memory is shared, so the chunk I/O threads (chunk-io.ts) read the buffers in place.
  */
 
 /** The alignment O_DIRECT asks of buffer address, length and offset (4 KiB covers 512 B too). */
@@ -17,23 +15,22 @@ const WASM_PAGE = 65536;
 /** Regions made here: the only memory known to start on a page boundary. */
 const alignedRegions = new WeakSet<ArrayBufferLike>();
 
-interface SharedWasmMemory {
-  readonly buffer: SharedArrayBuffer;
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
 }
 
 // The ES lib of this project does not declare WebAssembly (lib.dom does); Node has it.
 declare const WebAssembly: {
-  Memory: new (descriptor: { initial: number; maximum: number; shared: true }) => SharedWasmMemory;
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
 };
 
 /**
- * `count` buffers of `size` bytes from one page-aligned region of shared memory. The region is freed with the
+ * `count` buffers of `size` bytes from one page-aligned region. The region is freed with the
  * last of its buffers; its pages take memory only once written.
  */
 export function pageAlignedBuffers(count: number, size: number): Buffer[] {
   const stride = Math.ceil(size / WASM_PAGE) * WASM_PAGE;
-  const pages = (stride / WASM_PAGE) * count;
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  const memory = new WebAssembly.Memory({ initial: (stride / WASM_PAGE) * count });
   alignedRegions.add(memory.buffer);
   return Array.from({ length: count }, (_, n) => Buffer.from(memory.buffer, n * stride, size));
 }

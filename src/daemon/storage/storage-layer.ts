@@ -33,8 +33,7 @@ import {
 import { beginBulkTransfer } from '../heap-growth.js';
 import type { Logger } from '../logger.js';
 import { pageAlignedBuffers } from './aligned-buffers.js';
-import { ChunkIo } from './chunk-io.js';
-import { fileIdOf } from './content-address.js';
+import { chunkIdOfAsync, fileIdOf } from './content-address.js';
 import { fixedChunks } from './fixed-chunks.js';
 import { idleLimited } from './idle-limit.js';
 import { OrderedWindow } from './ordered-window.js';
@@ -56,8 +55,6 @@ export interface StorageLayerOptions extends StorageLimits {
   indexDir: string;
   /** Volume directories, in order; created when missing at start. */
   volumes: readonly string[];
-  /** The compiled entry of the chunk I/O threads (`chunk-io-thread.js`). */
-  ioThreadEntry: URL;
   publish(event: StorageEvent): void;
   logger: Logger;
   /** Unix seconds now; tests of expiry may move it. */
@@ -93,9 +90,10 @@ interface StoredChunk {
 const CHUNKS_IN_FLIGHT = 4;
 
 /**
- * Chunks of one upload hashed or written at once: each waits on a chunk I/O thread in turn,
- * and the socket is read meanwhile. Also a bound on what an upload holds in memory (one buffer
- * more than this). Measured in docs/benchmarks.md, "Storage upload".
+ * Chunks of one upload hashed and written at once, while the socket is read: with four, the
+ * upload waited on the pool's round trips with both cores partly idle (docs/benchmarks.md,
+ * "Storage upload on chunk I/O threads"). Also a bound on what an upload holds in memory (one
+ * buffer more than this).
  */
 const UPLOAD_CHUNKS_IN_FLIGHT = 12;
 
@@ -156,15 +154,13 @@ export class StorageLayer {
     private readonly options: StorageLayerOptions,
     private readonly index: StorageIndex,
     readonly replicas: ReplicaSet,
-    private readonly io: ChunkIo,
   ) {
     this.now = options.now ?? unixNow;
   }
 
   /** Opens the index and the volumes, then fails the uploads a stop interrupted and collects their bytes. */
   static async open(options: StorageLayerOptions): Promise<StorageLayer> {
-    const io = new ChunkIo(options.ioThreadEntry);
-    const volumes = options.volumes.map((path) => new StorageVolume(path, io));
+    const volumes = options.volumes.map((path) => new StorageVolume(path));
     for (const volume of volumes) {
       // A volume that cannot be prepared (read-only, gone) still serves what it holds; writes
       // to it fail with a clear error, and the scrubber reports its replicas.
@@ -179,7 +175,6 @@ export class StorageLayer {
       options,
       StorageIndex.open(options.indexDir),
       new ReplicaSet(volumes),
-      io,
     );
     await layer.recover();
     return layer;
@@ -305,7 +300,7 @@ export class StorageLayer {
     unsyncedDirs: UnsyncedDirs,
     placed: Map<string, Promise<string[]>>,
   ): Promise<void> {
-    const id = await this.io.hash(bytes);
+    const id = await chunkIdOfAsync(bytes);
     chunk.id = id;
     this.hold(id);
     // A chunk the upload repeats (a run of zeros) is written once, not once per position.
@@ -934,8 +929,7 @@ export class StorageLayer {
     }
   }
 
-  async close(): Promise<void> {
-    await this.io.close();
-    await this.index.close();
+  close(): Promise<void> {
+    return this.index.close();
   }
 }

@@ -7,7 +7,6 @@
  * directory is gone (unmounted, removed) is never re-created here: writing to it fails, so a
  * missing disk cannot silently become an empty directory on the root file system.
  *
- * The write, fsync and rename of a replica are one job of a chunk I/O thread (chunk-io.ts).
  * Chunks in page-aligned buffers (an upload's) are written with O_DIRECT: the bytes go from the
  * buffer to the disk without being copied into the page cache and written back from there. That
  * copy was the largest single cost of an upload (benchmarks.md, "Storage upload"). The fsync
@@ -15,18 +14,18 @@
  * gets that write again through the page cache, and so does every later write to the volume.
  */
 import { constants, existsSync } from 'node:fs';
-import { mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VolumeUnavailableError } from '../../shared/errors.js';
 import { directWritable } from './aligned-buffers.js';
-import type { ChunkIo } from './chunk-io.js';
 import { isContentId } from './content-address.js';
 
 const CHUNKS_DIR = 'chunks';
 const TEMP_DIR = 'tmp';
 
-/** Whether the platform has O_DIRECT (Linux); elsewhere direct writes are off. */
-const HAS_O_DIRECT = (constants.O_DIRECT ?? 0) !== 0;
+/** O_DIRECT where the platform has it (Linux); 0 elsewhere turns direct writes off. */
+const O_DIRECT = constants.O_DIRECT ?? 0;
+const DIRECT_WRITE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | O_DIRECT;
 const READ_REPLICA = constants.O_RDONLY | constants.O_NONBLOCK;
 
 /** Makes the entries of a directory (renames into it) durable. */
@@ -56,6 +55,20 @@ export async function syncDirs(dirs: UnsyncedDirs): Promise<Map<StorageVolume, E
   return failed;
 }
 
+/** Writes all of `bytes` to a file opened with `flags`, fsyncs and closes it. */
+async function writeSynced(path: string, bytes: Uint8Array, flags: string | number): Promise<void> {
+  const handle = await open(path, flags);
+  try {
+    let written = 0;
+    while (written < bytes.length) {
+      written += (await handle.write(bytes, written, bytes.length - written, written)).bytesWritten;
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 function errnoOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException)?.code;
 }
@@ -73,12 +86,9 @@ async function mkdirOnce(path: string): Promise<void> {
 export class StorageVolume {
   private tempCounter = 0;
   /** Off once the volume's file system refused an O_DIRECT write. */
-  private directWrites = HAS_O_DIRECT;
+  private directWrites = O_DIRECT !== 0;
 
-  constructor(
-    readonly path: string,
-    private readonly io: ChunkIo,
-  ) {}
+  constructor(readonly path: string) {}
 
   /** Whether the volume's directory is there (it may still be read-only or full). */
   present(): boolean {
@@ -162,13 +172,16 @@ export class StorageVolume {
     }
     const temp = join(this.path, TEMP_DIR, `${id}.${process.pid}.${this.tempCounter++}`);
     const shard = join(this.path, CHUNKS_DIR, id.slice(0, 2));
-    const target = join(shard, id);
     try {
-      await this.writeReplica(bytes, temp, target).catch(async (error: unknown) => {
-        // `tmp/` or the shard removed under a volume that is still there.
+      await this.writeTemp(temp, bytes).catch(async (error: unknown) => {
         if (errnoOf(error) !== 'ENOENT') throw error;
         await this.restoreLayout(shard);
-        await this.writeReplica(bytes, temp, target);
+        await this.writeTemp(temp, bytes);
+      });
+      await rename(temp, join(shard, id)).catch(async (error: unknown) => {
+        if (errnoOf(error) !== 'ENOENT') throw error;
+        await this.restoreLayout(shard);
+        await rename(temp, join(shard, id));
       });
       if (unsyncedDirs) unsyncedDirs.set(shard, this);
       else await fsyncDir(shard);
@@ -178,17 +191,20 @@ export class StorageVolume {
     }
   }
 
-  /** The bytes at `temp`, synced, renamed to `target`: with O_DIRECT when the buffer allows it. */
-  private async writeReplica(bytes: Uint8Array, temp: string, target: string): Promise<void> {
+  /**
+   * The bytes at a temporary name, synced: one write of the whole buffer (O_DIRECT when the
+   * buffer allows it), then fsync.
+   */
+  private async writeTemp(temp: string, bytes: Uint8Array): Promise<void> {
     if (this.directWrites && directWritable(bytes)) {
       try {
-        return await this.io.write(bytes, temp, target, true);
+        return await writeSynced(temp, bytes, DIRECT_WRITE);
       } catch (error) {
         if (errnoOf(error) !== 'EINVAL') throw error;
         this.directWrites = false;
       }
     }
-    await this.io.write(bytes, temp, target, false);
+    await writeSynced(temp, bytes, 'w');
   }
 
   async remove(id: string): Promise<void> {
