@@ -13,11 +13,14 @@
 // Transfers go through curl, whose own cost is next to nothing (`curl -T FILE`, `curl -o
 // /dev/null`), so the figures are the daemon's. Each phase records the daemon's CPU seconds
 // (user + system, all threads) and the load average, and the daemon's resident memory is sampled
-// during each transfer: it should not grow with the file's size. Needs curl, dd and cat on PATH.
+// during each transfer: it should not grow with the file's size. Last, 60 uploads of 3 MiB
+// files, each different, one after another, with the resident memory before and after: it
+// should not grow with the number of uploads either (shared-memory chunk buffers once did, 3 MiB
+// an upload). Needs curl, dd and cat on PATH.
 import { execFile, execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { freePort } from '../processes/free-port.js';
@@ -133,6 +136,38 @@ function warm(path) {
 
 const rate = (mib, seconds) => round1(mib / seconds);
 
+const REPEATED_UPLOADS = 60;
+const REPEATED_UPLOAD_MiB = 3;
+
+/**
+ * `REPEATED_UPLOADS` uploads of different `REPEATED_UPLOAD_MiB` files through `upload(path,
+ * name)`, one after another; the daemon's resident MiB before, after, and at most meanwhile.
+ */
+async function repeatedUploads(pid, upload) {
+  const path = join(freshDataDir(), 'repeated.bin');
+  const bytes = randomBytes(REPEATED_UPLOAD_MiB * MiB);
+  const before = residentMiB(pid).total;
+  let peak = before;
+  try {
+    for (let n = 0; n < REPEATED_UPLOADS; n += 1) {
+      // A different first byte in every chunk, so that no chunk is stored already.
+      for (let offset = 0; offset < bytes.length; offset += MiB) bytes[offset] = n;
+      writeFileSync(path, bytes);
+      await upload(path, `repeated-${n}`);
+      peak = Math.max(peak, residentMiB(pid).total);
+    }
+  } finally {
+    rmSync(dirname(path), { recursive: true, force: true });
+  }
+  return {
+    uploads: REPEATED_UPLOADS,
+    fileMiB: REPEATED_UPLOAD_MiB,
+    beforeMiB: Math.round(before),
+    peakMiB: Math.round(peak),
+    afterMiB: Math.round(residentMiB(pid).total),
+  };
+}
+
 /**
  * Upload and download of one `fileMiB` file through REST against `dd` and `cat` on the same disk.
  * @param {number} fileMiB
@@ -198,6 +233,20 @@ export async function measureStorageThroughput(fileMiB = 256) {
     const downloadCold = await download();
     const catWarm = await timedShell('cat "$1" > /dev/null', [copy]);
     const downloadWarm = await download();
+    const repeated = await repeatedUploads(pid, (path, name) =>
+      run('curl', [
+        ...curl,
+        '-X',
+        'POST',
+        '-H',
+        'content-type: application/octet-stream',
+        '-H',
+        'expect:',
+        '-T',
+        path,
+        `${files}?name=${name}`,
+      ]),
+    );
 
     const write = {
       ddFsyncMiBps: rate(fileMiB, dd.seconds),
@@ -228,6 +277,7 @@ export async function measureStorageThroughput(fileMiB = 256) {
         idleRssMiB,
         uploadPeakRssMiB: upload.peakRssMiB,
         downloadPeakRssMiB: Math.max(downloadCold.peakRssMiB, downloadWarm.peakRssMiB),
+        repeatedUploads: repeated,
       },
     };
   } finally {
