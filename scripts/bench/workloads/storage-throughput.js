@@ -193,8 +193,8 @@ export async function measureStorageThroughput(fileMiB = 256) {
 
     warm(source);
     const dd = await timedShell('dd if="$1" of="$2" bs=1M conv=fsync status=none', [source, copy]);
-    warm(source);
-    const upload = await phase(pid, () =>
+    /** Uploads the file at `path` as `name`; resolves with the answer's text. */
+    const uploadFile = (path, name) =>
       run('curl', [
         ...curl,
         '-X',
@@ -204,10 +204,11 @@ export async function measureStorageThroughput(fileMiB = 256) {
         '-H',
         'expect:',
         '-T',
-        source,
-        `${files}?name=bench`,
-      ]),
-    );
+        path,
+        `${files}?name=${name}`,
+      ]);
+    warm(source);
+    const upload = await phase(pid, () => uploadFile(source, 'bench'));
     const fileId = JSON.parse(upload.output).file.id;
 
     const download = () =>
@@ -233,20 +234,7 @@ export async function measureStorageThroughput(fileMiB = 256) {
     const downloadCold = await download();
     const catWarm = await timedShell('cat "$1" > /dev/null', [copy]);
     const downloadWarm = await download();
-    const repeated = await repeatedUploads(pid, (path, name) =>
-      run('curl', [
-        ...curl,
-        '-X',
-        'POST',
-        '-H',
-        'content-type: application/octet-stream',
-        '-H',
-        'expect:',
-        '-T',
-        path,
-        `${files}?name=${name}`,
-      ]),
-    );
+    const repeated = await repeatedUploads(pid, uploadFile);
 
     const write = {
       ddFsyncMiBps: rate(fileMiB, dd.seconds),
