@@ -756,7 +756,10 @@ export class StorageLayer {
     const wanted = unplaced.length === 0 ? 0 : this.leaseOf(record).redundancy;
     const extra = unplaced.slice(0, Math.max(0, wanted - good.length - repairable.length));
     for (const path of [...repairable, ...extra]) await this.repair(record.id, path, bytes);
-    await this.forgetRetired(record.id);
+    // The index is read again only for a chunk with replicas on a volume no longer configured.
+    if (Object.keys(record.replicas).some((path) => !this.replicas.volume(path))) {
+      await this.forgetRetired(record.id);
+    }
   }
 
   /**
