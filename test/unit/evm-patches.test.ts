@@ -24,6 +24,7 @@ import {
   Address,
   BIGINT_0,
   bigIntToBytes,
+  bytesToBigInt,
   bytesToHex,
   hexToBytes,
   publicToAddress,
@@ -102,11 +103,12 @@ async function bundledWithEdits<T>(pkg: string, names: string[], edited: string[
 const patchedUtil = () =>
   bundledWithEdits<{
     bigIntToBytes: typeof bigIntToBytes;
+    bytesToBigInt: typeof bytesToBigInt;
     setLengthLeft: typeof setLengthLeft;
     setLengthRight: typeof setLengthRight;
   }>(
     '@ethereumjs/util',
-    ['bigIntToBytes', 'setLengthLeft', 'setLengthRight'],
+    ['bigIntToBytes', 'bytesToBigInt', 'setLengthLeft', 'setLengthRight'],
     ['@ethereumjs/util/dist/esm/bytes.js'],
   );
 
@@ -199,7 +201,7 @@ describe('edits to EthereumJS', () => {
     expect(getSenderAddress(unfrozen)).not.toBe(getSenderAddress(unfrozen));
   });
 
-  it('turn numbers into bytes and pad bytes exactly as @ethereumjs/util does', async () => {
+  it('turn numbers into bytes, bytes into numbers, and pad bytes exactly as @ethereumjs/util does', async () => {
     const util = await patchedUtil();
     const numbers = [0n, 1n, 0xfn, 0x10n, 0x7fn, 0x80n, 0xffn, 0x100n, 0xabcn, 2n ** 256n - 1n];
     for (let bits = 1; bits <= 300; bits++)
@@ -211,6 +213,19 @@ describe('edits to EthereumJS', () => {
       );
     }
     expect(() => util.bigIntToBytes(-1n)).toThrow();
+    for (const value of numbers) {
+      const bytes = bigIntToBytes(value);
+      expect(util.bytesToBigInt(bytes)).toBe(bytesToBigInt(bytes));
+      expect(util.bytesToBigInt(bytes, true)).toBe(bytesToBigInt(bytes, true));
+    }
+    for (const bytes of [new Uint8Array(0), Uint8Array.of(0, 0), Uint8Array.of(0, 255)]) {
+      expect(util.bytesToBigInt(bytes)).toBe(bytesToBigInt(bytes));
+    }
+    for (let high = 0; high < 256; high += 15)
+      for (let low = 0; low < 256; low += 17) {
+        const bytes = Uint8Array.of(high, low);
+        expect(util.bytesToBigInt(bytes)).toBe(bytesToBigInt(bytes));
+      }
 
     const backing = Uint8Array.from({ length: 80 }, (_, index) => index + 1);
     for (const size of [0, 1, 20, 31, 32, 33])
