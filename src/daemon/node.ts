@@ -620,6 +620,8 @@ export async function startNode(
             storage,
             defaultRedundancy: config['storage.redundancy'],
             maxContentSize: config['storage.max-content-size'],
+            downloadIdleTimeoutMs: config['storage.download-idle-timeout'],
+            logger,
           },
         }),
         routeTable,

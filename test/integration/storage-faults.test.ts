@@ -31,7 +31,7 @@ import { StorageIndex } from '../../src/daemon/storage/storage-index.js';
 import { runCli } from '../helpers/cli.js';
 import { RawConnection } from '../helpers/raw-http.js';
 import { waitFor } from '../helpers/processes.js';
-import { startStorageDaemon } from '../helpers/storage-daemon.js';
+import { startStorageDaemon, type StorageDaemon } from '../helpers/storage-daemon.js';
 import {
   canMountTmpfs,
   mountTmpfs,
@@ -300,6 +300,58 @@ describe('concurrent work on files that share chunks', () => {
       30_000,
       'every replica of the removed file to go',
     );
+  });
+});
+
+describe('a download whose client stops taking bytes', () => {
+  let stalling: StorageDaemon | undefined;
+
+  afterAll(async () => {
+    await stalling?.rest.close();
+    await stalling?.daemon.stop();
+  });
+
+  it('ends after --storage.download-idle-timeout, so a file removed meanwhile leaves nothing behind; a slow client that keeps reading gets every byte', async () => {
+    stalling = await startStorageDaemon(1, [
+      ...STORAGE_FLAGS,
+      '--storage.download-idle-timeout',
+      '500ms',
+    ]);
+    const {
+      daemon: node,
+      rest: client,
+      volumes: [volume],
+    } = stalling;
+    // Far more than the sockets between the two ends can hold, so the daemon has to wait.
+    const bytes = randomBytes(512 * CHUNK);
+    const file = await client.upload(bytes, { name: 'stalled download' });
+    const { length, stream } = await client.download(file.id);
+    expect(length).toBe(bytes.length);
+    await client.removeFile(file.id);
+    const ids = new Set(chunkIdsOf(bytes));
+    await waitFor(
+      () => !replicasOn(volume).some((id) => ids.has(id)),
+      30_000,
+      'the stalled download to end and the removed file replicas to go',
+    );
+    expect(daemonLogText(node.dataDir)).toMatch(/download ended: its client took no bytes/);
+    let received = 0;
+    await expect(
+      (async () => {
+        for await (const part of stream) received += (part as Buffer).length;
+      })(),
+    ).rejects.toThrow();
+    expect(received).toBeLessThan(length);
+
+    const paced = randomBytes(64 * CHUNK);
+    const slow = await client.upload(paced, { name: 'slow reader' });
+    const download = await client.download(slow.id);
+    const parts: Buffer[] = [];
+    for await (const part of download.stream) {
+      parts.push(part as Buffer);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(Buffer.concat(parts).equals(paced)).toBe(true);
   });
 });
 

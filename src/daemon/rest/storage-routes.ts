@@ -16,6 +16,8 @@ import { InvalidInputError, PayloadTooLargeError } from '../../shared/errors.js'
 import { CONTENT_ID_PATTERN } from '../storage/content-address.js';
 import type { StorageLayer } from '../storage/storage-layer.js';
 import { MAX_REDUNDANCY } from '../../shared/storage-limits.js';
+import type { Logger } from '../logger.js';
+import { downloadStream } from './download-stream.js';
 import { RawContent, restRoute, type RestResource } from './resource.js';
 
 // eslint-disable-next-line no-control-regex -- finding them is the point
@@ -30,7 +32,14 @@ export interface StorageRouteOptions {
   defaultRedundancy: number;
   /** `--storage.max-content-size`: largest file `/content` answers as a JSON string. */
   maxContentSize: number;
+  /** `--storage.download-idle-timeout`: longest a download waits for its client to take bytes. */
+  downloadIdleTimeoutMs: number;
+  /** Told of each download ended for a client that stopped taking bytes. */
+  logger: Pick<Logger, 'info'>;
 }
+
+/** Most bytes a download hands its response at once: the step its idle clock measures. */
+const DOWNLOAD_PIECE_BYTES = 256 * 1024;
 
 const ID_SCHEMA = {
   type: 'string',
@@ -324,18 +333,30 @@ export function storageResource(options: StorageRouteOptions): RestResource {
         operationId: 'downloadFile',
         summary: "A file's bytes as application/octet-stream, streamed chunk by chunk (any size).",
         description:
-          'Each chunk is verified before it is sent; should no replica of a chunk be intact, the connection ends before Content-Length bytes.',
+          'Each chunk is verified before it is sent; should no replica of a chunk be intact, the connection ends before Content-Length bytes. A client that takes no bytes for --storage.download-idle-timeout (default 60 s) is disconnected the same way.',
         params: ID_PARAMS,
         produces: ['application/octet-stream'],
         response: { type: 'string', format: 'binary' },
         errors: [404, 503],
-        handle: ({ params }) =>
-          new RawContent(
-            // A byte stream, so it buffers one chunk past the storage layer's read-ahead
-            // rather than sixteen (an object stream's default).
-            Readable.from(storage.content(params.id), { objectMode: false }),
+        handle: ({ params }) => {
+          const idleMs = options.downloadIdleTimeoutMs;
+          return new RawContent(
+            downloadStream(storage.content(params.id), {
+              idleMs,
+              pieceBytes: DOWNLOAD_PIECE_BYTES,
+              stalled: () => {
+                options.logger.info('download ended: its client took no bytes', {
+                  file: params.id,
+                  idleMs,
+                });
+                return new Error(
+                  `download of ${params.id} ended: the client took no bytes for ${idleMs} ms (set by --storage.download-idle-timeout)`,
+                );
+              },
+            }),
             storage.fileSize(params.id),
-          ),
+          );
+        },
       }),
       restRoute<unknown, { id: string }>({
         method: 'DELETE',

@@ -100,6 +100,7 @@ export interface NodeConfig {
   'storage.scrub-rate': number;
   'storage.collect-interval': number;
   'storage.upload-idle-timeout': number;
+  'storage.download-idle-timeout': number;
 }
 
 export type OptionKey = keyof NodeConfig;
@@ -722,6 +723,13 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '60s',
     description:
       'How long an upload waits for its next bytes; a client that sends nothing for longer is answered 408 and its upload fails (nothing listed, its bytes removed).',
+    parse: parsePositiveDuration,
+  }),
+  option({
+    key: 'storage.download-idle-timeout',
+    defaultText: '60s',
+    description:
+      'How long a download (GET .../raw) waits for its client to take the next 256 KiB; a client that takes nothing for longer is disconnected and the download ends.',
     parse: parsePositiveDuration,
   }),
   option({
