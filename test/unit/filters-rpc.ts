@@ -7,6 +7,7 @@ import { LogQuery } from '../../src/daemon/events/log-query.js';
 import { ServedLogs } from '../../src/daemon/events/served-logs.js';
 import { PollingFilters } from '../../src/daemon/events/polling-filters.js';
 import { RpcDispatcher } from '../../src/daemon/rpc/dispatcher.js';
+import { replyString } from '../../src/daemon/rpc/reply.js';
 import {
   MethodRegistry,
   type CallContext,
@@ -110,7 +111,7 @@ export function filtersRpc(
         JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
         context,
       );
-      return JSON.parse(text!) as RpcReply;
+      return JSON.parse(replyString(text!)) as RpcReply;
     },
     close: () => filters.close(),
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ExecutionRevertedError, NotFoundError } from '../../src/shared/errors.js';
 import { JsonText, RpcDispatcher } from '../../src/daemon/rpc/dispatcher.js';
+import { replyString } from '../../src/daemon/rpc/reply.js';
 import { MethodRegistry, defineMethod, type CallContext } from '../../src/daemon/rpc/registry.js';
 
 const silent = { error: () => undefined, debug: () => undefined };
@@ -63,7 +64,7 @@ const local: CallContext = { ...remote, loopback: true, remoteAddress: '127.0.0.
 
 async function ask(text: string, context = remote, enabled?: string[]) {
   const reply = await dispatcher(enabled).handleText(text, context);
-  return reply === undefined ? undefined : JSON.parse(reply);
+  return reply === undefined ? undefined : JSON.parse(replyString(reply));
 }
 
 describe('RpcDispatcher', () => {

@@ -52,7 +52,7 @@ export const logFilterParam = { name: 'filter', schema: logFilterSchema };
 
 /** A query's logs as the JSON array they are answered with. */
 export function servedLogsJson(logs: readonly ServedLog[]): JsonText {
-  return new JsonText(`[${logs.map((log) => log.json).join(',')}]`);
+  return new JsonText('[', logs.map((log) => log.json).join(','), ']');
 }
 
 /** How the log readers turn a queried log into JSON-RPC text. */

@@ -11,6 +11,7 @@ import { exceedsJsonDepth, nestingTooDeepMessage } from './json-depth.js';
 import { RpcError, RpcErrorCode } from './rpc-error.js';
 import type { CallContext, MethodRegistry } from './registry.js';
 import type { Pause } from '../time-slice.js';
+import { batchReply, replyLength, resultReply, type Reply } from './reply.js';
 
 /**
  * Where the dispatcher reports each call it answered (`metrics/recorder.ts` implements it);
@@ -57,12 +58,18 @@ interface Envelope {
  * pieces the handler keeps in JSON form (logs).
  */
 export class JsonText {
-  constructor(readonly text: string) {}
+  /** The text, in pieces that follow one another (`reply.ts`). */
+  readonly pieces: readonly string[];
+
+  constructor(...pieces: string[]) {
+    this.pieces = pieces;
+  }
 }
 
 /** The JSON text of a handler's result. */
-function resultText(result: unknown): string {
-  return result instanceof JsonText ? result.text : JSON.stringify(result ?? null);
+function resultText(result: unknown): Reply {
+  if (!(result instanceof JsonText)) return JSON.stringify(result ?? null);
+  return result.pieces.length === 1 ? result.pieces[0]! : result.pieces;
 }
 
 function errorResponse(id: RpcId, error: RpcError): string {
@@ -104,7 +111,7 @@ export class RpcDispatcher {
    * call whose handler answers synchronously is answered synchronously, so cheap methods do not
    * pay for a chain of promises.
    */
-  handleText(text: string, context: CallContext): MaybePromise<string | undefined> {
+  handleText(text: string, context: CallContext): MaybePromise<Reply | undefined> {
     const startedAt = this.observer.now();
     if (exceedsJsonDepth(text, this.limits.maxNesting)) {
       return this.refused(
@@ -140,7 +147,7 @@ export class RpcDispatcher {
     return errorResponse(null, error);
   }
 
-  private async handleBatch(calls: unknown[], context: CallContext): Promise<string | undefined> {
+  private async handleBatch(calls: unknown[], context: CallContext): Promise<Reply | undefined> {
     const startedAt = this.observer.now();
     if (calls.length === 0) {
       return this.refused(
@@ -156,12 +163,13 @@ export class RpcDispatcher {
       this.reportRefusal('batch', error, context);
       return this.refused(error, startedAt);
     }
-    const responses: string[] = [];
+    const responses: Reply[] = [];
     let size = 2;
     for (const response of await this.runBatch(calls, context)) {
       if (response.text === undefined) continue;
       const { call } = response;
-      if (size + response.text.length + 1 > this.limits.batchResponseMaxSize) {
+      const length = replyLength(response.text);
+      if (size + length + 1 > this.limits.batchResponseMaxSize) {
         const id = (call as { id?: unknown }).id;
         const error = new RpcError(
           RpcErrorCode.limitExceeded,
@@ -171,10 +179,10 @@ export class RpcDispatcher {
         responses.push(errorResponse(isValidId(id) ? id : null, error));
         continue;
       }
-      size += response.text.length + 1;
+      size += length + 1;
       responses.push(response.text);
     }
-    return responses.length === 0 ? undefined : `[${responses.join(',')}]`;
+    return responses.length === 0 ? undefined : batchReply(responses);
   }
 
   /**
@@ -189,9 +197,9 @@ export class RpcDispatcher {
   private async runBatch(
     calls: unknown[],
     context: CallContext,
-  ): Promise<Array<{ call: unknown; text: string | undefined }>> {
-    const answers: Array<{ call: unknown; text: string | undefined }> = [];
-    let overlapping: Array<{ call: unknown; text: MaybePromise<string | undefined> }> = [];
+  ): Promise<Array<{ call: unknown; text: Reply | undefined }>> {
+    const answers: Array<{ call: unknown; text: Reply | undefined }> = [];
+    let overlapping: Array<{ call: unknown; text: MaybePromise<Reply | undefined> }> = [];
     const settle = async () => {
       // All at once, so that none of them can fail unobserved while an earlier one is awaited.
       const texts = await Promise.all(overlapping.map(({ text }) => text));
@@ -218,7 +226,7 @@ export class RpcDispatcher {
     return resolution.kind === 'found' && resolution.method.overlapsInBatch === true;
   }
 
-  private handleSingle(message: unknown, context: CallContext): MaybePromise<string | undefined> {
+  private handleSingle(message: unknown, context: CallContext): MaybePromise<Reply | undefined> {
     const startedAt = this.observer.now();
     const envelope = this.parseEnvelope(message);
     if (envelope instanceof RpcError) {
@@ -241,12 +249,12 @@ export class RpcDispatcher {
     return this.success(envelope, result, startedAt);
   }
 
-  private success(envelope: Envelope, result: unknown, startedAt: number): string | undefined {
+  private success(envelope: Envelope, result: unknown, startedAt: number): Reply | undefined {
     this.observer.rpcCall(envelope.method, undefined, startedAt);
     if (envelope.isNotification) return undefined;
     const text = resultText(result);
-    this.resultListener?.(text.length);
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(envelope.id)},"result":${text}}`;
+    this.resultListener?.(replyLength(text));
+    return resultReply(JSON.stringify(envelope.id), text);
   }
 
   private failure(

@@ -8,6 +8,7 @@ import type { HostPort } from '../../shared/config/option-parsers.js';
 import type { AuthToken } from '../datadir/auth-token.js';
 import type { Logger } from '../logger.js';
 import type { RpcDispatcher } from '../rpc/dispatcher.js';
+import type { Reply } from '../rpc/reply.js';
 import { RpcErrorCode } from '../rpc/rpc-error.js';
 import { isAuthenticated } from './auth.js';
 import {
@@ -74,7 +75,7 @@ function forbidden(refused: Refusal): HttpResponse {
   };
 }
 
-function rpcResponse(reply: string | undefined, cors?: Record<string, string>): HttpResponse {
+function rpcResponse(reply: Reply | undefined, cors?: Record<string, string>): HttpResponse {
   return reply === undefined
     ? { status: 204, headers: cors }
     : { status: 200, headers: cors, body: reply };

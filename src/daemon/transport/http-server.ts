@@ -1,7 +1,8 @@
 /**
  * A small HTTP/1.1 server over `node:net` for endpoints that answer short JSON requests: each
  * connection's requests are read by {@link HttpRequestReader} and answered strictly in order,
- * one at a time, with one socket write per response.
+ * one at a time, with one socket write per response (a body in pieces is written after the
+ * head in the same corked write).
  *
  * What one client can hold is bounded: reading pauses while too many pipelined requests (or too
  * many of their body bytes) wait, and the next request is not even started while the answers
@@ -25,8 +26,11 @@ import { isLoopback } from './listen.js';
 export interface HttpResponse {
   status: number;
   headers?: Readonly<Record<string, string>>;
-  /** JSON text unless `contentType` says otherwise; omitted for bodiless answers such as 204. */
-  body?: string;
+  /**
+   * JSON text unless `contentType` says otherwise; omitted for bodiless answers such as 204. A
+   * large body may come as pieces, written one after another without being joined first.
+   */
+  body?: string | readonly string[];
   /** Default `application/json`. */
   contentType?: string;
   /** Close the connection after this response. */
@@ -114,14 +118,32 @@ function httpDate(): string {
 interface ResponseText {
   text: string;
   encoding: BufferEncoding;
+  /** The body's pieces, written after `text` (which is then the head), when it came in pieces. */
+  pieces?: readonly string[];
+}
+
+/** Bytes of `body` in UTF-8, and whether that is its length in characters (plain ASCII). */
+function bodyBytes(body: string | readonly string[]): { bytes: number; ascii: boolean } {
+  if (typeof body === 'string') {
+    const bytes = Buffer.byteLength(body);
+    return { bytes, ascii: bytes === body.length };
+  }
+  let bytes = 0;
+  let ascii = true;
+  for (const piece of body) {
+    const pieceBytes = Buffer.byteLength(piece);
+    bytes += pieceBytes;
+    if (pieceBytes !== piece.length) ascii = false;
+  }
+  return { bytes, ascii };
 }
 
 /**
- * A response as the text of one socket write. The head is Latin-1 like the request heads it
- * answers; so is a body that is plain ASCII (most JSON), which spares the UTF-8 pass over the
- * whole text. An answer to HEAD carries the headers the body would have (RFC 9110 §9.3.2) but
- * not the body: a kept-alive client reads no body after it, so sending one would be read as
- * the start of the next response.
+ * A response as the text of one socket write, or its head and the pieces of its body. The head
+ * is Latin-1 like the request heads it answers; so is a body that is plain ASCII (most JSON),
+ * which spares the UTF-8 pass over the whole text. An answer to HEAD carries the headers the
+ * body would have (RFC 9110 §9.3.2) but not the body: a kept-alive client reads no body after
+ * it, so sending one would be read as the start of the next response.
  */
 function responseText(
   response: HttpResponse,
@@ -135,22 +157,33 @@ function responseText(
   }
   if (!keepAlive) text += 'Connection: close\r\n';
   else if (http10) text += 'Connection: keep-alive\r\n';
-  let encoding: BufferEncoding = 'latin1';
-  if (response.body === undefined) {
-    text += '\r\n';
-  } else {
-    const bytes = Buffer.byteLength(response.body);
-    if (bytes !== response.body.length) encoding = 'utf8';
-    text += `Content-Type: ${response.contentType ?? 'application/json'}\r\nContent-Length: ${bytes}\r\n\r\n`;
-    if (!answersHead) text += response.body;
-  }
-  return { text, encoding };
+  const { body } = response;
+  if (body === undefined) return { text: `${text}\r\n`, encoding: 'latin1' };
+  const { bytes, ascii } = bodyBytes(body);
+  const encoding: BufferEncoding = ascii ? 'latin1' : 'utf8';
+  text += `Content-Type: ${response.contentType ?? 'application/json'}\r\nContent-Length: ${bytes}\r\n\r\n`;
+  if (answersHead) return { text, encoding: 'latin1' };
+  if (typeof body === 'string') return { text: text + body, encoding };
+  return { text, encoding, pieces: body };
 }
 
-/** Ends the connection after `text`, reading nothing more, and destroys it after a grace time. */
-function closeAfter(socket: Socket, text: string, encoding: BufferEncoding): void {
+/** Writes `response` to `socket`: one write, or the head and each piece in one go. */
+function writeResponse(socket: Socket, response: ResponseText): void {
+  if (response.pieces === undefined) {
+    socket.write(response.text, response.encoding);
+    return;
+  }
+  socket.cork();
+  socket.write(response.text, 'latin1');
+  for (const piece of response.pieces) socket.write(piece, response.encoding);
+  socket.uncork();
+}
+
+/** Ends the connection after `response`, reading nothing more, and destroys it after a grace time. */
+function closeAfter(socket: Socket, response: ResponseText): void {
   socket.pause();
-  socket.end(text, encoding);
+  writeResponse(socket, response);
+  socket.end();
   const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
   socket.once('close', () => clearTimeout(linger));
 }
@@ -298,8 +331,7 @@ class HttpConnection {
     if (this.finished) return;
     const answersHead = head.method === 'HEAD';
     if (head.keepAlive && !response.close) {
-      const { text, encoding } = responseText(response, true, head.http10, answersHead);
-      this.socket.write(text, encoding);
+      writeResponse(this.socket, responseText(response, true, head.http10, answersHead));
     } else {
       this.finish(response, head.http10, answersHead);
     }
@@ -325,8 +357,7 @@ class HttpConnection {
     if (this.finished || this.socket.destroyed) return;
     this.finished = true;
     this.queue.length = 0;
-    const { text, encoding } = responseText(response, false, http10, answersHead);
-    closeAfter(this.socket, text, encoding);
+    closeAfter(this.socket, responseText(response, false, http10, answersHead));
   }
 }
 
@@ -348,8 +379,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       }
       refused++;
       socket.once('close', () => refused--);
-      const { text, encoding } = responseText(options.overCapacity, false, false);
-      closeAfter(socket, text, encoding);
+      closeAfter(socket, responseText(options.overCapacity, false, false));
       return;
     }
     const connection = new HttpConnection(socket, options);

@@ -23,6 +23,7 @@
  * bound and still get notifications meanwhile: a bound on the whole backlog closed it.
  */
 import type { WebSocket } from 'ws';
+import { replyBytes, type Reply } from '../rpc/reply.js';
 import { TurnBudget } from '../time-slice.js';
 
 /** Requests of one client handled at once (a call thread's queue serves them all anyway). */
@@ -34,8 +35,11 @@ export const WS_SLICE_MS = 5;
 /** The turn budget every channel shares unless given its own. */
 const SHARED_TURN = new TurnBudget(WS_SLICE_MS);
 
-/** Answers one message: the reply text, or undefined when none is due. */
-export type MessageHandler = (text: string) => string | undefined | Promise<string | undefined>;
+/**
+ * Answers one message: the reply text (or its pieces, sent as the fragments of one message), or
+ * undefined when none is due.
+ */
+export type MessageHandler = (text: string) => Reply | undefined | Promise<Reply | undefined>;
 
 export class WsChannel {
   /** Bytes of replies handed to the socket and not yet flushed to the kernel. */
@@ -130,13 +134,21 @@ export class WsChannel {
       });
   }
 
-  private reply(text: string | undefined): void {
-    if (text === undefined || !this.open) return;
-    const bytes = Buffer.byteLength(text);
+  private reply(reply: Reply | undefined): void {
+    if (reply === undefined || !this.open) return;
+    const bytes = replyBytes(reply);
     this.unflushedReplies += bytes;
-    this.socket.send(text, () => {
+    const sent = () => {
       this.unflushedReplies -= bytes;
       if (this.paused) this.pump();
+    };
+    if (typeof reply === 'string') {
+      this.socket.send(reply, sent);
+      return;
+    }
+    reply.forEach((piece, index) => {
+      const last = index === reply.length - 1;
+      this.socket.send(piece, { fin: last }, last ? sent : undefined);
     });
   }
 }
