@@ -230,6 +230,59 @@ export function soakTable(results) {
   return table(['soak (MiB, after the warm-up)', 'start', 'end', 'min', 'max', 'drift'], rows);
 }
 
+/**
+ * The storage layer's transfers of one file beside the raw speed of the same disk in the same
+ * run (`dd conv=fsync` for writes, `cat` for reads, the cold one after the pages were dropped),
+ * and the daemon's resident memory around them.
+ */
+export function storageTable(storage) {
+  const { write, readCold, readWarm, memory } = storage;
+  const ratio = (figures) =>
+    typeof figures?.ratio === 'number' ? `${figures.ratio.toFixed(2)}x` : '-';
+  const repeated = memory?.repeatedUploads;
+  return table(
+    [`storage, ${show(storage.fileMiB)} MiB file`, 'node-cli', 'raw disk', 'node/raw'],
+    [
+      [
+        'upload (MiB/s) vs dd conv=fsync',
+        show(write?.uploadMiBps),
+        show(write?.ddFsyncMiBps),
+        ratio(write),
+      ],
+      [
+        'download, cold (MiB/s) vs cat',
+        show(readCold?.downloadMiBps),
+        show(readCold?.catMiBps),
+        ratio(readCold),
+      ],
+      [
+        'download, warm (MiB/s) vs cat',
+        show(readWarm?.downloadMiBps),
+        show(readWarm?.catMiBps),
+        ratio(readWarm),
+      ],
+      [
+        'daemon CPU s: upload, cold download',
+        `${show(write?.daemonCpuSeconds, 2)}, ${show(readCold?.daemonCpuSeconds, 2)}`,
+        '',
+        '',
+      ],
+      [
+        'resident MiB: idle, upload peak, download peak',
+        `${show(memory?.idleRssMiB)}, ${show(memory?.uploadPeakRssMiB)}, ${show(memory?.downloadPeakRssMiB)}`,
+        '',
+        '',
+      ],
+      [
+        `resident MiB around ${show(repeated?.uploads)} uploads of ${show(repeated?.fileMiB)} MiB: before, peak, after`,
+        `${show(repeated?.beforeMiB)}, ${show(repeated?.peakMiB)}, ${show(repeated?.afterMiB)}`,
+        '',
+        '',
+      ],
+    ],
+  );
+}
+
 /** @param {import('./targets.js').TargetOutcome[]} outcomes */
 function targetsTable(outcomes) {
   return table(
@@ -263,6 +316,7 @@ export function renderReport(results, outcomes) {
     burstTable(results),
     loadTable(results),
     stallTable(results),
+    ...(results['node-cli']?.storage?.write ? [storageTable(results['node-cli'].storage)] : []),
     ...(Object.values(results).some((result) => result?.soak) ? [soakTable(results)] : []),
     targetsTable(outcomes),
     ...(errors.length > 0 ? [`measurements that failed:\n${errors.join('\n')}`] : []),

@@ -63,6 +63,19 @@ function ratioOf(name, mine, theirs, goal, met) {
   };
 }
 
+/** This node's storage transfer against the raw disk in the same run, judged against 0.5. */
+function storageRatio(name, part, what) {
+  return (results) => {
+    const value = results['node-cli']?.storage?.[part]?.ratio ?? null;
+    return {
+      name,
+      goal: `${what} >= 0.5x`,
+      value,
+      verdict: judge(results, 0, value, value >= 0.5),
+    };
+  };
+}
+
 const burstFigure = (kind, field) => (suite) => suite?.burst?.[kind]?.[field];
 
 const TARGETS = [
@@ -109,6 +122,9 @@ const TARGETS = [
       verdict: judge(results, theirs, value, value <= 2),
     };
   },
+  // Issue #14: the storage layer at least half the raw speed of the same disk, both ways.
+  storageRatio('storage upload of 256 MiB vs dd conv=fsync', 'write', 'upload/dd'),
+  storageRatio('storage cold download of 256 MiB vs cold cat', 'readCold', 'download/cat'),
   below(
     'cold start (daemon start --foreground)',
     (suite) => suite?.coldStart?.cliFreshDataDir?.medianMs,
