@@ -22,7 +22,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { RestClient } from '../../src/client/rest-client.js';
@@ -305,8 +305,11 @@ describe('concurrent work on files that share chunks', () => {
 
 describe('a download whose client stops taking bytes', () => {
   let stalling: StorageDaemon | undefined;
+  let stalled: Readable | undefined;
 
   afterAll(async () => {
+    // Should the daemon keep the download open, closing the client would wait for it.
+    stalled?.destroy();
     await stalling?.rest.close();
     await stalling?.daemon.stop();
   });
@@ -326,6 +329,7 @@ describe('a download whose client stops taking bytes', () => {
     const bytes = randomBytes(512 * CHUNK);
     const file = await client.upload(bytes, { name: 'stalled download' });
     const { length, stream } = await client.download(file.id);
+    stalled = stream;
     expect(length).toBe(bytes.length);
     await client.removeFile(file.id);
     const ids = new Set(chunkIdsOf(bytes));
