@@ -22,6 +22,7 @@ import {
   type RequestReaderLimits,
 } from './http-request-reader.js';
 import { isLoopback } from './listen.js';
+import { replyBytes, replyLength } from '../rpc/reply.js';
 
 export interface HttpResponse {
   status: number;
@@ -122,22 +123,6 @@ interface ResponseText {
   pieces?: readonly string[];
 }
 
-/** Bytes of `body` in UTF-8, and whether that is its length in characters (plain ASCII). */
-function bodyBytes(body: string | readonly string[]): { bytes: number; ascii: boolean } {
-  if (typeof body === 'string') {
-    const bytes = Buffer.byteLength(body);
-    return { bytes, ascii: bytes === body.length };
-  }
-  let bytes = 0;
-  let ascii = true;
-  for (const piece of body) {
-    const pieceBytes = Buffer.byteLength(piece);
-    bytes += pieceBytes;
-    if (pieceBytes !== piece.length) ascii = false;
-  }
-  return { bytes, ascii };
-}
-
 /**
  * A response as the text of one socket write, or its head and the pieces of its body. The head
  * is Latin-1 like the request heads it answers; so is a body that is plain ASCII (most JSON),
@@ -159,8 +144,9 @@ function responseText(
   else if (http10) text += 'Connection: keep-alive\r\n';
   const { body } = response;
   if (body === undefined) return { text: `${text}\r\n`, encoding: 'latin1' };
-  const { bytes, ascii } = bodyBytes(body);
-  const encoding: BufferEncoding = ascii ? 'latin1' : 'utf8';
+  const bytes = replyBytes(body);
+  // As many bytes as characters: plain ASCII.
+  const encoding: BufferEncoding = bytes === replyLength(body) ? 'latin1' : 'utf8';
   text += `Content-Type: ${response.contentType ?? 'application/json'}\r\nContent-Length: ${bytes}\r\n\r\n`;
   if (answersHead) return { text, encoding: 'latin1' };
   if (typeof body === 'string') return { text: text + body, encoding };
