@@ -598,6 +598,8 @@ export async function startNode(
         address: config['rest.address'],
         maxBodySize: config['rest.max-body-size'],
         expensiveRate: config['rest.expensive-rate'],
+        maxConnections: config['rest.max-connections'],
+        readTimeoutMs: config['rest.read-timeout'],
         browserPolicy,
         token,
         resources: restResources({

@@ -56,6 +56,11 @@ export class RawConnection {
     return true;
   }
 
+  /** Stops reading: what the server sends waits in the sockets' buffers, then in the server. */
+  pause(): void {
+    this.socket.pause();
+  }
+
   end(): void {
     this.socket.destroy();
   }
@@ -86,4 +91,11 @@ export function post(body: string, extra = ''): string {
     `POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`
   );
+}
+
+/** Writes `text` one character at a time, every `intervalMs`, until the returned stop is called. */
+export function trickle(connection: RawConnection, text: string, intervalMs: number): () => void {
+  let sent = 0;
+  const timer = setInterval(() => connection.write(text[sent++ % text.length]), intervalMs);
+  return () => clearInterval(timer);
 }

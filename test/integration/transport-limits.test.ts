@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { waitFor } from '../helpers/processes.js';
-import { RawConnection, post } from '../helpers/raw-http.js';
+import { RawConnection, post, trickle } from '../helpers/raw-http.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { daemonLogText } from '../helpers/daemon-log.js';
 
@@ -155,13 +155,6 @@ function nextMessage(ws: WebSocket): Promise<string> {
     ws.once('message', (data) => resolve(data.toString()));
     ws.once('close', (code, reason) => reject(new Error(`closed ${code} ${reason.toString()}`)));
   });
-}
-
-/** Sends `text` byte by byte at intervals until the server closes the connection. */
-function trickle(connection: RawConnection, text: string, intervalMs: number): () => void {
-  let sent = 0;
-  const timer = setInterval(() => connection.write(text[sent++ % text.length]), intervalMs);
-  return () => clearInterval(timer);
 }
 
 function daemonLog(daemon: TestDaemon): string {

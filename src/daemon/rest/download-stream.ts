@@ -22,7 +22,10 @@ export interface DownloadLimits {
 }
 
 /** A byte stream of `source`'s chunks, ended with `stalled()` when a piece waits too long. */
-export function downloadStream(source: AsyncIterable<Buffer>, limits: DownloadLimits): Readable {
+export function downloadStream(
+  source: Iterable<Buffer> | AsyncIterable<Buffer>,
+  limits: DownloadLimits,
+): Readable {
   const { idleMs, pieceBytes } = limits;
   async function* pieces(): AsyncGenerator<Buffer> {
     for await (const chunk of source) {

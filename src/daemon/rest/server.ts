@@ -7,19 +7,19 @@
  * except routes marked public. Failures are answered by `error-mapping.ts` alone.
  */
 import { STATUS_CODES } from 'node:http';
-import { Readable } from 'node:stream';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { HostPort } from '../../shared/config/option-parsers.js';
 import type { AuthToken } from '../datadir/auth-token.js';
-import { InvalidInputError, UnauthorizedError } from '../../shared/errors.js';
+import { InvalidInputError, RequestTimeoutError, UnauthorizedError } from '../../shared/errors.js';
 import type { Logger } from '../logger.js';
 import { WarningThrottle } from '../log/warning-throttle.js';
 import type { MetricsRecorder } from '../metrics/recorder.js';
 import { isAuthenticated } from '../transport/auth.js';
 import { ListenerGuard, type BrowserPolicy } from '../transport/browser-guard.js';
 import { endpointUrl, listenError } from '../transport/listen.js';
+import { limitNodeHttpServer, nodeHttpServerOptions } from '../transport/node-http-limits.js';
 import type { RestErrorBody } from '../../shared/rest-api.js';
 import { ERROR_BODY_SCHEMA, restErrorOf } from './error-mapping.js';
 import {
@@ -32,6 +32,7 @@ import {
 import { ExpensiveOperationLimit } from './rate-limit.js';
 import type { RouteTable } from './route-table.js';
 import { lazySerializerFactory, lazyValidatorFactory } from './lazy-schema-compilers.js';
+import { bodyWithDeadline } from './body-deadline.js';
 
 /** Every REST path starts with this (spec: "Versioning"). */
 export const REST_PREFIX = '/v1/api';
@@ -46,6 +47,8 @@ declare module 'fastify' {
     public?: boolean;
     /** The resource the route belongs to (its group in the meta route lists). */
     resource?: string;
+    /** The body is streamed to the handler, which limits its pace itself. */
+    streamedBody?: boolean;
   }
 }
 
@@ -54,6 +57,13 @@ export interface RestServerOptions {
   maxBodySize: number;
   /** `--rest.expensive-rate`: expensive operations per second, 0 for no limit. */
   expensiveRate: number;
+  /** `--rest.max-connections`: more are closed as they arrive. */
+  maxConnections: number;
+  /**
+   * `--rest.read-timeout`: for a request's head, then for a body parsed whole, and for a kept-alive
+   * connection without a request.
+   */
+  readTimeoutMs: number;
   browserPolicy: BrowserPolicy;
   token: AuthToken;
   resources: readonly RestResource[];
@@ -77,6 +87,11 @@ function errorBody(code: number, message: string): RestErrorBody {
 
 function isUpgrade(request: FastifyRequest): boolean {
   return request.headers.upgrade?.toLowerCase() === 'websocket';
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const { headers } = request;
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length']) > 0;
 }
 
 /** The statuses a route can answer besides 200, each with the error body schema. */
@@ -113,7 +128,7 @@ function addRoute(
   scope.route({
     method: route.method,
     url: route.path,
-    config: { public: route.public, resource: resource.name },
+    config: { public: route.public, resource: resource.name, streamedBody: route.rawBody },
     schema: {
       operationId: route.operationId,
       summary: route.summary,
@@ -182,9 +197,14 @@ function addSocketRoute(
 }
 
 async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
-  const { token, logger, maxBodySize, routeTable } = options;
+  const { token, logger, maxBodySize, readTimeoutMs, routeTable } = options;
   const refusals = new WarningThrottle(logger.warn.bind(logger));
+  const nodeOptions = nodeHttpServerOptions(readTimeoutMs);
   const app = Fastify({
+    // No requestTimeout: it would end streamed uploads too; the preParsing hook below times
+    // the other bodies.
+    http: { ...nodeOptions, requestTimeout: 0 },
+    keepAliveTimeout: nodeOptions.keepAliveTimeout,
     bodyLimit: maxBodySize,
     exposeHeadRoutes: false,
     logger: false,
@@ -266,6 +286,18 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     }
   });
 
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (request.routeOptions.config.streamedBody || !hasBody(request)) return payload;
+    return bodyWithDeadline(
+      payload,
+      readTimeoutMs,
+      () =>
+        new RequestTimeoutError(
+          `request body not received within ${readTimeoutMs} ms (--rest.read-timeout)`,
+        ),
+    );
+  });
+
   app.setErrorHandler((error, request, reply) => {
     const consumes = (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes;
     const { status, body } = restErrorOf(error, maxBodySize, consumes?.[0]);
@@ -275,10 +307,8 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
         error: String((error as Error)?.stack ?? error),
       });
     }
-    // A refused stream upload may still be arriving: end the connection instead of reading it.
-    if (request.body instanceof Readable && !request.body.readableEnded) {
-      reply.header('connection', 'close');
-    }
+    // A refused body may still be arriving: end the connection instead of reading it.
+    if (!request.raw.complete) reply.header('connection', 'close');
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) =>
@@ -328,6 +358,16 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
     'GET, POST, DELETE, OPTIONS',
   );
   const app = await buildApp(options, guard);
+  limitNodeHttpServer(
+    app.server,
+    {
+      maxConnections: options.maxConnections,
+      readTimeoutMs: options.readTimeoutMs,
+      listener: 'REST',
+      connectionLimitFlag: '--rest.max-connections',
+    },
+    options.logger,
+  );
   try {
     await app.listen({ host: address.host, port: address.port });
   } catch (error) {

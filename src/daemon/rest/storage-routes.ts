@@ -38,6 +38,9 @@ export interface StorageRouteOptions {
   logger: Pick<Logger, 'info'>;
 }
 
+/** The content type fastify gives the JSON answers it serializes itself. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /** Most bytes a download hands its response at once: the step its idle clock measures. */
 const DOWNLOAD_PIECE_BYTES = 256 * 1024;
 
@@ -153,7 +156,6 @@ function contentLength(headers: IncomingHttpHeaders): number | undefined {
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The file's bytes as a string in `encoding`; utf-8 refuses bytes that are not UTF-8. */
 /** How long a refused upload's remaining bytes are read and discarded before its connection closes. */
 const LINGER_MS = 5_000;
 
@@ -177,6 +179,7 @@ function discardRest(body: Readable): Promise<void> {
   });
 }
 
+/** The file's bytes as a string in `encoding`; utf-8 refuses bytes that are not UTF-8. */
 export function encodeContent(bytes: Buffer, encoding: ContentEncoding): string {
   switch (encoding) {
     case 'utf-8':
@@ -206,6 +209,31 @@ async function wholeContent(options: StorageRouteOptions, id: string): Promise<B
   const parts: Buffer[] = [];
   for await (const part of options.storage.content(id)) parts.push(part);
   return Buffer.concat(parts, size);
+}
+
+/**
+ * A download of file `id` (`bytes` as its response sends them), ended with the connection when
+ * its client takes no bytes for `--storage.download-idle-timeout`.
+ */
+function download(
+  options: StorageRouteOptions,
+  id: string,
+  bytes: Iterable<Buffer> | AsyncIterable<Buffer>,
+  length: number,
+  contentType?: string,
+): RawContent {
+  const idleMs = options.downloadIdleTimeoutMs;
+  const stream = downloadStream(bytes, {
+    idleMs,
+    pieceBytes: DOWNLOAD_PIECE_BYTES,
+    stalled: () => {
+      options.logger.info('download ended: its client took no bytes', { file: id, idleMs });
+      return new Error(
+        `download of ${id} ended: the client took no bytes for ${idleMs} ms (set by --storage.download-idle-timeout)`,
+      );
+    },
+  });
+  return new RawContent(stream, length, contentType);
 }
 
 export function storageResource(options: StorageRouteOptions): RestResource {
@@ -312,7 +340,7 @@ export function storageResource(options: StorageRouteOptions): RestResource {
         summary:
           "A file's bytes as one string: utf-8 (default), base64, binary (one char per byte) or hex.",
         description:
-          'Every chunk is verified by its hash; a bad replica is served from a good one and repaired. Files above --storage.max-content-size answer 413: read them from /raw.',
+          'Every chunk is verified by its hash; a bad replica is served from a good one and repaired. Files above --storage.max-content-size answer 413: read them from /raw. A client that takes no bytes of the answer for --storage.download-idle-timeout (default 60 s) is disconnected.',
         params: ID_PARAMS,
         querystring: {
           type: 'object',
@@ -323,9 +351,12 @@ export function storageResource(options: StorageRouteOptions): RestResource {
         },
         response: { type: 'object', required: ['data'], properties: { data: { type: 'string' } } },
         errors: [404, 503],
-        handle: async ({ params, query }) => ({
-          data: encodeContent(await wholeContent(options, params.id), query.encoding),
-        }),
+        handle: async ({ params, query }) => {
+          const data = encodeContent(await wholeContent(options, params.id), query.encoding);
+          // As bytes in pieces, so a client that stops reading cannot hold the answer for ever.
+          const json = Buffer.from(JSON.stringify({ data }));
+          return download(options, params.id, [json], json.length, JSON_CONTENT_TYPE);
+        },
       }),
       restRoute<unknown, { id: string }>({
         method: 'GET',
@@ -338,25 +369,8 @@ export function storageResource(options: StorageRouteOptions): RestResource {
         produces: ['application/octet-stream'],
         response: { type: 'string', format: 'binary' },
         errors: [404, 503],
-        handle: ({ params }) => {
-          const idleMs = options.downloadIdleTimeoutMs;
-          return new RawContent(
-            downloadStream(storage.content(params.id), {
-              idleMs,
-              pieceBytes: DOWNLOAD_PIECE_BYTES,
-              stalled: () => {
-                options.logger.info('download ended: its client took no bytes', {
-                  file: params.id,
-                  idleMs,
-                });
-                return new Error(
-                  `download of ${params.id} ended: the client took no bytes for ${idleMs} ms (set by --storage.download-idle-timeout)`,
-                );
-              },
-            }),
-            storage.fileSize(params.id),
-          );
-        },
+        handle: ({ params }) =>
+          download(options, params.id, storage.content(params.id), storage.fileSize(params.id)),
       }),
       restRoute<unknown, { id: string }>({
         method: 'DELETE',

@@ -89,6 +89,8 @@ export interface NodeConfig {
   'rest.address': HostPort;
   'rest.max-body-size': number;
   'rest.expensive-rate': number;
+  'rest.max-connections': number;
+  'rest.read-timeout': number;
   'metrics.enable': boolean;
   'metrics.address': HostPort;
   'health.max-head-age-blocks': number;
@@ -646,6 +648,20 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     description:
       "Most expensive REST operations (crypto/encrypt and crypto/decrypt, about 20 ms of the main thread each) per second, bursts up to one second's worth; past it they answer 429. 0 for no limit.",
     parse: parseNonNegativeInteger,
+  }),
+  option({
+    key: 'rest.max-connections',
+    defaultText: '1000',
+    description:
+      'Most open connections on the REST listener (HTTP and the /v1/api/ws/node WebSocket together); more are closed as they arrive.',
+    parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'rest.read-timeout',
+    defaultText: '30s',
+    description:
+      "Longest time to receive a REST request's head, and then its body (a streamed upload is limited by --storage.upload-idle-timeout instead); also how long a kept-alive connection may stay idle.",
+    parse: parsePositiveDuration,
   }),
   option({
     key: 'metrics.enable',
