@@ -10,6 +10,12 @@
 //   on every chunk file of the volume), so both read the disk. Read, warm: the same again with
 //   the pages cached, so both read memory (the download still hashes every chunk).
 //
+// Each of the two cold comparisons runs ROUNDS times, the raw tool and the daemon taking turns,
+// and the figures are the medians: this machine's disk is a virtual one whose host caches it, so
+// one `dd` may run at 400 MiB/s and the next at 1 800, and a single pair compared whichever
+// state the host happened to be in. Every upload round sends different bytes (one byte changed
+// in every MiB), so none is stored already.
+//
 // Transfers go through curl, whose own cost is next to nothing (`curl -T FILE`, `curl -o
 // /dev/null`), so the figures are the daemon's. Each phase records the daemon's CPU seconds
 // (user + system, all threads) and the load average, and the daemon's resident memory is sampled
@@ -18,7 +24,16 @@
 // should not grow with the number of uploads either (shared-memory chunk buffers once did, 3 MiB
 // an upload). Needs curl, dd and cat on PATH.
 import { execFile, execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -30,7 +45,11 @@ import { cpuSeconds, residentMiB } from '../processes/proc-stats.js';
 const MiB = 1024 * 1024;
 const SAMPLE_EVERY_MS = 100;
 
+/** Turns of the raw tool and the daemon for each cold comparison; the medians are reported. */
+const ROUNDS = 3;
+
 const round1 = (value) => Math.round(value * 10) / 10;
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round2 = (value) => Math.round(value * 100) / 100;
 
 /**
@@ -129,6 +148,17 @@ function cachedMiB(paths) {
   }
 }
 
+/** Makes the `mib` MiB file at `path` differ from what it held in every MiB (its byte 0 = `n`). */
+function vary(path, mib, n) {
+  const fd = openSync(path, 'r+');
+  try {
+    for (let offset = 0; offset < mib * MiB; offset += MiB)
+      writeSync(fd, Buffer.from([n]), 0, 1, offset);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The page cache reads `path` once, so the next reader finds it in memory. */
 function warm(path) {
   execFileSync('sh', ['-c', 'cat "$1" > /dev/null', 'sh', path]);
@@ -191,8 +221,6 @@ export async function measureStorageThroughput(fileMiB = 256) {
     const idleRssMiB = Math.round(residentMiB(pid).total);
     const loadBefore = loadavg()[0];
 
-    warm(source);
-    const dd = await timedShell('dd if="$1" of="$2" bs=1M conv=fsync status=none', [source, copy]);
     /** Uploads the file at `path` as `name`; resolves with the answer's text. */
     const uploadFile = (path, name) =>
       run('curl', [
@@ -207,11 +235,24 @@ export async function measureStorageThroughput(fileMiB = 256) {
         path,
         `${files}?name=${name}`,
       ]);
-    warm(source);
-    const upload = await phase(pid, () => uploadFile(source, 'bench'));
-    const fileId = JSON.parse(upload.output).file.id;
+    const writes = [];
+    let fileId;
+    for (let n = 0; n < ROUNDS; n += 1) {
+      vary(source, fileMiB, n);
+      rmSync(copy, { force: true });
+      warm(source);
+      const dd = await timedShell('dd if="$1" of="$2" bs=1M conv=fsync status=none', [
+        source,
+        copy,
+      ]);
+      if (fileId !== undefined) await run('curl', [...curl, '-X', 'DELETE', `${files}/${fileId}`]);
+      warm(source);
+      const upload = await phase(pid, () => uploadFile(source, `bench-${n}`));
+      fileId = JSON.parse(upload.output).file.id;
+      writes.push({ dd, upload });
+    }
 
-    const download = () =>
+    const downloadOnce = () =>
       phase(pid, async () => {
         const received = Number(
           await run('curl', [
@@ -226,28 +267,51 @@ export async function measureStorageThroughput(fileMiB = 256) {
         if (received !== size) throw new Error(`downloaded ${received} of ${size} bytes`);
       });
     const chunks = filesUnder(chunkDir);
-    dropCache([copy]);
-    const catColdCachedMiB = cachedMiB([copy]);
-    const catCold = await timedShell('cat "$1" > /dev/null', [copy]);
-    dropCache(chunks);
-    const downloadColdCachedMiB = cachedMiB(chunks);
-    const downloadCold = await download();
+    const coldReads = [];
+    for (let n = 0; n < ROUNDS; n += 1) {
+      dropCache([copy]);
+      const catCachedMiB = cachedMiB([copy]);
+      const cat = await timedShell('cat "$1" > /dev/null', [copy]);
+      dropCache(chunks);
+      const downloadCachedMiB = cachedMiB(chunks);
+      const download = await downloadOnce();
+      coldReads.push({
+        cat,
+        download,
+        cachedBeforeMiB: { cat: catCachedMiB, download: downloadCachedMiB },
+      });
+    }
     const catWarm = await timedShell('cat "$1" > /dev/null', [copy]);
-    const downloadWarm = await download();
+    const downloadWarm = await downloadOnce();
     const repeated = await repeatedUploads(pid, uploadFile);
 
-    const write = {
+    const writeRounds = writes.map(({ dd, upload }) => ({
       ddFsyncMiBps: rate(fileMiB, dd.seconds),
       uploadMiBps: rate(fileMiB, upload.seconds),
       ddCpuSeconds: dd.cpuSeconds,
       daemonCpuSeconds: upload.daemonCpuSeconds,
+    }));
+    const coldRounds = coldReads.map(({ cat, download, cachedBeforeMiB }) => ({
+      catMiBps: rate(fileMiB, cat.seconds),
+      downloadMiBps: rate(fileMiB, download.seconds),
+      catCpuSeconds: cat.cpuSeconds,
+      daemonCpuSeconds: download.daemonCpuSeconds,
+      cachedBeforeMiB,
+    }));
+    const medianOf = (rounds, key) => median(rounds.map((round) => round[key]));
+    const write = {
+      ddFsyncMiBps: medianOf(writeRounds, 'ddFsyncMiBps'),
+      uploadMiBps: medianOf(writeRounds, 'uploadMiBps'),
+      ddCpuSeconds: medianOf(writeRounds, 'ddCpuSeconds'),
+      daemonCpuSeconds: medianOf(writeRounds, 'daemonCpuSeconds'),
+      rounds: writeRounds,
     };
     const readCold = {
-      catMiBps: rate(fileMiB, catCold.seconds),
-      downloadMiBps: rate(fileMiB, downloadCold.seconds),
-      catCpuSeconds: catCold.cpuSeconds,
-      daemonCpuSeconds: downloadCold.daemonCpuSeconds,
-      cachedBeforeMiB: { cat: catColdCachedMiB, download: downloadColdCachedMiB },
+      catMiBps: medianOf(coldRounds, 'catMiBps'),
+      downloadMiBps: medianOf(coldRounds, 'downloadMiBps'),
+      catCpuSeconds: medianOf(coldRounds, 'catCpuSeconds'),
+      daemonCpuSeconds: medianOf(coldRounds, 'daemonCpuSeconds'),
+      rounds: coldRounds,
     };
     const readWarm = {
       catMiBps: rate(fileMiB, catWarm.seconds),
@@ -263,8 +327,11 @@ export async function measureStorageThroughput(fileMiB = 256) {
       readWarm: { ...readWarm, ratio: round2(readWarm.downloadMiBps / readWarm.catMiBps) },
       memory: {
         idleRssMiB,
-        uploadPeakRssMiB: upload.peakRssMiB,
-        downloadPeakRssMiB: Math.max(downloadCold.peakRssMiB, downloadWarm.peakRssMiB),
+        uploadPeakRssMiB: Math.max(...writes.map(({ upload }) => upload.peakRssMiB)),
+        downloadPeakRssMiB: Math.max(
+          ...coldReads.map(({ download }) => download.peakRssMiB),
+          downloadWarm.peakRssMiB,
+        ),
         repeatedUploads: repeated,
       },
     };
