@@ -308,7 +308,7 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
       });
     }
     // A refused body may still be arriving: end the connection instead of reading it.
-    if (!request.raw.complete) reply.header('connection', 'close');
+    if (hasBody(request) && !request.raw.complete) reply.header('connection', 'close');
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) =>
