@@ -98,6 +98,24 @@ describe('REST listener limits', () => {
     expect(await rest.ping()).toBe('pong');
   });
 
+  it('outlives the read timeout of bodies it refused without reading them', async () => {
+    // Answered 400 for its type before fastify reads it; its deadline once threw out of the
+    // process when it expired.
+    const refusedUnread = await RawConnection.open(restBase(daemon));
+    refusedUnread.write(
+      head(
+        'POST',
+        '/crypto/sign',
+        `Authorization: Bearer ${daemon.token}\r\nContent-Type: application/xml\r\nContent-Length: 2\r\n\r\nhi`,
+      ),
+    );
+    const [refused] = await refusedUnread.responses(1);
+    expect(refused.status).toBe(400);
+    refusedUnread.end();
+    await new Promise((resolve) => setTimeout(resolve, READ_TIMEOUT_MS * 2));
+    expect(await rest.ping()).toBe('pong');
+  });
+
   it('takes a streamed upload that keeps sending for longer than the read timeout', async () => {
     const pieces = Array.from({ length: 12 }, () => randomBytes(32 * 1024));
     const body = new PassThrough();

@@ -17,7 +17,12 @@ export function bodyWithDeadline(source: Readable, ms: number, expired: () => Er
     source.unpipe(body);
     body.destroy(expired());
   }, ms);
-  body.once('close', () => clearTimeout(timer));
+  const stop = () => clearTimeout(timer);
+  source.once('end', stop).once('close', stop);
+  body.once('close', stop);
   source.once('error', (error) => body.destroy(error));
+  // A body refused before it was read (a wrong content type) has no reader to tell: its error
+  // must not become the process's uncaught exception.
+  body.on('error', () => undefined);
   return source.pipe(body);
 }
