@@ -4,7 +4,10 @@
  * into `GET /v1/api/openapi.json`, and @fastify/websocket (on `ws`) serves the WebSocket
  * routes. Every request first passes the Host/Origin guard shared with the other listeners,
  * then the token check of decisions §3 (Bearer header; also `?token=` on WebSocket upgrades),
- * except routes marked public. Failures are answered by `error-mapping.ts` alone.
+ * except routes marked public. Failures are answered by `error-mapping.ts` alone. Like the other
+ * listeners, it caps its connections and gives a request head, and then a JSON body, a deadline
+ * (`--rest.max-connections`, `--rest.read-timeout`); streamed uploads and downloads are paced
+ * by the storage layer's idle limits instead.
  */
 import { STATUS_CODES } from 'node:http';
 import fastifySwagger from '@fastify/swagger';
