@@ -6,7 +6,12 @@ export default {
     '^.+\\.ts$': [
       '@swc/jest',
       {
-        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+        // Keeps `with { type: 'json' }` on JSON imports, which Jest's ESM loader will require.
+        jsc: {
+          parser: { syntax: 'typescript' },
+          target: 'es2022',
+          experimental: { keepImportAttributes: true },
+        },
         module: { type: 'es6' },
       },
     ],
