@@ -359,6 +359,45 @@ describe('a download whose client stops taking bytes', () => {
   });
 });
 
+describe('a download whose first chunk has no intact replica', () => {
+  it('is answered 503 with the error body, corrupt or missing, not a failed serialization', async () => {
+    const file = await rest.upload(randomBytes(3 * CHUNK), { name: 'lost first chunk' });
+    const [first] = file.chunkIds;
+    const [replica] = volumes.flatMap((volume) =>
+      existsSync(join(volume, 'chunks'))
+        ? readdirSync(join(volume, 'chunks'))
+            .map((shard) => join(volume, 'chunks', shard, first))
+            .filter((path) => existsSync(path))
+        : [],
+    );
+    const raw = async () => {
+      const answer = await request(`${daemon.endpoints.rest}/storage/files/${file.id}/raw`, {
+        headers: { authorization: `Bearer ${daemon.token}` },
+      });
+      return {
+        status: answer.statusCode,
+        type: answer.headers['content-type'],
+        body: (await answer.body.json()) as { error: { code: number; message: string } },
+      };
+    };
+    const bytes = readFileSync(replica);
+    bytes[0] ^= 0xff;
+    writeFileSync(replica, bytes);
+    expect(await raw()).toEqual({
+      status: 503,
+      type: 'application/json; charset=utf-8',
+      body: {
+        error: {
+          code: 503,
+          message: expect.stringMatching(/has no intact replica \(.*: corrupt\)/),
+        },
+      },
+    });
+    unlinkSync(replica);
+    expect((await raw()).body.error.message).toMatch(/has no intact replica \(.*: missing\)/);
+  });
+});
+
 describe('a volume removed during an upload', () => {
   it('stores the file degraded on the other volume, and collects what it left there on return', async () => {
     const body = new PassThrough();

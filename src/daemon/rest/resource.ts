@@ -25,6 +25,9 @@ export interface RestInput<B, P, Q> {
  * A handler's answer that is a byte stream rather than JSON (a raw download): sent as is with
  * its type and length; the response schema is not applied.
  */
+/** The content type of the JSON answers, error bodies included, as fastify writes them. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 export class RawContent {
   constructor(
     readonly stream: Readable,

@@ -26,6 +26,7 @@ import { limitNodeHttpServer, nodeHttpServerOptions } from '../transport/node-ht
 import type { RestErrorBody } from '../../shared/rest-api.js';
 import { ERROR_BODY_SCHEMA, restErrorOf } from './error-mapping.js';
 import {
+  JSON_CONTENT_TYPE,
   RawContent,
   type JsonSchema,
   type RestResource,
@@ -312,6 +313,9 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     }
     // A refused body may still be arriving: end the connection instead of reading it.
     if (hasBody(request) && !request.raw.complete) reply.header('connection', 'close');
+    // A download that failed before its first byte had its headers set for the bytes.
+    reply.removeHeader('content-length');
+    reply.header('content-type', JSON_CONTENT_TYPE);
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) =>

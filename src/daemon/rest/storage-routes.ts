@@ -18,7 +18,7 @@ import type { StorageLayer } from '../storage/storage-layer.js';
 import { MAX_REDUNDANCY } from '../../shared/storage-limits.js';
 import type { Logger } from '../logger.js';
 import { downloadStream } from './download-stream.js';
-import { RawContent, restRoute, type RestResource } from './resource.js';
+import { JSON_CONTENT_TYPE, RawContent, restRoute, type RestResource } from './resource.js';
 
 // eslint-disable-next-line no-control-regex -- finding them is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
@@ -37,9 +37,6 @@ export interface StorageRouteOptions {
   /** Told of each download ended for a client that stopped taking bytes. */
   logger: Pick<Logger, 'info'>;
 }
-
-/** The content type fastify gives the JSON answers it serializes itself. */
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** Most bytes a download hands its response at once: the step its idle clock measures. */
 const DOWNLOAD_PIECE_BYTES = 256 * 1024;
