@@ -361,7 +361,7 @@ export function storageResource(options: StorageRouteOptions): RestResource {
         operationId: 'downloadFile',
         summary: "A file's bytes as application/octet-stream, streamed chunk by chunk (any size).",
         description:
-          'Each chunk is verified before it is sent; should no replica of a chunk be intact, the connection ends before Content-Length bytes. A client that takes no bytes for --storage.download-idle-timeout (default 60 s) is disconnected the same way.',
+          'Each chunk is verified before it is sent; should no replica of a chunk be intact, the connection ends before Content-Length bytes (503 when it is the first chunk). A client that takes no bytes for --storage.download-idle-timeout (default 60 s) is disconnected the same way.',
         params: ID_PARAMS,
         produces: ['application/octet-stream'],
         response: { type: 'string', format: 'binary' },
