@@ -50,6 +50,7 @@ import { IdentityFunding } from './identity/identity-funding.js';
 import { restResources } from './rest/resources.js';
 import { RouteTable } from './rest/route-table.js';
 import { startRestServer } from './rest/server.js';
+import { loadChunkIo } from './storage/chunk-io.js';
 import { StorageLayer } from './storage/storage-layer.js';
 import { StorageMaintenance } from './storage/storage-maintenance.js';
 import type { BrowserPolicy } from './transport/browser-guard.js';
@@ -348,6 +349,7 @@ async function startStorage(
     uploadIdleTimeoutMs: config['storage.upload-idle-timeout'],
     publish: (event) => services.bus.publishStorage(event),
     logger: services.logger,
+    chunkIo: loadChunkIo(services.logger),
   });
   shutdownSteps.push(() => storage.close());
   const maintenance = new StorageMaintenance(storage, {

@@ -11,21 +11,15 @@
  * maps them, so dropping them from the process (tried: `madvise`) would change the figure, not
  * the memory the machine holds.
  */
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from './logger.js';
+import { addonUrl, requireAddon } from './native-addons.js';
 
 export interface OsMemory {
   /** glibc's `malloc_trim(0)`; true when some memory was released. Only with glibc. */
   trimMalloc?: () => boolean;
 }
 
-// This module sits in dist/daemon/ (and the daemon's bundle beside it), two levels below the
-// package root, as in src/.
-export const OS_MEMORY_ADDON = new URL(
-  '../../native/os-memory/build/Release/os_memory.node',
-  import.meta.url,
-);
+export const OS_MEMORY_ADDON = addonUrl('os-memory');
 
 /**
  * The addon's functions, or undefined when the release is turned off
@@ -35,7 +29,7 @@ export const OS_MEMORY_ADDON = new URL(
 export function loadOsMemory(
   enabled: boolean,
   logger?: Logger,
-  addonUrl = OS_MEMORY_ADDON,
+  url = OS_MEMORY_ADDON,
 ): OsMemory | undefined {
   if (!enabled) {
     logger?.debug('os-memory release turned off (--no-os-memory-release)');
@@ -43,7 +37,7 @@ export function loadOsMemory(
   }
   let addon: OsMemory;
   try {
-    addon = createRequire(import.meta.url)(fileURLToPath(addonUrl)) as OsMemory;
+    addon = requireAddon(url) as OsMemory;
   } catch (error) {
     logger?.debug('os-memory addon absent: freed malloc memory stays', {
       error: (error as Error).message,

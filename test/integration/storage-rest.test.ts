@@ -1,6 +1,7 @@
 /**
  * The storage layer of a real daemon through its REST routes and the project's client: round
- * trips of the edge sizes in every encoding and streamed, shared chunks and removal, the exact
+ * trips of the edge sizes in every encoding and streamed (through the chunk-io addon where it
+ * was built), shared chunks and removal, the exact
  * bodies of the spec, pagination, `meta.fileCount`, `/ws/node` file events, bad input (400, 404,
  * 413) and the OpenAPI document. Two volumes; the scrubber is off here so that what a read
  * finds is the read's doing (storage-volumes.test.ts runs it).
@@ -19,6 +20,7 @@ import { waitFor } from '../helpers/processes.js';
 import { startStorageDaemon } from '../helpers/storage-daemon.js';
 import type { TestDaemon } from '../helpers/test-daemon.js';
 import { daemonLogText } from '../helpers/daemon-log.js';
+import { CHUNK_IO_ADDON } from '../../src/daemon/storage/chunk-io.js';
 
 const MiB = 1024 * 1024;
 const MAX_UPLOAD = 60 * MiB;
@@ -34,6 +36,8 @@ beforeAll(async () => {
     '0',
     '--storage.max-upload-size',
     `${MAX_UPLOAD}B`,
+    '--log-level',
+    'debug',
   ]));
 });
 
@@ -96,6 +100,15 @@ async function expectStatus(promise: Promise<unknown>, status: number, message: 
 }
 
 describe('round trips', () => {
+  it('go through the chunk-io addon where it was built', () => {
+    const log = daemonLogText(daemon.dataDir);
+    expect(log).toContain(
+      existsSync(CHUNK_IO_ADDON)
+        ? 'chunk-io addon loaded'
+        : 'chunk-io addon absent: chunks go through WebCrypto and node:fs',
+    );
+  });
+
   it.each(SIZES)('%i bytes of any value: base64, hex, binary and the raw stream', async (size) => {
     const bytes = randomBytes(size);
     const file = await rest.upload(bytes, { name: `random-${size}`, size });

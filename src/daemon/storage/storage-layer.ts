@@ -40,6 +40,7 @@ import { OrderedWindow } from './ordered-window.js';
 import { ReplicaSet } from './replica-set.js';
 import { StorageIndex, type ChunkRecord, type FileRecord } from './storage-index.js';
 import { KeyedLock } from './keyed-lock.js';
+import type { ChunkIo } from './chunk-io.js';
 import { StorageVolume, syncDirs, type UnsyncedDirs } from './volume.js';
 
 export interface StorageLimits {
@@ -59,6 +60,8 @@ export interface StorageLayerOptions extends StorageLimits {
   logger: Logger;
   /** Unix seconds now; tests of expiry may move it. */
   now?: () => number;
+  /** The native chunk hashing and writes (chunk-io.ts); WebCrypto and node:fs without. */
+  chunkIo?: ChunkIo;
 }
 
 export interface UploadParams {
@@ -160,7 +163,8 @@ export class StorageLayer {
 
   /** Opens the index and the volumes, then fails the uploads a stop interrupted and collects their bytes. */
   static async open(options: StorageLayerOptions): Promise<StorageLayer> {
-    const volumes = options.volumes.map((path) => new StorageVolume(path));
+    const { chunkIo } = options;
+    const volumes = options.volumes.map((path) => new StorageVolume(path, chunkIo));
     for (const volume of volumes) {
       // A volume that cannot be prepared (read-only, gone) still serves what it holds; writes
       // to it fail with a clear error, and the scrubber reports its replicas.
@@ -174,7 +178,7 @@ export class StorageLayer {
     const layer = new StorageLayer(
       options,
       StorageIndex.open(options.indexDir),
-      new ReplicaSet(volumes),
+      new ReplicaSet(volumes, chunkIo ? (bytes) => chunkIo.sha256Hex(bytes) : chunkIdOfAsync),
     );
     await layer.recover();
     return layer;
@@ -300,7 +304,7 @@ export class StorageLayer {
     unsyncedDirs: UnsyncedDirs,
     placed: Map<string, Promise<string[]>>,
   ): Promise<void> {
-    const id = await chunkIdOfAsync(bytes);
+    const id = await this.replicas.hashChunk(bytes);
     chunk.id = id;
     this.hold(id);
     // A chunk the upload repeats (a run of zeros) is written once, not once per position.

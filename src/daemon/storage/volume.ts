@@ -12,12 +12,15 @@
  * copy was the largest single cost of an upload (benchmarks.md, "Storage upload"). The fsync
  * that follows is still what makes them durable. A file system that refuses O_DIRECT (EINVAL)
  * gets that write again through the page cache, and so does every later write to the volume.
+ * With the native chunk-io addon a replica's write, fsync and rename are one thread-pool job
+ * (chunk-io.ts); the steps and their errors are the same.
  */
 import { constants, existsSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VolumeUnavailableError } from '../../shared/errors.js';
 import { directWritable } from './aligned-buffers.js';
+import type { ChunkIo } from './chunk-io.js';
 import { isContentId } from './content-address.js';
 
 const CHUNKS_DIR = 'chunks';
@@ -88,7 +91,11 @@ export class StorageVolume {
   /** Off once the volume's file system refused an O_DIRECT write. */
   private directWrites = O_DIRECT !== 0;
 
-  constructor(readonly path: string) {}
+  /** `io`: the native chunk writes (chunk-io.ts); node:fs without. */
+  constructor(
+    readonly path: string,
+    private readonly io?: ChunkIo,
+  ) {}
 
   /** Whether the volume's directory is there (it may still be read-only or full). */
   present(): boolean {
@@ -172,16 +179,12 @@ export class StorageVolume {
     }
     const temp = join(this.path, TEMP_DIR, `${id}.${process.pid}.${this.tempCounter++}`);
     const shard = join(this.path, CHUNKS_DIR, id.slice(0, 2));
+    const final = join(shard, id);
     try {
-      await this.writeTemp(temp, bytes).catch(async (error: unknown) => {
+      await this.writeRenamed(temp, final, bytes).catch(async (error: unknown) => {
         if (errnoOf(error) !== 'ENOENT') throw error;
         await this.restoreLayout(shard);
-        await this.writeTemp(temp, bytes);
-      });
-      await rename(temp, join(shard, id)).catch(async (error: unknown) => {
-        if (errnoOf(error) !== 'ENOENT') throw error;
-        await this.restoreLayout(shard);
-        await rename(temp, join(shard, id));
+        await this.writeRenamed(temp, final, bytes);
       });
       if (unsyncedDirs) unsyncedDirs.set(shard, this);
       else await fsyncDir(shard);
@@ -192,19 +195,29 @@ export class StorageVolume {
   }
 
   /**
-   * The bytes at a temporary name, synced: one write of the whole buffer (O_DIRECT when the
-   * buffer allows it), then fsync.
+   * The bytes at a temporary name, synced, then renamed to `final`: one write of the whole
+   * buffer (O_DIRECT when the buffer allows it), fsync, rename.
    */
-  private async writeTemp(temp: string, bytes: Uint8Array): Promise<void> {
-    if (this.directWrites && directWritable(bytes)) {
-      try {
-        return await writeSynced(temp, bytes, DIRECT_WRITE);
-      } catch (error) {
-        if (errnoOf(error) !== 'EINVAL') throw error;
-        this.directWrites = false;
-      }
+  private async writeRenamed(temp: string, final: string, bytes: Uint8Array): Promise<void> {
+    const direct = this.directWrites && directWritable(bytes);
+    try {
+      await this.putReplica(temp, final, bytes, direct);
+    } catch (error) {
+      if (!direct || errnoOf(error) !== 'EINVAL') throw error;
+      this.directWrites = false;
+      await this.putReplica(temp, final, bytes, false);
     }
-    await writeSynced(temp, bytes, 'w');
+  }
+
+  private async putReplica(
+    temp: string,
+    final: string,
+    bytes: Uint8Array,
+    direct: boolean,
+  ): Promise<void> {
+    if (this.io) return this.io.writeReplica(temp, final, bytes, direct);
+    await writeSynced(temp, bytes, direct ? DIRECT_WRITE : 'w');
+    await rename(temp, final);
   }
 
   async remove(id: string): Promise<void> {

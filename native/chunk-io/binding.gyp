@@ -1,0 +1,8 @@
+{
+  "targets": [
+    {
+      "target_name": "chunk_io",
+      "sources": ["chunk_io.c"]
+    }
+  ]
+}

@@ -1,0 +1,236 @@
+/*
+ * A storage volume's chunk work done on libuv's thread pool in one job each, reading the
+ * caller's buffer in place (docs/storage.md, "Transfers"; docs/benchmarks.md):
+ *
+ * sha256Hex(bytes) -> Promise<string>: the hex SHA-256 of the bytes, with OpenSSL's SHA256 from
+ *   the node binary. WebCrypto's digest copies its input on the event loop first.
+ * writeReplica(temp, final, bytes, direct) -> Promise<void>: creates `temp` (O_DIRECT when
+ *   `direct`), writes every byte, fsyncs, closes and renames it to `final`: five round trips to
+ *   the pool through node:fs. On failure `temp` is removed and the promise is rejected with an
+ *   Error whose `code` is the errno's name (ENOENT, EINVAL, ENOSPC, ...) and whose `syscall`
+ *   names the step that failed.
+ *
+ * The caller keeps the bytes unchanged until the promise settles; the job holds a reference to
+ * them so they are not collected meanwhile.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <node_api.h>
+#include <openssl/sha.h>
+#include <uv.h>
+
+typedef struct {
+  napi_async_work work;
+  napi_deferred deferred;
+  napi_ref bytes_ref;
+  const unsigned char *bytes;
+  size_t length;
+  /* sha256Hex */
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  /* writeReplica */
+  char *temp;
+  char *final_path;
+  int direct;
+  int error;
+  const char *syscall;
+} job_t;
+
+static void free_job(napi_env env, job_t *job) {
+  if (job->bytes_ref) napi_delete_reference(env, job->bytes_ref);
+  if (job->work) napi_delete_async_work(env, job->work);
+  free(job->temp);
+  free(job->final_path);
+  free(job);
+}
+
+static char *string_arg(napi_env env, napi_value value) {
+  size_t length;
+  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) return NULL;
+  char *text = malloc(length + 1);
+  if (text && napi_get_value_string_utf8(env, value, text, length + 1, &length) != napi_ok) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* Takes the bytes of a typed array (a Buffer) and a reference that keeps it alive. */
+static int bytes_arg(napi_env env, napi_value value, job_t *job) {
+  napi_typedarray_type type;
+  size_t length;
+  void *data;
+  if (napi_get_typedarray_info(env, value, &type, &length, &data, NULL, NULL) != napi_ok ||
+      type != napi_uint8_array)
+    return 0;
+  job->bytes = data;
+  job->length = length;
+  return napi_create_reference(env, value, 1, &job->bytes_ref) == napi_ok;
+}
+
+/* The call's arguments (at most *argc, which becomes how many came) and a zeroed job; NULL,
+ * with an exception pending, when memory ran out. */
+static job_t *new_job(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
+  napi_get_cb_info(env, info, argc, argv, NULL, NULL);
+  job_t *job = calloc(1, sizeof *job);
+  if (!job) napi_throw_error(env, "ENOMEM", "out of memory");
+  return job;
+}
+
+static napi_value start(napi_env env, job_t *job, const char *name, napi_async_execute_callback execute,
+                        napi_async_complete_callback complete) {
+  napi_value promise, resource_name;
+  napi_create_promise(env, &job->deferred, &promise);
+  napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &resource_name);
+  napi_create_async_work(env, NULL, resource_name, execute, complete, job, &job->work);
+  napi_queue_async_work(env, job->work);
+  return promise;
+}
+
+static napi_value fail_arguments(napi_env env, job_t *job, const char *message) {
+  free_job(env, job);
+  napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", message);
+  return NULL;
+}
+
+/* Rejects the job's promise with an Error of `message`, with `code` and `syscall` when given. */
+static void reject(napi_env env, job_t *job, const char *code, const char *message,
+                   const char *syscall) {
+  napi_value code_value = NULL, message_value, error;
+  if (code) napi_create_string_utf8(env, code, NAPI_AUTO_LENGTH, &code_value);
+  napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &message_value);
+  napi_create_error(env, code_value, message_value, &error);
+  if (syscall) {
+    napi_value syscall_value;
+    napi_create_string_utf8(env, syscall, NAPI_AUTO_LENGTH, &syscall_value);
+    napi_set_named_property(env, error, "syscall", syscall_value);
+  }
+  napi_reject_deferred(env, job->deferred, error);
+}
+
+/* ---- sha256Hex ---- */
+
+static void hash_execute(napi_env env, void *data) {
+  (void)env;
+  job_t *job = data;
+  SHA256(job->bytes, job->length, job->digest);
+}
+
+static void hash_complete(napi_env env, napi_status status, void *data) {
+  job_t *job = data;
+  static const char digits[] = "0123456789abcdef";
+  char hex[SHA256_DIGEST_LENGTH * 2];
+  for (int n = 0; n < SHA256_DIGEST_LENGTH; n++) {
+    hex[2 * n] = digits[job->digest[n] >> 4];
+    hex[2 * n + 1] = digits[job->digest[n] & 15];
+  }
+  napi_value result;
+  if (status == napi_ok && napi_create_string_latin1(env, hex, sizeof hex, &result) == napi_ok)
+    napi_resolve_deferred(env, job->deferred, result);
+  else
+    reject(env, job, NULL, "sha256Hex was cancelled", NULL);
+  free_job(env, job);
+}
+
+static napi_value sha256_hex(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  job_t *job = new_job(env, info, &argc, argv);
+  if (!job) return NULL;
+  if (argc < 1 || !bytes_arg(env, argv[0], job))
+    return fail_arguments(env, job, "sha256Hex(bytes): bytes must be a Uint8Array");
+  return start(env, job, "sha256Hex", hash_execute, hash_complete);
+}
+
+/* ---- writeReplica ---- */
+
+static void write_execute(napi_env env, void *data) {
+  (void)env;
+  job_t *job = data;
+  int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+#ifdef O_DIRECT
+  if (job->direct) flags |= O_DIRECT;
+#endif
+  int fd = open(job->temp, flags, 0666);
+  if (fd < 0) {
+    job->error = errno;
+    job->syscall = "open";
+    return;
+  }
+  size_t written = 0;
+  while (written < job->length) {
+    ssize_t n = pwrite(fd, job->bytes + written, job->length - written, (off_t)written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      /* A regular file takes at least one byte per call; none taken would loop forever. */
+      job->error = n < 0 ? errno : EIO;
+      job->syscall = "write";
+      break;
+    }
+    written += (size_t)n;
+  }
+  if (!job->error && fsync(fd) != 0) {
+    job->error = errno;
+    job->syscall = "fsync";
+  }
+  if (close(fd) != 0 && !job->error) {
+    job->error = errno;
+    job->syscall = "close";
+  }
+  if (!job->error && rename(job->temp, job->final_path) != 0) {
+    job->error = errno;
+    job->syscall = "rename";
+  }
+  if (job->error) unlink(job->temp);
+}
+
+static void write_complete(napi_env env, napi_status status, void *data) {
+  job_t *job = data;
+  if (status == napi_ok && !job->error) {
+    napi_value undefined;
+    napi_get_undefined(env, &undefined);
+    napi_resolve_deferred(env, job->deferred, undefined);
+  } else {
+    int code = status == napi_ok ? job->error : ECANCELED;
+    const char *syscall = job->syscall ? job->syscall : "writeReplica";
+    const char *name = uv_err_name(uv_translate_sys_error(code));
+    char text[PATH_MAX + 128];
+    snprintf(text, sizeof text, "%s: %s, %s '%s'", name, strerror(code), syscall, job->temp);
+    reject(env, job, name, text, syscall);
+  }
+  free_job(env, job);
+}
+
+static napi_value write_replica(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  job_t *job = new_job(env, info, &argc, argv);
+  if (!job) return NULL;
+  bool direct = false;
+  if (argc < 4 || !(job->temp = string_arg(env, argv[0])) ||
+      !(job->final_path = string_arg(env, argv[1])) || !bytes_arg(env, argv[2], job) ||
+      napi_get_value_bool(env, argv[3], &direct) != napi_ok)
+    return fail_arguments(
+        env, job, "writeReplica(temp, final, bytes, direct): two paths, a Uint8Array and a boolean");
+  job->direct = direct;
+  return start(env, job, "writeReplica", write_execute, write_complete);
+}
+
+static void export_function(napi_env env, napi_value exports, const char *name, napi_callback cb) {
+  napi_value function;
+  if (napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, NULL, &function) == napi_ok)
+    napi_set_named_property(env, exports, name, function);
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  export_function(env, exports, "sha256Hex", sha256_hex);
+  export_function(env, exports, "writeReplica", write_replica);
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)

@@ -1,0 +1,40 @@
+/**
+ * A volume's chunk work done natively (the optional addon of `native/chunk-io`), each piece one
+ * job on libuv's thread pool that reads the chunk's buffer in place:
+ * - hashing: WebCrypto's digest first copies its input on the event loop;
+ * - writing a replica: node:fs takes five trips to the pool (open, write, fsync, close, rename).
+ * Without the addon the storage layer does the same through WebCrypto and node:fs, with the same
+ * results and errors (docs/storage.md, "Transfers").
+ */
+import type { Logger } from '../logger.js';
+import { addonUrl, requireAddon } from '../native-addons.js';
+
+export interface ChunkIo {
+  /** The hex SHA-256 of `bytes`, which must stay unchanged until it resolves. */
+  sha256Hex(bytes: Uint8Array): Promise<string>;
+  /**
+   * Creates `temp` (with O_DIRECT when `direct`), writes `bytes`, fsyncs, closes and renames it
+   * to `final`. Rejects with an Error carrying the errno's name as `code` (ENOENT, EINVAL,
+   * ENOSPC, …) and the failed step as `syscall`, having removed `temp`.
+   */
+  writeReplica(temp: string, final: string, bytes: Uint8Array, direct: boolean): Promise<void>;
+}
+
+export const CHUNK_IO_ADDON = addonUrl('chunk-io');
+
+/** The addon's functions, or undefined when it was not built; which one is told at `debug`. */
+export function loadChunkIo(logger?: Logger, url = CHUNK_IO_ADDON): ChunkIo | undefined {
+  try {
+    const addon = requireAddon(url);
+    if (typeof addon.sha256Hex === 'function' && typeof addon.writeReplica === 'function') {
+      logger?.debug('chunk-io addon loaded');
+      return addon as unknown as ChunkIo;
+    }
+    logger?.debug('chunk-io addon lacks its functions: chunks go through WebCrypto and node:fs');
+  } catch (error) {
+    logger?.debug('chunk-io addon absent: chunks go through WebCrypto and node:fs', {
+      error: (error as Error).message,
+    });
+  }
+  return undefined;
+}

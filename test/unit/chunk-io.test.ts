@@ -1,0 +1,151 @@
+/**
+ * The optional chunk-io addon (native/chunk-io): its hash equals node:crypto's, its replica
+ * writes land whole under the final name and fail with node:fs's kind of errors, and a volume
+ * using it falls back to the page cache when O_DIRECT is refused. Without the addon built only
+ * the loader's case runs.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pageAlignedBuffers } from '../../src/daemon/storage/aligned-buffers.js';
+import { CHUNK_IO_ADDON, loadChunkIo, type ChunkIo } from '../../src/daemon/storage/chunk-io.js';
+import { StorageVolume } from '../../src/daemon/storage/volume.js';
+
+const chunkIo = loadChunkIo();
+const withAddon = chunkIo ? describe : describe.skip;
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+function scratch(): string {
+  const root = mkdtempSync(join(tmpdir(), 'node-cli-chunk-io-'));
+  roots.push(root);
+  return root;
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** What `call` threw (the addon's errors come from another realm than jest's `TypeError`). */
+function thrownBy(call: () => unknown): unknown {
+  try {
+    call();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('nothing was thrown');
+}
+
+describe('loadChunkIo', () => {
+  it('is absent, and says so at debug, when the addon was not built', () => {
+    const debug: string[] = [];
+    const logger = { debug: (line: string) => debug.push(line), info() {}, warn() {}, error() {} };
+    expect(loadChunkIo(logger, new URL('./no-such-addon.node', CHUNK_IO_ADDON))).toBeUndefined();
+    expect(debug).toEqual(['chunk-io addon absent: chunks go through WebCrypto and node:fs']);
+  });
+
+  it('is loaded when the addon was built', () => {
+    expect(loadChunkIo() !== undefined).toBe(existsSync(CHUNK_IO_ADDON));
+  });
+});
+
+withAddon('sha256Hex', () => {
+  const io = chunkIo as ChunkIo;
+
+  it.each([
+    ['no bytes', Buffer.alloc(0)],
+    ['one byte', Buffer.from([7])],
+    ['a MiB', randomBytes(1 << 20)],
+  ])('hashes %s as node:crypto does', async (_what, bytes) => {
+    expect(await io.sha256Hex(bytes)).toBe(sha256(bytes));
+  });
+
+  it('hashes a view by its own bytes, not the whole memory under it', async () => {
+    const whole = randomBytes(10_000);
+    const view = whole.subarray(1234, 5678);
+    expect(await io.sha256Hex(view)).toBe(sha256(view));
+    const [aligned] = pageAlignedBuffers(1, 8192);
+    randomBytes(8192).copy(aligned);
+    expect(await io.sha256Hex(aligned)).toBe(sha256(aligned));
+  });
+
+  it('refuses what is not a Uint8Array', () => {
+    expect(thrownBy(() => io.sha256Hex('text' as unknown as Uint8Array))).toMatchObject({
+      name: 'TypeError',
+      code: 'ERR_INVALID_ARG_TYPE',
+      message: 'sha256Hex(bytes): bytes must be a Uint8Array',
+    });
+  });
+});
+
+withAddon('writeReplica', () => {
+  const io = chunkIo as ChunkIo;
+
+  it('writes the bytes under the final name, with or without O_DIRECT, leaving no temporary', async () => {
+    const root = scratch();
+    const [aligned] = pageAlignedBuffers(1, 8192);
+    randomBytes(8192).copy(aligned);
+    for (const [name, bytes, direct] of [
+      ['direct', aligned, true],
+      ['cached', randomBytes(5000), false],
+    ] as const) {
+      await io.writeReplica(join(root, `${name}.tmp`), join(root, name), bytes, direct);
+      expect(readFileSync(join(root, name))).toEqual(Buffer.from(bytes));
+    }
+    expect(readdirSync(root).sort()).toEqual(['cached', 'direct']);
+  });
+
+  it('fails as node:fs does, naming the step and the path, and removes its temporary', async () => {
+    const root = scratch();
+    const missingDir = join(root, 'missing', 'x.tmp');
+    await expect(
+      io.writeReplica(missingDir, join(root, 'x'), Buffer.from('a'), false),
+    ).rejects.toMatchObject({
+      code: 'ENOENT',
+      syscall: 'open',
+      message: expect.stringContaining(missingDir),
+    });
+    const temp = join(root, 'y.tmp');
+    await expect(
+      io.writeReplica(temp, join(root, 'missing', 'y'), Buffer.from('b'), false),
+    ).rejects.toMatchObject({
+      code: 'ENOENT',
+      syscall: 'rename',
+    });
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('refuses arguments of the wrong kind', () => {
+    expect(
+      thrownBy(() => io.writeReplica('a', 'b', 'bytes' as unknown as Uint8Array, false)),
+    ).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+  });
+
+  it('a volume on it writes through the page cache once O_DIRECT is refused, and stops trying', async () => {
+    const root = scratch();
+    const direct: boolean[] = [];
+    const refusing: ChunkIo = {
+      sha256Hex: (bytes) => io.sha256Hex(bytes),
+      writeReplica: async (temp, final, bytes, useDirect) => {
+        direct.push(useDirect);
+        if (useDirect)
+          throw Object.assign(new Error('EINVAL: invalid argument'), { code: 'EINVAL' });
+        return io.writeReplica(temp, final, bytes, useDirect);
+      },
+    };
+    const volume = new StorageVolume(root, refusing);
+    await volume.create();
+    const buffers = pageAlignedBuffers(2, 8192);
+    for (const [n, bytes] of buffers.entries()) {
+      bytes.fill(n + 1);
+      const id = sha256(bytes);
+      await volume.write(id, bytes);
+      expect(readFileSync(volume.chunkPath(id))).toEqual(Buffer.from(bytes));
+    }
+    expect(direct).toEqual([true, false, false]);
+    expect(readdirSync(join(root, 'tmp'))).toEqual([]);
+  });
+});
