@@ -262,6 +262,16 @@ export function storageTable(storage) {
         ratio(readWarm),
       ],
       [
+        'chunk-io addon (native hashing and writes)',
+        storage.chunkIoAddonBuilt === undefined
+          ? '-'
+          : storage.chunkIoAddonBuilt
+            ? 'built'
+            : 'absent',
+        '',
+        '',
+      ],
+      [
         'daemon CPU s: upload, cold download',
         `${show(write?.daemonCpuSeconds, 2)}, ${show(readCold?.daemonCpuSeconds, 2)}`,
         '',

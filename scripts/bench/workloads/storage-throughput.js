@@ -26,6 +26,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import {
   closeSync,
+  existsSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -43,6 +44,10 @@ import { daemonStartArgs, freshDataDir, runCli } from '../processes/node-cli.js'
 import { cpuSeconds, residentMiB } from '../processes/proc-stats.js';
 
 const MiB = 1024 * 1024;
+const CHUNK_IO_ADDON = new URL(
+  '../../../native/chunk-io/build/Release/chunk_io.node',
+  import.meta.url,
+);
 const SAMPLE_EVERY_MS = 100;
 
 /** Turns of the raw tool and the daemon for each cold comparison; the medians are reported. */
@@ -321,6 +326,8 @@ export async function measureStorageThroughput(fileMiB = 256) {
     };
     return {
       fileMiB,
+      // The daemon hashes and writes chunks natively when the addon was built (docs/storage.md).
+      chunkIoAddonBuilt: existsSync(CHUNK_IO_ADDON),
       loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) },
       write: { ...write, ratio: round2(write.uploadMiBps / write.ddFsyncMiBps) },
       readCold: { ...readCold, ratio: round2(readCold.downloadMiBps / readCold.catMiBps) },
