@@ -69,7 +69,21 @@ describe('daemon status chain facts', () => {
     const human = await runCli(['daemon', 'status', '--datadir', daemon.dataDir]);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^ {2}chain id {5}9000$/m);
-    expect(human.stdout).toMatch(/^ {2}head {9}\d+ \(\d+ s ago, 0x[0-9a-f]{64}\)$/m);
+    expect(human.stdout).toMatch(
+      /^ {2}head {9}(0 \(genesis|[1-9]\d* \(\d+ s ago), 0x[0-9a-f]{64}\)$/m,
+    );
     expect(human.stdout).toMatch(/^ {2}pool {9}0 pending, 1 queued$/m);
+  });
+
+  it('names the genesis block as such rather than giving its age', async () => {
+    // Without transactions and with block time 0 the head stays at the genesis block.
+    const idle = await startTestDaemon(['--block-time', '0']);
+    try {
+      const human = await runCli(['daemon', 'status', '--datadir', idle.dataDir]);
+      expect(human.code).toBe(0);
+      expect(human.stdout).toMatch(/^ {2}head {9}0 \(genesis, 0x[0-9a-f]{64}\)$/m);
+    } finally {
+      await idle.stop();
+    }
   });
 });

@@ -6,9 +6,12 @@ import { READINESS_CHECKS } from '../../shared/readiness.js';
 /** Chain id, head and pool lines; one "unknown" line when the node did not answer. */
 function chainFactLines(chain: ChainFacts | undefined): string[] {
   if (chain === undefined) return ['  chain        unknown (JSON-RPC did not answer)'];
+  const height = BigInt(chain.head.number);
+  // The dev chain's genesis has timestamp 0: its age would read as decades.
+  const age = height === 0n ? 'genesis' : `${chain.head.ageSeconds} s ago`;
   const lines = [
     `  chain id     ${BigInt(chain.chainId)}`,
-    `  head         ${BigInt(chain.head.number)} (${chain.head.ageSeconds} s ago, ${chain.head.hash})`,
+    `  head         ${height} (${age}, ${chain.head.hash})`,
   ];
   if (chain.pool !== undefined) {
     lines.push(
@@ -26,7 +29,7 @@ export default class DaemonStatusCommand extends BaseCommand {
   static override summary = 'Show whether the node daemon is running.';
   static override description =
     'Prints pid, uptime, version and endpoints of the running daemon, its chain id, head block ' +
-    '(height, hash, age) and pool size, whether it produces blocks ' +
+    '(height, hash, age; "genesis" for block 0) and pool size, whether it produces blocks ' +
     '(it stops when the chain store cannot be written, e.g. a full disk, and resumes by itself; ' +
     'the dev methods can switch mining off), and the readiness checks of GET /ready: chain store open, ' +
     'block production running, head younger than --health.max-head-age-blocks block times, listeners up. ' +
