@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import WebSocket from 'ws';
+import { MAX_MINED_BLOCKS } from '../../src/daemon/dev/dev-control.js';
 import { ParamFuzzer, seededRandom, servedMethods } from '../helpers/param-fuzzer.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -50,6 +51,33 @@ const EXCLUDED = new Set([
   'debug_startGoTrace',
   'debug_writeMemProfile',
 ]);
+
+/** Methods whose first parameter is a count of blocks to mine, each a committed block. */
+const MINING = new Set(['anvil_mine', 'hardhat_mine']);
+/** Most blocks one fuzzed mining call makes. */
+const FUZZ_MINED_BLOCKS = 64n;
+
+/**
+ * A mining call's block count brought within {@link FUZZ_MINED_BLOCKS} when the node would
+ * accept it: up to MAX_MINED_BLOCKS is a legitimate call that takes as long as that many blocks
+ * (seconds for a few thousand, minutes on a loaded two-core machine), which would hold a
+ * worker past the time budget. Counts over the limit stay, so its refusal is fuzzed too.
+ */
+function boundMining(method: string, params: unknown): unknown {
+  if (!MINING.has(method) || !Array.isArray(params)) return params;
+  const [first, ...rest] = params as unknown[];
+  // Only well-formed counts: a malformed one is refused at once and stays as fuzzed.
+  const count =
+    typeof first === 'string' && /^0x(0|[1-9a-f][0-9a-f]*)$/.test(first)
+      ? BigInt(first)
+      : Number.isSafeInteger(first)
+        ? BigInt(first as number)
+        : undefined;
+  if (count === undefined || count <= FUZZ_MINED_BLOCKS || count > BigInt(MAX_MINED_BLOCKS)) {
+    return params;
+  }
+  return [`0x${(count % FUZZ_MINED_BLOCKS).toString(16)}`, ...rest];
+}
 
 interface FuzzCall {
   id: number;
@@ -166,7 +194,7 @@ describe('JSON-RPC fuzzing (security #20)', () => {
 
       const nextCall = (): FuzzCall => {
         const method = methods[Math.floor(choose() * methods.length)];
-        const params = fuzzer.paramsFor(method.params);
+        const params = boundMining(method.name, fuzzer.paramsFor(method.params));
         const id = ++sent;
         const request: Record<string, unknown> = { jsonrpc: '2.0', id, method: method.name };
         if (params !== undefined) request.params = params;
