@@ -262,6 +262,12 @@ export function storageTable(storage) {
         ratio(readWarm),
       ],
       [
+        'node-cli files add / files get -o (MiB/s, whole CLI call)',
+        storage.cli ? `${show(storage.cli.addMiBps)} / ${show(storage.cli.getMiBps)}` : '-',
+        '',
+        '',
+      ],
+      [
         'chunk-io addon (native hashing and writes)',
         storage.chunkIoAddonBuilt === undefined
           ? '-'

@@ -40,7 +40,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { freePort } from '../processes/free-port.js';
-import { daemonStartArgs, freshDataDir, runCli } from '../processes/node-cli.js';
+import { CLI_ENTRY, daemonStartArgs, freshDataDir, runCli } from '../processes/node-cli.js';
 import { cpuSeconds, residentMiB } from '../processes/proc-stats.js';
 
 const MiB = 1024 * 1024;
@@ -204,6 +204,41 @@ async function repeatedUploads(pid, upload) {
 }
 
 /**
+ * The same file through the project's own client, as an operator moves it: `files add` of
+ * fresh content (one byte changed in every MiB), then `files get -o`, each a whole CLI call
+ * (its start included) from the page cache; MiB/s and the CLI's own CPU seconds.
+ */
+async function cliTransfers(pid, dataDir, source, fileMiB) {
+  const datadir = ['--datadir', dataDir];
+  const out = join(dataDir, 'cli-get.bin');
+  const cli = (commandLine, args) =>
+    phase(pid, () =>
+      timedShell(`"$1" "$2" ${commandLine}`, [process.execPath, CLI_ENTRY, ...args]),
+    );
+  vary(source, fileMiB, ROUNDS);
+  warm(source);
+  const add = await cli('files add "$3" --datadir "$4" --json > /dev/null', [source, dataDir]);
+  const { files } = JSON.parse(await runCli(['files', 'ls', '--json', ...datadir]));
+  const file = files.findLast((listed) => listed.localPath === source);
+  const get = await cli('files get "$3" -o "$4" --datadir "$5" > /dev/null', [
+    file.id,
+    out,
+    dataDir,
+  ]);
+  if (statSync(out).size !== statSync(source).size) {
+    throw new Error('files get wrote a file of another size');
+  }
+  rmSync(out, { force: true });
+  await runCli(['files', 'rm', file.id, ...datadir]);
+  return {
+    addMiBps: rate(fileMiB, add.seconds),
+    addCliCpuSeconds: add.output.cpuSeconds,
+    getMiBps: rate(fileMiB, get.seconds),
+    getCliCpuSeconds: get.output.cpuSeconds,
+  };
+}
+
+/**
  * Upload and download of one `fileMiB` file through REST against `dd` and `cat` on the same disk.
  * @param {number} fileMiB
  */
@@ -288,6 +323,7 @@ export async function measureStorageThroughput(fileMiB = 256) {
     }
     const catWarm = await timedShell('cat "$1" > /dev/null', [copy]);
     const downloadWarm = await downloadOnce();
+    const cli = await cliTransfers(pid, dataDir, source, fileMiB);
     const repeated = await repeatedUploads(pid, uploadFile);
 
     const writeRounds = writes.map(({ dd, upload }) => ({
@@ -332,6 +368,7 @@ export async function measureStorageThroughput(fileMiB = 256) {
       write: { ...write, ratio: round2(write.uploadMiBps / write.ddFsyncMiBps) },
       readCold: { ...readCold, ratio: round2(readCold.downloadMiBps / readCold.catMiBps) },
       readWarm: { ...readWarm, ratio: round2(readWarm.downloadMiBps / readWarm.catMiBps) },
+      cli,
       memory: {
         idleRssMiB,
         uploadPeakRssMiB: Math.max(...writes.map(({ upload }) => upload.peakRssMiB)),
