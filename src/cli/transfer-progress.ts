@@ -1,7 +1,8 @@
 /**
  * Progress of an upload or download: a cli-progress bar (bytes, rate, ETA) on stderr when it is
- * a terminal and the output is not --json, nothing otherwise. The bytes pass through a
- * Transform that counts them, so the bar follows the stream without holding any of it.
+ * a terminal and the output is not --json, nothing otherwise. With a bar the bytes pass through
+ * a Transform that counts them, so the bar follows the stream without holding any of it;
+ * without one nothing is put in the transfer's way.
  */
 import { Transform } from 'node:stream';
 import cliProgress from 'cli-progress';
@@ -10,8 +11,8 @@ import cliProgress from 'cli-progress';
 const MIN_BAR_BYTES = 4 * 1024 * 1024;
 
 export interface TransferProgress {
-  /** Put in the pipeline of the transfer; counts what passes. */
-  meter: Transform;
+  /** Put in the pipeline of the transfer; counts what passes. Absent when no bar shows. */
+  meter?: Transform;
   /** Ends the bar (call when the transfer ended, whatever its outcome). */
   stop(): void;
 }
@@ -22,26 +23,25 @@ function mebibytes(bytes: number): string {
 
 export function transferProgress(label: string, total: number, quiet: boolean): TransferProgress {
   const show = !quiet && process.stderr.isTTY === true && total >= MIN_BAR_BYTES;
-  const bar = show
-    ? new cliProgress.SingleBar(
-        {
-          stream: process.stderr,
-          format: `${label} [{bar}] {percentage}% | {done}/{size} MiB | {speed} MiB/s | ETA {eta_formatted}`,
-          hideCursor: true,
-        },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined;
+  if (!show) return { stop: () => undefined };
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: process.stderr,
+      format: `${label} [{bar}] {percentage}% | {done}/{size} MiB | {speed} MiB/s | ETA {eta_formatted}`,
+      hideCursor: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
   const started = Date.now();
   let done = 0;
-  bar?.start(total, 0, { done: '0.0', size: mebibytes(total), speed: '0.0' });
+  bar.start(total, 0, { done: '0.0', size: mebibytes(total), speed: '0.0' });
   const meter = new Transform({
     transform(piece: Buffer, _encoding, callback) {
       done += piece.length;
       const seconds = Math.max((Date.now() - started) / 1000, 0.001);
-      bar?.update(done, { done: mebibytes(done), speed: mebibytes(done / seconds) });
+      bar.update(done, { done: mebibytes(done), speed: mebibytes(done / seconds) });
       callback(null, piece);
     },
   });
-  return { meter, stop: () => bar?.stop() };
+  return { meter, stop: () => bar.stop() };
 }

@@ -76,11 +76,8 @@ export default class FilesAdd extends NodeCommand {
           // and once the body has ended, undici closes it, which may come before the meter's
           // own 'finish' (a pipeline awaited beside the upload then failed with "Premature
           // close" after a successful upload).
-          const body = pipeline(
-            createReadStream(path, { highWaterMark: READ_PIECE_BYTES }),
-            progress.meter,
-            () => undefined,
-          );
+          const read = createReadStream(path, { highWaterMark: READ_PIECE_BYTES });
+          const body = progress.meter ? pipeline(read, progress.meter, () => undefined) : read;
           const file = await rest.upload(body, {
             name: path,
             redundancy: flags.redundancy,

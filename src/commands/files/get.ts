@@ -82,11 +82,8 @@ export default class FilesGet extends NodeCommand {
       const partial = `${output}.partial-${process.pid}`;
       const progress = transferProgress(`get ${output}`, length, this.jsonEnabled());
       try {
-        await pipeline(
-          stream,
-          progress.meter,
-          createWriteStream(partial, { highWaterMark: WRITE_BUFFER_BYTES }),
-        );
+        const write = createWriteStream(partial, { highWaterMark: WRITE_BUFFER_BYTES });
+        await (progress.meter ? pipeline(stream, progress.meter, write) : pipeline(stream, write));
         await rename(partial, output);
       } catch (error) {
         await rm(partial, { force: true });
