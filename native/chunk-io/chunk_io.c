@@ -9,6 +9,11 @@
  *   the pool through node:fs. On failure `temp` is removed and the promise is rejected with an
  *   Error whose `code` is the errno's name (ENOENT, EINVAL, ENOSPC, ...) and whose `syscall`
  *   names the step that failed.
+ * readReplica(path, into) -> Promise<{bytesRead, sha256Hex} | undefined>: opens `path` without
+ *   blocking on a FIFO, reads at most `into.length` bytes into `into` (none when it is not a
+ *   regular file) and hashes what it read: node:fs takes four trips to the pool (open, fstat,
+ *   read, close) and the hash a fifth. Undefined when there is no such file (ENOENT, ENOTDIR);
+ *   other failures reject as writeReplica's do.
  *
  * The caller keeps the bytes unchanged until the promise settles; the job holds a reference to
  * them so they are not collected meanwhile.
@@ -20,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <node_api.h>
 #include <openssl/sha.h>
@@ -31,12 +37,17 @@ typedef struct {
   napi_ref bytes_ref;
   const unsigned char *bytes;
   size_t length;
-  /* sha256Hex */
+  /* sha256Hex, readReplica */
   unsigned char digest[SHA256_DIGEST_LENGTH];
+  /* readReplica */
+  size_t bytes_read;
+  int missing;
+  /* the file opened: writeReplica's temporary, readReplica's replica */
+  char *path;
   /* writeReplica */
-  char *temp;
   char *final_path;
   int direct;
+  /* writeReplica, readReplica: the errno of the step that failed */
   int error;
   const char *syscall;
 } job_t;
@@ -44,7 +55,7 @@ typedef struct {
 static void free_job(napi_env env, job_t *job) {
   if (job->bytes_ref) napi_delete_reference(env, job->bytes_ref);
   if (job->work) napi_delete_async_work(env, job->work);
-  free(job->temp);
+  free(job->path);
   free(job->final_path);
   free(job);
 }
@@ -121,14 +132,18 @@ static void hash_execute(napi_env env, void *data) {
   SHA256(job->bytes, job->length, job->digest);
 }
 
-static void hash_complete(napi_env env, napi_status status, void *data) {
-  job_t *job = data;
+static void hex_digest(const job_t *job, char hex[SHA256_DIGEST_LENGTH * 2]) {
   static const char digits[] = "0123456789abcdef";
-  char hex[SHA256_DIGEST_LENGTH * 2];
   for (int n = 0; n < SHA256_DIGEST_LENGTH; n++) {
     hex[2 * n] = digits[job->digest[n] >> 4];
     hex[2 * n + 1] = digits[job->digest[n] & 15];
   }
+}
+
+static void hash_complete(napi_env env, napi_status status, void *data) {
+  job_t *job = data;
+  char hex[SHA256_DIGEST_LENGTH * 2];
+  hex_digest(job, hex);
   napi_value result;
   if (status == napi_ok && napi_create_string_latin1(env, hex, sizeof hex, &result) == napi_ok)
     napi_resolve_deferred(env, job->deferred, result);
@@ -156,7 +171,7 @@ static void write_execute(napi_env env, void *data) {
 #ifdef O_DIRECT
   if (job->direct) flags |= O_DIRECT;
 #endif
-  int fd = open(job->temp, flags, 0666);
+  int fd = open(job->path, flags, 0666);
   if (fd < 0) {
     job->error = errno;
     job->syscall = "open";
@@ -182,27 +197,35 @@ static void write_execute(napi_env env, void *data) {
     job->error = errno;
     job->syscall = "close";
   }
-  if (!job->error && rename(job->temp, job->final_path) != 0) {
+  if (!job->error && rename(job->path, job->final_path) != 0) {
     job->error = errno;
     job->syscall = "rename";
   }
-  if (job->error) unlink(job->temp);
+  if (job->error) unlink(job->path);
+}
+
+static void resolve_undefined(napi_env env, job_t *job) {
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  napi_resolve_deferred(env, job->deferred, undefined);
+}
+
+/* Rejects with the job's errno (ECANCELED when the job never ran) named as node:fs names it. */
+static void reject_errno(napi_env env, napi_status status, job_t *job, const char *function) {
+  int code = status == napi_ok ? job->error : ECANCELED;
+  const char *syscall = job->syscall ? job->syscall : function;
+  const char *name = uv_err_name(uv_translate_sys_error(code));
+  char text[PATH_MAX + 128];
+  snprintf(text, sizeof text, "%s: %s, %s '%s'", name, strerror(code), syscall, job->path);
+  reject(env, job, name, text, syscall);
 }
 
 static void write_complete(napi_env env, napi_status status, void *data) {
   job_t *job = data;
-  if (status == napi_ok && !job->error) {
-    napi_value undefined;
-    napi_get_undefined(env, &undefined);
-    napi_resolve_deferred(env, job->deferred, undefined);
-  } else {
-    int code = status == napi_ok ? job->error : ECANCELED;
-    const char *syscall = job->syscall ? job->syscall : "writeReplica";
-    const char *name = uv_err_name(uv_translate_sys_error(code));
-    char text[PATH_MAX + 128];
-    snprintf(text, sizeof text, "%s: %s, %s '%s'", name, strerror(code), syscall, job->temp);
-    reject(env, job, name, text, syscall);
-  }
+  if (status == napi_ok && !job->error)
+    resolve_undefined(env, job);
+  else
+    reject_errno(env, status, job, "writeReplica");
   free_job(env, job);
 }
 
@@ -212,13 +235,81 @@ static napi_value write_replica(napi_env env, napi_callback_info info) {
   job_t *job = new_job(env, info, &argc, argv);
   if (!job) return NULL;
   bool direct = false;
-  if (argc < 4 || !(job->temp = string_arg(env, argv[0])) ||
+  if (argc < 4 || !(job->path = string_arg(env, argv[0])) ||
       !(job->final_path = string_arg(env, argv[1])) || !bytes_arg(env, argv[2], job) ||
       napi_get_value_bool(env, argv[3], &direct) != napi_ok)
     return fail_arguments(
         env, job, "writeReplica(temp, final, bytes, direct): two paths, a Uint8Array and a boolean");
   job->direct = direct;
   return start(env, job, "writeReplica", write_execute, write_complete);
+}
+
+/* ---- readReplica ---- */
+
+static void read_execute(napi_env env, void *data) {
+  (void)env;
+  job_t *job = data;
+  /* Non-blocking, so a FIFO put in a replica's place cannot hold a pool thread. */
+  int fd = open(job->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) job->missing = 1;
+    else {
+      job->error = errno;
+      job->syscall = "open";
+    }
+    return;
+  }
+  struct stat stats;
+  if (fstat(fd, &stats) != 0) {
+    job->error = errno;
+    job->syscall = "fstat";
+  } else if (S_ISREG(stats.st_mode)) {
+    /* The file's size bounds the read too: a file that grew meanwhile is read as it was. */
+    size_t wanted = (size_t)stats.st_size < job->length ? (size_t)stats.st_size : job->length;
+    unsigned char *into = (unsigned char *)job->bytes;
+    while (job->bytes_read < wanted) {
+      ssize_t n = pread(fd, into + job->bytes_read, wanted - job->bytes_read, (off_t)job->bytes_read);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        job->error = errno;
+        job->syscall = "read";
+      }
+      if (n <= 0) break;
+      job->bytes_read += (size_t)n;
+    }
+  }
+  close(fd);
+  if (!job->error) SHA256(job->bytes, job->bytes_read, job->digest);
+}
+
+static void read_complete(napi_env env, napi_status status, void *data) {
+  job_t *job = data;
+  if (status == napi_ok && job->missing) {
+    resolve_undefined(env, job);
+  } else if (status == napi_ok && !job->error) {
+    char hex[SHA256_DIGEST_LENGTH * 2];
+    hex_digest(job, hex);
+    napi_value result, bytes_read, digest;
+    napi_create_object(env, &result);
+    napi_create_double(env, (double)job->bytes_read, &bytes_read);
+    napi_create_string_latin1(env, hex, sizeof hex, &digest);
+    napi_set_named_property(env, result, "bytesRead", bytes_read);
+    napi_set_named_property(env, result, "sha256Hex", digest);
+    napi_resolve_deferred(env, job->deferred, result);
+  } else {
+    reject_errno(env, status, job, "readReplica");
+  }
+  free_job(env, job);
+}
+
+static napi_value read_replica(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  job_t *job = new_job(env, info, &argc, argv);
+  if (!job) return NULL;
+  if (argc < 2 || !(job->path = string_arg(env, argv[0])) || !bytes_arg(env, argv[1], job))
+    return fail_arguments(env, job, "readReplica(path, into): a path and a Uint8Array");
+  return start(env, job, "readReplica", read_execute, read_complete);
 }
 
 static void export_function(napi_env env, napi_value exports, const char *name, napi_callback cb) {
@@ -230,6 +321,7 @@ static void export_function(napi_env env, napi_value exports, const char *name, 
 static napi_value init(napi_env env, napi_value exports) {
   export_function(env, exports, "sha256Hex", sha256_hex);
   export_function(env, exports, "writeReplica", write_replica);
+  export_function(env, exports, "readReplica", read_replica);
   return exports;
 }
 

@@ -1,12 +1,22 @@
 /**
  * The optional chunk-io addon (native/chunk-io): its hash equals node:crypto's, its replica
  * writes land whole under the final name and fail with node:fs's kind of errors, and a volume
- * using it falls back to the page cache when O_DIRECT is refused. Without the addon built only
+ * using it falls back to the page cache when O_DIRECT is refused; its replica reads give the bytes
+ * and their hash as node:fs and node:crypto would. Without the addon built only
  * the loader's case runs.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pageAlignedBuffers } from '../../src/daemon/storage/aligned-buffers.js';
@@ -129,6 +139,7 @@ withAddon('writeReplica', () => {
     const direct: boolean[] = [];
     const refusing: ChunkIo = {
       sha256Hex: (bytes) => io.sha256Hex(bytes),
+      readReplica: (path, into) => io.readReplica(path, into),
       writeReplica: async (temp, final, bytes, useDirect) => {
         direct.push(useDirect);
         if (useDirect)
@@ -147,5 +158,59 @@ withAddon('writeReplica', () => {
     }
     expect(direct).toEqual([true, false, false]);
     expect(readdirSync(join(root, 'tmp'))).toEqual([]);
+  });
+});
+
+withAddon('readReplica', () => {
+  const io = chunkIo as ChunkIo;
+
+  it.each([
+    ['an empty file', 0, 1],
+    ['a file shorter than the buffer', 1000, 1001],
+    ['a file of the buffer size', 4096, 4096],
+    ['a file longer than the buffer: the buffer is filled', 1024 * 1024 + 7, 1024 * 1024 + 1],
+  ])('reads %s and hashes the bytes read', async (_, size, room) => {
+    const path = join(scratch(), 'replica');
+    const bytes = randomBytes(size);
+    writeFileSync(path, bytes);
+    const into = Buffer.alloc(room);
+    const read = await io.readReplica(path, into);
+    const expected = bytes.subarray(0, Math.min(size, room));
+    expect(read).toEqual({ bytesRead: expected.length, sha256Hex: sha256(expected) });
+    expect(into.subarray(0, expected.length).equals(expected)).toBe(true);
+  });
+
+  it('answers undefined for a missing file or a path through a file', async () => {
+    const root = scratch();
+    writeFileSync(join(root, 'file'), 'x');
+    expect(await io.readReplica(join(root, 'nothing'), Buffer.alloc(4))).toBeUndefined();
+    expect(await io.readReplica(join(root, 'file', 'below'), Buffer.alloc(4))).toBeUndefined();
+  });
+
+  it('reads nothing from a directory or a FIFO, without waiting for a writer', async () => {
+    const root = scratch();
+    execFileSync('mkfifo', [join(root, 'fifo')]);
+    for (const path of [root, join(root, 'fifo')]) {
+      expect(await io.readReplica(path, Buffer.alloc(4))).toEqual({
+        bytesRead: 0,
+        sha256Hex: sha256(Buffer.alloc(0)),
+      });
+    }
+  });
+
+  it('rejects with the code and step of another failure', async () => {
+    const loop = join(scratch(), 'loop');
+    symlinkSync(loop, loop);
+    await expect(io.readReplica(loop, Buffer.alloc(4))).rejects.toMatchObject({
+      code: 'ELOOP',
+      syscall: 'open',
+    });
+  });
+
+  it('refuses arguments of the wrong kind', () => {
+    expect(thrownBy(() => io.readReplica('a', 'bytes' as unknown as Uint8Array))).toMatchObject({
+      name: 'TypeError',
+      code: 'ERR_INVALID_ARG_TYPE',
+    });
   });
 });

@@ -2,7 +2,8 @@
  * A volume's chunk work done natively (the optional addon of `native/chunk-io`), each piece one
  * job on libuv's thread pool that reads the chunk's buffer in place:
  * - hashing: WebCrypto's digest first copies its input on the event loop;
- * - writing a replica: node:fs takes five trips to the pool (open, write, fsync, close, rename).
+ * - writing a replica: node:fs takes five trips to the pool (open, write, fsync, close, rename);
+ * - reading a replica and hashing it: four trips to the pool (open, fstat, read, close) and a hash.
  * Without the addon the storage layer does the same through WebCrypto and node:fs, with the same
  * results and errors (docs/storage.md, "Transfers").
  */
@@ -18,7 +19,21 @@ export interface ChunkIo {
    * ENOSPC, …) and the failed step as `syscall`, having removed `temp`.
    */
   writeReplica(temp: string, final: string, bytes: Uint8Array, direct: boolean): Promise<void>;
+  /**
+   * Reads at most `into.length` bytes of the file at `path` into `into` (none when it is not a
+   * regular file; a FIFO does not block) and hashes what it read. Undefined when there is no such
+   * file (ENOENT, ENOTDIR); other failures reject as `writeReplica`'s do.
+   */
+  readReplica(path: string, into: Uint8Array): Promise<NativeRead | undefined>;
 }
+
+export interface NativeRead {
+  bytesRead: number;
+  /** The hex SHA-256 of the `bytesRead` bytes read. */
+  sha256Hex: string;
+}
+
+const FUNCTIONS = ['sha256Hex', 'writeReplica', 'readReplica'] as const;
 
 export const CHUNK_IO_ADDON = addonUrl('chunk-io');
 
@@ -26,7 +41,7 @@ export const CHUNK_IO_ADDON = addonUrl('chunk-io');
 export function loadChunkIo(logger?: Logger, url = CHUNK_IO_ADDON): ChunkIo | undefined {
   try {
     const addon = requireAddon(url);
-    if (typeof addon.sha256Hex === 'function' && typeof addon.writeReplica === 'function') {
+    if (FUNCTIONS.every((name) => typeof addon[name] === 'function')) {
       logger?.debug('chunk-io addon loaded');
       return addon as unknown as ChunkIo;
     }

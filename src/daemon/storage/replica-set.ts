@@ -8,7 +8,7 @@ import type { ReplicaState } from '../../shared/storage-api.js';
 import { VolumeUnavailableError } from '../../shared/errors.js';
 import { chunkIdOfAsync } from './content-address.js';
 import type { ChunkRecord } from './storage-index.js';
-import type { StorageVolume, UnsyncedDirs } from './volume.js';
+import type { ReplicaRead, StorageVolume, UnsyncedDirs } from './volume.js';
 
 /** What a read found on each volume it looked at. */
 export interface ReplicaInspection {
@@ -99,19 +99,24 @@ export class ReplicaSet {
       .map(([path]) => path);
     const inspection: ReplicaInspection = { bad: new Map(), good: [] };
     for (const path of order) {
-      const bytes = await this.volume(path)
+      const replica = await this.volume(path)
         // One byte past the length is enough to tell a longer replica.
         ?.read(record.id, record.length + 1)
         .catch(() => undefined);
-      if (bytes === undefined) inspection.bad.set(path, 'missing');
-      else if (bytes.length !== record.length || (await this.hashChunk(bytes)) !== record.id)
-        inspection.bad.set(path, 'corrupt');
+      if (replica === undefined) inspection.bad.set(path, 'missing');
+      else if (!(await this.verified(replica, record))) inspection.bad.set(path, 'corrupt');
       else {
         inspection.good.push(path);
-        inspection.bytes ??= bytes;
+        inspection.bytes ??= replica.bytes;
         if (!all) break;
       }
     }
     return inspection;
+  }
+
+  /** Whether the replica has the chunk's length and hash. */
+  private async verified(replica: ReplicaRead, record: ChunkRecord): Promise<boolean> {
+    if (replica.bytes.length !== record.length) return false;
+    return (replica.sha256Hex ?? (await this.hashChunk(replica.bytes))) === record.id;
   }
 }
