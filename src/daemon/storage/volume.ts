@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { VolumeUnavailableError } from '../../shared/errors.js';
 import { directWritable } from './aligned-buffers.js';
 import type { ChunkIo } from './chunk-io.js';
+import { CoalescedSync } from './coalesced-sync.js';
 import { isContentId } from './content-address.js';
 
 const CHUNKS_DIR = 'chunks';
@@ -82,9 +83,6 @@ function errnoOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException)?.code;
 }
 
-/** The shard directories under `chunks/`: the first two hex digits of a chunk id. */
-const SHARDS = Array.from({ length: 256 }, (_, n) => n.toString(16).padStart(2, '0'));
-
 /** Creates one directory level (never its parents); one that is there already is fine. */
 async function mkdirOnce(path: string): Promise<void> {
   await mkdir(path).catch((error: unknown) => {
@@ -94,6 +92,9 @@ async function mkdirOnce(path: string): Promise<void> {
 
 export class StorageVolume {
   private tempCounter = 0;
+  /** Shard directories this process has made ready for writes (`shardReady`), by path. */
+  private readonly shards = new Map<string, Promise<void>>();
+  private readonly chunksSync = new CoalescedSync(() => fsyncDir(join(this.path, CHUNKS_DIR)));
   /** Off once the volume's file system refused an O_DIRECT write. */
   private directWrites = O_DIRECT !== 0;
 
@@ -109,15 +110,15 @@ export class StorageVolume {
   }
 
   /**
-   * Creates the volume's directory and layout, every shard directory included, so that writes
-   * meet no first-use `mkdir` and directory sync; called once at start for configured volumes.
+   * Creates the volume's directory with `chunks/` and `tmp/`; called once at start for
+   * configured volumes. The shard directories under `chunks/` are made by the first write into
+   * each (`shardReady`): a node that stores nothing keeps two directories, not 258.
    */
   async create(): Promise<void> {
     try {
       await mkdir(join(this.path, CHUNKS_DIR), { recursive: true });
       await mkdir(join(this.path, TEMP_DIR), { recursive: true });
-      await Promise.all(SHARDS.map((shard) => mkdirOnce(join(this.path, CHUNKS_DIR, shard))));
-      await fsyncDir(join(this.path, CHUNKS_DIR));
+      await fsyncDir(this.path);
     } catch (error) {
       throw this.failure(error);
     }
@@ -193,6 +194,7 @@ export class StorageVolume {
     const shard = join(this.path, CHUNKS_DIR, id.slice(0, 2));
     const final = join(shard, id);
     try {
+      await this.shardReady(shard);
       await this.writeRenamed(temp, final, bytes).catch(async (error: unknown) => {
         if (errnoOf(error) !== 'ENOENT') throw error;
         await this.restoreLayout(shard);
@@ -258,6 +260,33 @@ export class StorageVolume {
     const names = await readdir(dir).catch(() => []);
     await Promise.all(names.map((name) => rm(join(dir, name), { force: true })));
     return names.length;
+  }
+
+  /**
+   * Settles once the shard directory is there and its entry in `chunks/` is durable: the first
+   * write into a shard in this process makes it (or finds it made) and syncs `chunks/`, every
+   * later one finds the promise settled. A failed attempt is forgotten, so the next write tries
+   * again; a shard removed later is re-created by the write that meets its absence.
+   */
+  private shardReady(shard: string): Promise<void> {
+    let ready = this.shards.get(shard);
+    if (ready === undefined) {
+      ready = this.makeShard(shard);
+      this.shards.set(shard, ready);
+      ready.catch(() => this.shards.delete(shard));
+    }
+    return ready;
+  }
+
+  private async makeShard(shard: string): Promise<void> {
+    try {
+      await mkdirOnce(shard);
+    } catch (error) {
+      if (errnoOf(error) !== 'ENOENT') throw error;
+      return this.restoreLayout(shard);
+    }
+    // Also when it was there: another process may have made it without syncing `chunks/`.
+    await this.chunksSync.sync();
   }
 
   /**
