@@ -125,7 +125,9 @@ function shownDuration(ms: number): string {
 
 /**
  * Young generation of a thread's heap, in MiB (V8's default is 48): the EVM allocates at a high
- * rate, but little of it survives a collection.
+ * rate, but little of it survives a collection. A process started with `--max-semi-space-size`
+ * (the background daemon is, `shared/daemon-runtime.ts`) gives every isolate that semi-space
+ * instead, this limit included (docs/benchmarks.md, "Distinct eth_call: fewer collections").
  */
 const THREAD_YOUNG_GENERATION_MB = 8;
 /** How long a thread has to finish its jobs and close before it is terminated. */
