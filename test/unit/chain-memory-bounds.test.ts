@@ -64,6 +64,45 @@ describe('LruCache with weights', () => {
   });
 });
 
+describe('LruCache with an idle limit', () => {
+  let clock = 0;
+  const idle = () =>
+    new LruCache<string, number>(100, (value) => value, { ms: 60, now: () => clock });
+
+  it('drops the entries unused for longer than the limit at the next insertion, and only those', () => {
+    clock = 0;
+    const cache = idle();
+    cache.set('old', 1);
+    cache.set('read', 1);
+    clock = 50;
+    expect(cache.get('read')).toBe(1);
+    clock = 70;
+    // Nothing happens without an insertion: the cache only drops entries as it takes new ones.
+    expect(cache.size).toBe(2);
+    cache.set('new', 1);
+    expect(cache.has('old')).toBe(false);
+    expect(cache.has('read')).toBe(true);
+    expect(cache.weight).toBe(2);
+    clock = 200;
+    cache.set('newest', 5);
+    expect(cache.size).toBe(1);
+    expect(cache.weight).toBe(5);
+  });
+
+  it('keeps the entry just set however long its key went unused, and still bounds the weight', () => {
+    clock = 0;
+    const cache = idle();
+    cache.set('a', 60);
+    clock = 1000;
+    cache.set('a', 30);
+    expect(cache.get('a')).toBe(30);
+    cache.set('b', 50);
+    cache.set('c', 40);
+    expect(cache.has('a')).toBe(false);
+    expect(cache.weight).toBe(90);
+  });
+});
+
 describe('checksumAddress', () => {
   beforeAll(() => initCrypto());
 

@@ -33,7 +33,7 @@ import type { CallEnvironment, CallOutcome, CallRequest, CallResult } from './ca
 import { createChainCommon } from './common.js';
 import { FlatStateView } from './flat-state.js';
 import { FlatStateManager } from './flat-state-manager.js';
-import { LruCache, type CacheCounts } from './lru-cache.js';
+import { LruCache, type CacheCounts, type IdleLimit } from './lru-cache.js';
 import { decodeReceipts, logsOfReceipts, receiptsOfBlock } from './receipt-codec.js';
 import { blockRetainedBytes, receiptsRetainedBytes } from './retained-size.js';
 import { SharedHead } from './shared-head.js';
@@ -83,6 +83,13 @@ export interface FollowerOptions {
 }
 
 const HEAD_ACCOUNTS = 100_000;
+
+/**
+ * Blocks and receipts (and the logs kept for `eth_getLogs`) nobody asked for in this long leave
+ * their caches at the next insertion: readers mostly want the last blocks, and a block read
+ * again later comes from the store in microseconds.
+ */
+export const READ_CACHE_IDLE: IdleLimit = { ms: 2 * 60_000 };
 
 export function openTrie(
   common: Common,
@@ -135,10 +142,11 @@ export class ChainReader {
     /** Set on readers that follow a producer on another thread. */
     private readonly followed?: SharedHead,
   ) {
-    this.blocksByNumber = new LruCache(cacheBytes.blocks, blockRetainedBytes);
+    this.blocksByNumber = new LruCache(cacheBytes.blocks, blockRetainedBytes, READ_CACHE_IDLE);
     this.receiptsByNumber = new LruCache<bigint, ChainReceipt[]>(
       cacheBytes.receipts,
       receiptsRetainedBytes,
+      READ_CACHE_IDLE,
     );
     this.flat = new FlatStateView(store, common.customCrypto.keccak256!);
     this.headState = this.openState(headBlock.block.header.stateRoot);

@@ -6,6 +6,11 @@
  * very different sizes, such as empty and full blocks, share one memory budget. The entry just
  * set is never evicted by its own insertion, so an entry heavier than the whole budget is still
  * kept until the next one arrives.
+ *
+ * With an idle time, entries not asked for within it are dropped as well, at the next insertion:
+ * a cache of blocks then holds the blocks its readers use rather than every block of the last
+ * hour that fits its budget, and the node's memory follows its working set instead of creeping
+ * up to the budgets over a long steady run (docs/benchmarks.md, "The soak's growing heap").
  */
 /** Hits and misses of a cache since it was made. */
 export interface CacheCounts {
@@ -13,16 +18,27 @@ export interface CacheCounts {
   misses: number;
 }
 
+/** How long an entry may go unused before an insertion drops it, and the clock it is told by. */
+export interface IdleLimit {
+  ms: number;
+  now?: () => number;
+}
+
 export class LruCache<K, V> {
-  private readonly entries = new Map<K, { value: V; weight: number }>();
+  /** In order of use, least recent first: `get` moves an entry to the end. */
+  private readonly entries = new Map<K, { value: V; weight: number; usedAt: number }>();
   private totalWeight = 0;
+  private readonly now: () => number;
   /** Lookups by {@link get} that found an entry, and those that did not, since creation. */
   readonly counts: CacheCounts = { hits: 0, misses: 0 };
 
   constructor(
     private readonly capacity: number,
     private readonly weigh: (value: V) => number = () => 1,
-  ) {}
+    private readonly idle?: IdleLimit,
+  ) {
+    this.now = idle === undefined ? () => 0 : (idle.now ?? Date.now);
+  }
 
   get(key: K): V | undefined {
     const entry = this.entries.get(key);
@@ -31,6 +47,7 @@ export class LruCache<K, V> {
       return undefined;
     }
     this.counts.hits++;
+    entry.usedAt = this.now();
     this.entries.delete(key);
     this.entries.set(key, entry);
     return entry.value;
@@ -43,10 +60,13 @@ export class LruCache<K, V> {
   set(key: K, value: V): void {
     this.delete(key);
     const weight = this.weigh(value);
-    this.entries.set(key, { value, weight });
+    const now = this.now();
+    this.entries.set(key, { value, weight, usedAt: now });
     this.totalWeight += weight;
+    const unusedSince = this.idle === undefined ? -Infinity : now - this.idle.ms;
     for (const [oldest, entry] of this.entries) {
-      if (this.totalWeight <= this.capacity || oldest === key) break;
+      if (oldest === key) break;
+      if (this.totalWeight <= this.capacity && entry.usedAt >= unusedSince) break;
       this.entries.delete(oldest);
       this.totalWeight -= entry.weight;
     }

@@ -7,7 +7,7 @@
  * third of what decoded receipts with formatted log objects cost, which is what was held for the
  * purpose before, and answering from it needs neither decoding nor serialising.
  */
-import type { ChainReader } from '../chain/chain-reader.js';
+import { READ_CACHE_IDLE, type ChainReader } from '../chain/chain-reader.js';
 import { LruCache } from '../chain/lru-cache.js';
 import type { ChainLog } from '../chain/types.js';
 import type { HexLog } from './log-filter.js';
@@ -55,7 +55,7 @@ export class ServedLogs {
     private readonly serialise: LogSerialiser,
     budgetBytes: number = SERVED_LOGS_BYTES,
   ) {
-    this.blocks = new LruCache(budgetBytes, retainedBytes);
+    this.blocks = new LruCache(budgetBytes, retainedBytes, READ_CACHE_IDLE);
   }
 
   /** The logs of block `number` in block order, or undefined above the head. */
