@@ -250,6 +250,14 @@ export function storageTable(storage) {
         ratio(write),
       ],
       [
+        "the daemon's first upload (MiB/s; before the rounds)",
+        write?.firstUpload
+          ? `${show(write.firstUpload.uploadMiBps)} (${show(write.firstUpload.daemonCpuSeconds, 2)} CPU s)`
+          : '-',
+        '',
+        '',
+      ],
+      [
         'download, cold (MiB/s) vs cat',
         show(readCold?.downloadMiBps),
         show(readCold?.catMiBps),
