@@ -3,7 +3,7 @@
 // eth_blockNumber every 20 ms (load/latency-sampler.js) and records how long each answer took;
 // afterwards the gaps between the timestamps of the blocks made meanwhile are read.
 // Target: every answer within 100 ms and no gap above one block time plus one second.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -223,5 +223,6 @@ export async function measureStallProbes(progress, only = /./) {
   } finally {
     await Promise.all([rpc.close(), authed.close()]);
     await runCli(['daemon', 'stop', '--datadir', dataDir]);
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
