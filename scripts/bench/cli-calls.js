@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { freePort } from './processes/free-port.js';
 import { CLI_ENTRY, daemonStartArgs, freshDataDir, runCli } from './processes/node-cli.js';
+import { median } from './statistics.js';
 
 const CAST = fileURLToPath(new URL('../../node_modules/.bin/cast', import.meta.url));
 const TIME = '/usr/bin/time';
@@ -48,12 +49,6 @@ function timeCall([command, ...args], env) {
       resolve({ code, wallMs, cpuMs });
     });
   });
-}
-
-function median(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 const port = await freePort();

@@ -24,6 +24,7 @@ import { connectRpc } from '../rpc.js';
 import { readSettings } from '../settings.js';
 import { runHttpLoad } from '../load/http-load.js';
 import { readWorkloads } from './read-throughput.js';
+import { mean, median } from '../statistics.js';
 
 /** The workloads compared: answered from memory, so the recorder's share is largest. */
 const COMPARED = ['eth_blockNumber', 'eth_getBalance'];
@@ -36,13 +37,6 @@ const RUN_PAIRS_PER_READ_ROUND = 2;
 const PAIR_RUN_MS = 2000;
 /** Unmeasured lead-in of the runs after a node's first (which takes the settings' warm-up). */
 const LATER_WARMUP_MS = 300;
-
-const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;
-}
 
 /** Scrapes `/metrics` of `baseUrl` every second until stopped; counts the scrapes. */
 function scrapeEverySecond(baseUrl) {

@@ -4,6 +4,7 @@
 // fourth workload calls balanceOf for owners that never repeat, which no cache can answer.
 import { runHttpLoad } from '../load/http-load.js';
 import { balanceOfData } from '../chain/token-fixture.js';
+import { mean } from '../statistics.js';
 
 /** @param {string} method @param {unknown[]} params */
 const body = (method, params) => ({ jsonrpc: '2.0', id: 1, method, params });
@@ -39,12 +40,6 @@ export function readWorkloads(addresses, token) {
       splitBodies: true,
     },
   };
-}
-
-/** The mean of `values` (numbers, or null when a value is missing). */
-function mean(values) {
-  if (values.some((value) => value === null || value === undefined)) return null;
-  return values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 
 /** One figure per load test from several runs of it: means of rates, latencies and CPU shares. */

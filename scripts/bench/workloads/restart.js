@@ -11,6 +11,7 @@ import { freePort } from '../processes/free-port.js';
 import { CLI_ENTRY, daemonStartArgs, freshDataDir, runCli } from '../processes/node-cli.js';
 import { waitForBlockNumber } from '../processes/wait-for-rpc.js';
 import { connectRpc } from '../rpc.js';
+import { median } from '../statistics.js';
 
 export const HISTORY_BLOCKS = 10_000;
 const FILL_BLOCK_TIME = '2ms';
@@ -96,16 +97,13 @@ export async function measureRestarts(runs, cacheDir, progress) {
   await oneRestart(dataDir);
   const samples = [];
   for (let run = 0; run < runs; run += 1) samples.push(await oneRestart(dataDir));
-  const median = (key) => {
-    const sorted = samples.map((sample) => sample[key]).sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)];
-  };
+  const medianOf = (key) => median(samples.map((sample) => sample[key]));
   return {
     blocks: HISTORY_BLOCKS,
-    firstAnswerMs: median('firstAnswerMs'),
-    startCommandMs: median('startCommandMs'),
-    goneAfterStoppedMs: median('goneAfterStoppedMs'),
-    stopCommandMs: median('stopCommandMs'),
+    firstAnswerMs: medianOf('firstAnswerMs'),
+    startCommandMs: medianOf('startCommandMs'),
+    goneAfterStoppedMs: medianOf('goneAfterStoppedMs'),
+    stopCommandMs: medianOf('stopCommandMs'),
     samples,
   };
 }

@@ -24,6 +24,7 @@ import {
 import { residentMiB } from '../processes/proc-stats.js';
 import { connectRpc } from '../rpc.js';
 import { RECIPIENT } from '../settings.js';
+import { median } from '../statistics.js';
 
 /**
  * @typedef {object} SoakOptions
@@ -53,12 +54,6 @@ const EDGE_SAMPLES = 5;
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const hex = (value) => `0x${value.toString(16)}`;
-
-/** Median of `values`. @param {number[]} values */
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /**
  * Start, end, lowest and highest of one series of samples after the warm-up, and the drift

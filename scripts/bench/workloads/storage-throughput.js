@@ -48,6 +48,7 @@ import { randomBytes } from 'node:crypto';
 import { freePort } from '../processes/free-port.js';
 import { CLI_ENTRY, daemonStartArgs, freshDataDir, runCli } from '../processes/node-cli.js';
 import { cpuSeconds, residentMiB } from '../processes/proc-stats.js';
+import { median } from '../statistics.js';
 
 const MiB = 1024 * 1024;
 const CHUNK_IO_ADDON = new URL(
@@ -60,7 +61,6 @@ const SAMPLE_EVERY_MS = 100;
 const ROUNDS = 3;
 
 const round1 = (value) => Math.round(value * 10) / 10;
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round2 = (value) => Math.round(value * 100) / 100;
 
 /**
