@@ -13,6 +13,7 @@ import {
   type CallObject,
 } from './call-request.js';
 import { hex, quantity } from './formatters.js';
+import { unprefixedHex } from '../chain/byte-strings.js';
 import { addressSchema, blockSelectorSchema, toAddress } from './hex-schemas.js';
 import type { ChainView } from './services.js';
 
@@ -133,8 +134,9 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
           callerOf(context),
         );
         if (result.error) throw new ServerError(result.error);
-        // Hex needs no escaping: sent as is, a megabyte of return data is not scanned again.
-        return new JsonText(`"${hex(result.returnData)}"`);
+        // Hex needs no escaping, and in pieces a large result is never copied into one flat
+        // string with its quotes: sent as is, a megabyte of return data is not scanned again.
+        return new JsonText('"0x', unprefixedHex(result.returnData), '"');
       },
     }),
     defineMethod<[AccessListCallObject, BlockSelector?]>({
