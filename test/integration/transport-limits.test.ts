@@ -474,7 +474,7 @@ describe('transport limits of a real daemon', () => {
   });
 
   it('stops reading a WebSocket client that does not read its replies, and serves it when it does', async () => {
-    const requests = 64;
+    const requests = 160;
     const ws = await openWs(daemon.endpoints.ws);
     const replies: number[] = [];
     let delivered: () => void = () => {};
@@ -490,8 +490,10 @@ describe('transport limits of a real daemon', () => {
       await waitFor(async () => (await blockNumber(daemon)) >= from + 3, 15_000, 'three blocks');
     });
     expect(report.answeredDuringProbe).toBe(true);
-    // Unbounded, the 64 replies were 128 MB of JSON held for the client.
-    expect(report.rssGrowthMb).toBeLessThan(100);
+    // Unbounded, the 160 replies would be 320 MB of JSON held for the client. Bounded, what
+    // stays held is the 16 MiB bound and the replies running; the peak above it (70-80 MB
+    // measured alone) is the garbage of making the first of them.
+    expect(report.rssGrowthMb).toBeLessThan(150);
     ws.resume();
     await all;
     expect(replies.sort((a, b) => a - b)).toEqual(Array.from({ length: requests }, (_, id) => id));

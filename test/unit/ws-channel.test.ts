@@ -4,10 +4,20 @@ import { TurnBudget } from '../../src/daemon/time-slice.js';
 import { WsChannel } from '../../src/daemon/transport/ws-channel.js';
 import { waitFor } from '../helpers/processes.js';
 
-type FakeSocket = WebSocket & { calls: string[]; receive(text: string): void; sent: string[] };
+type FakeSocket = WebSocket & {
+  calls: string[];
+  receive(text: string): void;
+  sent: string[];
+  /** Flushes every send held so far (only when made with `flushes: false`). */
+  flush(): void;
+};
 
-/** The parts of a ws socket the channel uses, recording pauses, resumes and sends. */
-function fakeSocket(): FakeSocket {
+/**
+ * The parts of a ws socket the channel uses, recording pauses, resumes and sends; with `flushes`
+ * false, sends stay unflushed until `flush()`, as to a client that does not read.
+ */
+function fakeSocket({ flushes = true } = {}): FakeSocket {
+  const unflushed: Array<() => void> = [];
   let onMessage: (data: Buffer, isBinary: boolean) => void = () => {};
   const socket = {
     OPEN: 1,
@@ -24,7 +34,12 @@ function fakeSocket(): FakeSocket {
     },
     send(text: string, done?: () => void) {
       socket.sent.push(text);
-      done?.();
+      if (done === undefined) return;
+      if (flushes) done();
+      else unflushed.push(done);
+    },
+    flush() {
+      for (const done of unflushed.splice(0)) done();
     },
     pause() {
       socket.calls.push('pause');
@@ -121,5 +136,36 @@ describe('WsChannel', () => {
         Array.from({ length: 10 }, (_, i) => `${name}${i}`),
       );
     }
+  });
+
+  it('starts fewer requests at once when the replies are large and the client does not read', async () => {
+    const socket = fakeSocket({ flushes: false });
+    const running: Array<(reply: string) => void> = [];
+    const started: string[] = [];
+    new WsChannel(
+      socket,
+      1000,
+      (text) => {
+        started.push(text);
+        return new Promise<string>((resolve) => running.push(resolve));
+      },
+      noError,
+      new TurnBudget(1_000),
+    );
+    socket.receive('first');
+    running.shift()?.('x'.repeat(400));
+    await waitFor(() => socket.sent.length === 1, 1_000, 'the first reply');
+    for (const text of ['a', 'b', 'c', 'd', 'e']) socket.receive(text);
+    // 400 bytes unflushed, and 400 more expected of each request running: two fit in 1000.
+    expect(started).toEqual(['first', 'a', 'b']);
+    expect(socket.calls).toEqual(['pause']);
+    for (const resolve of running.splice(0)) resolve('y'.repeat(400));
+    await waitFor(() => socket.sent.length === 3, 1_000, 'two more replies');
+    // 1200 bytes unflushed, above the bound: nothing starts until the client reads.
+    expect(started).toEqual(['first', 'a', 'b']);
+    socket.flush();
+    // Nothing unflushed: three requests expecting 400 bytes each fit.
+    await waitFor(() => started.length === 6, 1_000, 'the requests after the flush');
+    expect(started).toEqual(['first', 'a', 'b', 'c', 'd', 'e']);
   });
 });

@@ -2,10 +2,13 @@
  * One WebSocket client's messages in and out, with what the client can make the server hold
  * bounded:
  *
- * - requests: at most `MAX_IN_FLIGHT` are handled at once; while that many run, or while the
- *   replies already sent wait unflushed above the backlog bound, further messages wait in
- *   order and the socket is not read (a client that sends requests without reading the
- *   answers holds about the bound of them, not one per request);
+ * - requests: at most `MAX_IN_FLIGHT` are handled at once, and fewer when the client's replies
+ *   are large: a request starts only while the replies sent and not flushed, plus one reply as
+ *   large as the channel's recent ones for each request running, fit in the backlog bound.
+ *   Otherwise further messages wait in order and the socket is not read, so a client that sends
+ *   requests without reading the answers holds about the bound of them, not one per request.
+ *   Counting only the unflushed bytes, 64 requests for 2 MiB answers held 50 MB for a 16 MiB
+ *   bound (16 running past it), and the garbage of making them took the daemon 120 MB up;
  * - replies, which the client asked for, are always sent, however large (up to the message
  *   limits of decisions §11);
  * - notifications, which the server pushes, are sent only while the backlog other than replies
@@ -44,6 +47,8 @@ export type MessageHandler = (text: string) => Reply | undefined | Promise<Reply
 export class WsChannel {
   /** Bytes of replies handed to the socket and not yet flushed to the kernel. */
   private unflushedReplies = 0;
+  /** Bytes of the largest recent reply, halved at each smaller one: what a request may add. */
+  private replyEstimate = 0;
   private inFlight = 0;
   private readonly waiting: string[] = [];
   private paused = false;
@@ -82,7 +87,7 @@ export class WsChannel {
     while (
       this.waiting.length > 0 &&
       this.inFlight < MAX_IN_FLIGHT &&
-      this.unflushedReplies <= this.maxBacklogBytes &&
+      this.unflushedReplies + this.inFlight * this.replyEstimate <= this.maxBacklogBytes &&
       this.open
     ) {
       if (this.turn.spent()) {
@@ -137,6 +142,7 @@ export class WsChannel {
   private reply(reply: Reply | undefined): void {
     if (reply === undefined || !this.open) return;
     const bytes = replyBytes(reply);
+    this.replyEstimate = Math.max(bytes, this.replyEstimate / 2);
     this.unflushedReplies += bytes;
     const sent = () => {
       this.unflushedReplies -= bytes;
