@@ -4,6 +4,7 @@
  * the IPC channel when the node is ready or why it could not start.
  */
 import { parseArgs } from 'node:util';
+import { InvalidInputError } from '../shared/errors.js';
 import { runDaemon } from './run-daemon.js';
 
 export type LaunchMessage = { type: 'ready'; info: unknown } | { type: 'failed'; message: string };
@@ -15,16 +16,25 @@ function report(message: LaunchMessage): Promise<void> {
   });
 }
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
-  strict: false,
-  allowPositionals: false,
-});
-const { datadir, ...flags } = values as Record<string, string | boolean>;
+/** The data directory and the options, refused (so reported like any start failure) when malformed. */
+function launchArguments(): { dataDir: string; flags: Record<string, string | boolean> } {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    strict: false,
+    allowPositionals: false,
+  });
+  const { datadir, ...flags } = values as Record<string, string | boolean>;
+  // Without it the node would make its data directory in a directory named "undefined".
+  if (typeof datadir !== 'string' || datadir === '') {
+    throw new InvalidInputError('--datadir=<dir> is required');
+  }
+  return { dataDir: datadir, flags };
+}
 
 try {
+  const { dataDir, flags } = launchArguments();
   await runDaemon({
-    dataDir: String(datadir),
+    dataDir,
     flags: Object.fromEntries(Object.entries(flags).map(([key, value]) => [key, String(value)])),
     env: process.env,
     logToFile: true,
