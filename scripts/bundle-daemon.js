@@ -1,22 +1,26 @@
 #!/usr/bin/env node
-// Bundles the daemon after tsc: dist/daemon/run-daemon.js and everything it imports become that
-// one file, which both the background entry (dist/daemon/main.js) and `daemon start --foreground`
-// import; the entry of the call threads (dist/daemon/call-threads/call-thread.js) becomes a
-// bundle of its own in the same way. Start-up was dominated by Node resolving, reading and linking several hundred module
-// files (EthereumJS, @polkadot/util, ajv, ...); one file cuts time to the first answer by more
-// than half. The rest of the tsc output stays as it is: the CLI still imports its own modules.
+// Bundles the daemon after tsc. dist/daemon/run-daemon.js and everything it imports become one
+// CommonJS file, dist/daemon/run-daemon.cjs, written as the function expression that
+// src/daemon/daemon-bundle.ts compiles with V8's code cache (scripts/daemon-code-cache.js makes
+// the caches; how and why is told in daemon-bundle.ts), for the background entry
+// (dist/daemon/main.js) and `daemon start --foreground`; tsc's run-daemon.js is removed. The
+// entries of the call threads and of the trace threads become ES module bundles of their own, in
+// place of tsc's files. Start-up was dominated by Node resolving, reading and linking several
+// hundred module files (EthereumJS, @polkadot/util, ajv, ...); one file cuts time to the first
+// answer by more than half. The rest of the tsc output stays as it is: the CLI still imports its
+// own modules.
 //
 // EthereumJS's EVM and state manager are bundled with the small edits of
 // scripts/ethereumjs-patches.js made to them (docs/evm-patches.md); node_modules itself is never
 // changed.
 //
-// Four things stay outside the bundle:
+// Four things stay outside the bundles:
 // - lmdb, a native addon that finds its binary relative to its own package directory;
 // - secp256k1, for the same reason (loaded with createRequire, which esbuild does not follow,
 //   and listed so that a plain import of it later stays outside too);
-// - dist/shared/errors.js, so the error classes runDaemon throws are the ones the CLI process
-//   has loaded (the CLI imports that module too) and `instanceof NodeError` keeps deciding how a
-//   failed foreground start is told;
+// - the error classes of dist/shared/ (errors.cjs, which errors.js re-exports), so the error
+//   classes runDaemon throws are the ones the CLI process has loaded and `instanceof NodeError`
+//   keeps deciding how a failed foreground start is told;
 // - the WebAssembly of @polkadot/wasm-crypto: that package ships it deflated and base64-encoded
 //   and inflates it on every start (tens of milliseconds); here it is inflated once, written
 //   beside the bundle and read as bytes.
@@ -25,21 +29,24 @@
 // worker and the call thread entry beside node.js) sees the bundle's URL, which is in
 // dist/daemon/ as node.js is.
 import { build } from 'esbuild';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wasmBytes } from '@polkadot/wasm-crypto-wasm';
 import { ethereumjsPatches, patchedFiles } from './ethereumjs-patches.js';
 
 const dist = fileURLToPath(new URL('../dist/daemon/', import.meta.url));
+/** The daemon, as CommonJS for the code cache, and the thread entries, as ES modules in place. */
 const BUNDLES = [
-  `${dist}run-daemon.js`,
-  `${dist}call-threads/call-thread.js`,
-  `${dist}trace/trace-thread.js`,
+  { entry: `${dist}run-daemon.js`, outfile: `${dist}run-daemon.cjs`, format: 'cjs' },
+  { entry: `${dist}call-threads/call-thread.js`, format: 'esm' },
+  { entry: `${dist}trace/trace-thread.js`, format: 'esm' },
 ];
 const errorsFile = fileURLToPath(new URL('../dist/shared/errors.js', import.meta.url));
+const errorsCommonJsFile = fileURLToPath(new URL('../dist/shared/errors.cjs', import.meta.url));
+const { DAEMON_BUNDLE_WRAPPER } = await import('../dist/daemon/daemon-bundle.js');
 const wasmFile = `${dist}wasm-crypto.wasm`;
-/** First line of the bundle; also tells a bundle apart from tsc output. */
+/** First line of an ES module bundle; also tells a bundle apart from tsc output. */
 const BANNER =
   "import { createRequire as createBundleRequire } from 'node:module'; " +
   'const require = createBundleRequire(import.meta.url);';
@@ -66,11 +73,16 @@ function keepSourceOneByte(bundleFile) {
   if (oneByte !== source) writeFileSync(bundleFile, oneByte);
 }
 
-/** Replaces `bundleFile` (tsc output) with a bundle of it and everything it imports. */
-async function bundle(bundleFile) {
-  if (readFileSync(bundleFile, 'utf8').startsWith(BANNER)) {
-    throw new Error(`${bundleFile} is already a bundle: run tsc before bundling`);
+/**
+ * Bundles `entry` (tsc output) and everything it imports: as an ES module in its place, or as
+ * CommonJS into `outfile` (then the entry is removed).
+ */
+async function bundle({ entry, outfile = entry, format }) {
+  if (readFileSync(entry, 'utf8').startsWith(BANNER)) {
+    throw new Error(`${entry} is already a bundle: run tsc before bundling`);
   }
+  const commonJs = format === 'cjs';
+  const bundleFile = outfile;
   let wasmModuleReplaced = false;
   const evmPatches = ethereumjsPatches();
   /** @type {import('esbuild').Plugin} */
@@ -79,7 +91,10 @@ async function bundle(bundleFile) {
     setup(plugin) {
       plugin.onResolve({ filter: /^\.{1,2}\/(.*\/)?errors\.js$/ }, (args) =>
         resolve(args.resolveDir, args.path) === errorsFile
-          ? { path: importPath(bundleFile, errorsFile), external: true }
+          ? {
+              path: importPath(bundleFile, commonJs ? errorsCommonJsFile : errorsFile),
+              external: true,
+            }
           : undefined,
       );
       plugin.onLoad({ filter: /[\\/]@polkadot[\\/]wasm-crypto-wasm[\\/]bundle\.js$/ }, (args) => {
@@ -96,16 +111,16 @@ async function bundle(bundleFile) {
     },
   };
   await build({
-    entryPoints: [bundleFile],
+    entryPoints: [entry],
     outfile: bundleFile,
     allowOverwrite: true,
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format,
     target: 'node20',
     // CommonJS dependencies call require() for Node's built-in modules, which an ES module
-    // bundle only has through createRequire.
-    banner: { js: BANNER },
+    // bundle only has through createRequire. The CommonJS bundle is given its URL by its loader.
+    ...(commonJs ? { define: { 'import.meta.url': '__bundleUrl' } } : { banner: { js: BANNER } }),
     // Native modules load from node_modules; ws takes bufferutil when it is there to unmask
     // client frames natively (in JavaScript it was a fifth of the main thread's time for
     // WebSocket clients sending large requests).
@@ -115,6 +130,16 @@ async function bundle(bundleFile) {
     logLevel: 'warning',
   });
   keepSourceOneByte(bundleFile);
+  if (commonJs) {
+    const code = readFileSync(bundleFile, 'latin1');
+    writeFileSync(
+      bundleFile,
+      `${DAEMON_BUNDLE_WRAPPER.head}${code}${DAEMON_BUNDLE_WRAPPER.tail}`,
+      'latin1',
+    );
+    rmSync(entry);
+    rmSync(`${entry}.map`, { force: true });
+  }
   if (!wasmModuleReplaced) {
     throw new Error(
       '@polkadot/wasm-crypto-wasm changed its layout: update scripts/bundle-daemon.js',
@@ -128,5 +153,5 @@ async function bundle(bundleFile) {
   console.log(`bundled ${relative(fileURLToPath(new URL('..', import.meta.url)), bundleFile)}`);
 }
 
-for (const bundleFile of BUNDLES) await bundle(bundleFile);
+for (const each of BUNDLES) await bundle(each);
 writeFileSync(wasmFile, wasmBytes);

@@ -26,7 +26,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Script } from 'node:vm';
+import type { Script } from 'node:vm';
+import { compileBundle } from '../shared/bundle-script.js';
 
 const DIST = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -99,13 +100,7 @@ export interface LoadedBundle {
 
 /** Loads the bundle, with the code cache unless `withoutCodeCache` (when making the cache). */
 export function loadCliBundle({ withoutCodeCache = false } = {}): LoadedBundle {
-  // esbuild writes ASCII only, so latin1 decodes it unchanged, into V8's compact strings (kept
-  // outside V8's heap at this size).
-  const source = readFileSync(BUNDLE_FILE, 'latin1');
-  const script = new Script(source, {
-    filename: BUNDLE_FILE,
-    cachedData: withoutCodeCache ? undefined : readCodeCache(),
-  });
+  const { script } = compileBundle(BUNDLE_FILE, withoutCodeCache ? undefined : CODE_CACHE_FILE);
   const module = { exports: {} as BundleExports };
   const nodeRequire = createRequire(BUNDLE_FILE);
   const importModule = async (specifier: string) => {
@@ -125,14 +120,6 @@ export function loadCliBundle({ withoutCodeCache = false } = {}): LoadedBundle {
     importModule,
   );
   return { exports: module.exports, script };
-}
-
-function readCodeCache(): Buffer | undefined {
-  try {
-    return readFileSync(CODE_CACHE_FILE);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

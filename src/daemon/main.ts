@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { InvalidInputError } from '../shared/errors.js';
-import { runDaemon } from './run-daemon.js';
+import { loadDaemonBundle } from './daemon-bundle.js';
 
 export type LaunchMessage = { type: 'ready'; info: unknown } | { type: 'failed'; message: string };
 
@@ -33,11 +33,13 @@ function launchArguments(): { dataDir: string; flags: Record<string, string | bo
 
 try {
   const { dataDir, flags } = launchArguments();
-  await runDaemon({
+  const { exports, codeCache } = loadDaemonBundle();
+  await exports.runDaemon({
     dataDir,
     flags: Object.fromEntries(Object.entries(flags).map(([key, value]) => [key, String(value)])),
     env: process.env,
     logToFile: true,
+    codeCache,
     onReady: (info) => void report({ type: 'ready', info }),
   });
   process.exit(0);

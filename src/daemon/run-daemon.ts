@@ -5,6 +5,7 @@
 // First: the hex codec the hashing library looks for as it loads.
 import './hex-builtins.js';
 import { dataDirLayout } from '../shared/datadir-layout.js';
+import type { CodeCacheUse } from '../shared/bundle-script.js';
 import type { DaemonInfo } from '../shared/daemon-info.js';
 import { readConfigFile, resolveConfig } from '../shared/config/resolve-config.js';
 import { limitHeapGrowth } from './heap-growth.js';
@@ -26,6 +27,8 @@ export interface RunDaemonOptions {
    */
   logToFile?: boolean;
   onReady?(info: DaemonInfo): void;
+  /** Whether this code was compiled from a V8 code cache (`daemon-bundle.ts`), for the log. */
+  codeCache?: CodeCacheUse;
 }
 
 /** The log file (JSON, rotated) or stdout (`--log.format`); the second value closes it. */
@@ -55,15 +58,15 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   const [write, closeLog] = logDestination(config, options.logToFile ? layout.logFile : undefined);
   const logger = createLogger(config['log-level'], write);
   if (options.logToFile) containProcessOutput(logger);
-  logger.info(
-    'starting',
-    configSummary(
+  logger.info('starting', {
+    ...configSummary(
       layout.root,
       config,
       sources,
       (key) => options.flags[key] ?? options.env[envVarName(key)] ?? file[key],
     ),
-  );
+    codeCache: options.codeCache,
+  });
   // Listening from the start: a signal while the node starts (blocks are made before its
   // listeners are up) stops it as soon as it is up, instead of killing the process mid-start.
   const signalled = new Promise<NodeJS.Signals>((resolve) => {

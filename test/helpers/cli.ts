@@ -101,10 +101,13 @@ export interface StreamingCli {
   interrupt(): Promise<number | null>;
 }
 
-/** Starts the CLI as a child process, collecting stdout lines as they arrive. */
-export function startStreaming(args: readonly string[]): StreamingCli {
+/**
+ * Starts the CLI as a child process, collecting stdout lines as they arrive; `env` is added to
+ * the test's environment.
+ */
+export function startStreaming(args: readonly string[], env: NodeJS.ProcessEnv = {}): StreamingCli {
   const child: ChildProcess = spawn(process.execPath, [CLI_ENTRY, ...args], {
-    env: { ...process.env, NO_COLOR: '1' },
+    env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

@@ -1,26 +1,39 @@
 /**
- * The built daemon is one bundle (scripts/bundle-daemon.js): these tests read `dist/`, which
- * `npm test` builds first. They fail if the bundle starts importing module files again, or if it
- * carries its own copy of the error classes the CLI decides on with `instanceof`.
+ * The built daemon is one bundle (scripts/bundle-daemon.js) with V8 code caches
+ * (scripts/daemon-code-cache.js): these tests read `dist/`, which `npm test` builds first. They
+ * fail if the bundle starts requiring module files again, if it carries its own copy of the error
+ * classes the CLI decides on with `instanceof`, or if a start no longer takes its code cache.
  */
 import { describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { execFile, spawn } from 'node:child_process';
+import { builtinModules, createRequire } from 'node:module';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCli, startStreaming } from '../helpers/cli.js';
+import { daemonLogRecords } from '../helpers/daemon-log.js';
+import { waitFor } from '../helpers/processes.js';
+import { LOOPBACK_FLAGS, makeDataDir } from '../helpers/test-daemon.js';
 
 const DIST_DAEMON = fileURLToPath(new URL('../../dist/daemon/', import.meta.url));
-const BUNDLE = join(DIST_DAEMON, 'run-daemon.js');
+const BUNDLE = join(DIST_DAEMON, 'run-daemon.cjs');
+const BUNDLE_LOADER = join(DIST_DAEMON, 'daemon-bundle.js');
 const SHARED_ERRORS = fileURLToPath(new URL('../../dist/shared/errors.js', import.meta.url));
 /** How the bundle in dist/daemon/ names the error classes it leaves outside. */
-const ERRORS_SPECIFIER = '../shared/errors.js';
+const ERRORS_SPECIFIER = '../shared/errors.cjs';
 
-/** Module specifiers of the bundle's static `import … from "…"` and `export … from "…"`. */
-function staticImports(source: string): Set<string> {
+/** The test listeners as the entry takes them: `--option=value`. */
+function entryLoopbackFlags(): string[] {
+  return LOOPBACK_FLAGS.flatMap((flag, index) =>
+    index % 2 === 0 ? [`${flag}=${LOOPBACK_FLAGS[index + 1]}`] : [],
+  );
+}
+
+/** Module specifiers of the bundle's `require("…")` calls (not those inside generated code). */
+function requiredModules(source: string): Set<string> {
   const specifiers = new Set<string>();
-  for (const match of source.matchAll(/^(?:import|export)\b[^;]*?from\s*"([^"]+)";/gm))
+  for (const match of source.matchAll(/(?<![\w$.'"`])require\("([^"]+)"\)/g))
     specifiers.add(match[1]);
   return specifiers;
 }
@@ -44,19 +57,20 @@ function runModule(code: string): Promise<string> {
 }
 
 describe('daemon bundle', () => {
-  it('imports only built-in modules, lmdb and the shared error classes', () => {
-    const imports = staticImports(readFileSync(BUNDLE, 'utf8'));
-    const others = [...imports].filter(
+  it("requires only built-in modules, lmdb, ws's optional addons and the shared errors", () => {
+    const required = requiredModules(readFileSync(BUNDLE, 'latin1'));
+    const others = [...required].filter(
       (specifier) =>
-        !specifier.startsWith('node:') && specifier !== 'lmdb' && specifier !== ERRORS_SPECIFIER,
+        !builtinModules.includes(specifier.replace(/^node:/, '')) &&
+        !['lmdb', 'bufferutil', 'utf-8-validate', ERRORS_SPECIFIER].includes(specifier),
     );
     expect(others).toEqual([]);
-    expect(imports.has(ERRORS_SPECIFIER)).toBe(true);
+    expect(required.has(ERRORS_SPECIFIER)).toBe(true);
     expect(existsSync(join(DIST_DAEMON, 'wasm-crypto.wasm'))).toBe(true);
   });
 
   it("leaves ws's native frame unmasking to load from node_modules", () => {
-    expect(readFileSync(BUNDLE, 'utf8')).toContain('__require("bufferutil")');
+    expect(requiredModules(readFileSync(BUNDLE, 'latin1')).has('bufferutil')).toBe(true);
     const bufferutil = createRequire(BUNDLE)('bufferutil') as { unmask: unknown };
     expect(typeof bufferutil.unmask).toBe('function');
   });
@@ -67,10 +81,10 @@ describe('daemon bundle', () => {
     writeFileSync(notADirectory, '');
     try {
       const output = await runModule(`
-        import { runDaemon } from ${JSON.stringify(BUNDLE)};
+        import { loadDaemonBundle } from ${JSON.stringify(BUNDLE_LOADER)};
         import { NodeError, ServerError } from ${JSON.stringify(SHARED_ERRORS)};
         try {
-          await runDaemon({ dataDir: ${JSON.stringify(notADirectory)}, flags: {}, env: {} });
+          await loadDaemonBundle().exports.runDaemon({ dataDir: ${JSON.stringify(notADirectory)}, flags: {}, env: {} });
           console.log(JSON.stringify({ started: true }));
         } catch (error) {
           console.log(JSON.stringify({
@@ -114,6 +128,46 @@ describe('daemon bundle', () => {
       expect(existsSync(join(cwd, 'data'))).toBe(false);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('starts from its V8 code cache, in the background and in the foreground', async () => {
+    const dataDir = makeDataDir();
+    // Under jest NODE_OPTIONS is set, and V8 takes a cache only with the flags it was made with.
+    const asUsersStartIt = { NODE_OPTIONS: '' };
+    const start = ['daemon', 'start', '--datadir', dataDir, ...LOOPBACK_FLAGS];
+    try {
+      expect((await runCli(start, asUsersStartIt)).code).toBe(0);
+      expect((await runCli(['daemon', 'stop', '--datadir', dataDir])).code).toBe(0);
+      const foreground = startStreaming(
+        [...start, '--foreground', '--log.format', 'json'],
+        asUsersStartIt,
+      );
+      await waitFor(
+        () => foreground.lines.some((line) => line.includes('"msg":"node started"')),
+        30_000,
+        'the foreground node',
+      );
+      await foreground.interrupt();
+      // The entry alone, on a data directory it makes: its log starts with the starting line.
+      const entryDataDir = join(dataDir, 'entry');
+      const entry = spawn(
+        process.execPath,
+        [join(DIST_DAEMON, 'main.js'), `--datadir=${entryDataDir}`, ...entryLoopbackFlags()],
+        { env: { ...process.env, ...asUsersStartIt }, stdio: 'ignore' },
+      );
+      const entryExit = new Promise((resolve) => entry.once('exit', resolve));
+      await waitFor(() => existsSync(join(entryDataDir, 'daemon.json')), 30_000, 'the entry');
+      entry.kill('SIGTERM');
+      await entryExit;
+      const startingLines = [
+        ...daemonLogRecords(dataDir),
+        ...foreground.lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+        daemonLogRecords(entryDataDir)[0],
+      ].filter((record) => record.msg === 'starting');
+      expect(startingLines.map((record) => record.codeCache)).toEqual(['used', 'used', 'used']);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -50,12 +50,14 @@ export default class DaemonStart extends BaseCommand {
     }
 
     if (flags.foreground) {
-      const { runDaemon } = await import('../../daemon/run-daemon.js');
+      const { loadDaemonBundle } = await import('../../daemon/daemon-bundle.js');
+      const { exports, codeCache } = loadDaemonBundle();
       let result: StartResult | undefined;
-      await runDaemon({
+      await exports.runDaemon({
         dataDir,
         flags: optionValues,
         env: process.env,
+        codeCache,
         onReady: (info) => {
           result = { pid: info.pid, dataDir: info.dataDir, endpoints: info.endpoints };
         },

@@ -7,7 +7,8 @@
  * the next one is tried again; a stream would emit an unhandled 'error' and end the process,
  * then stay closed after space returns.
  */
-import { closeSync, fstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export interface LogRotation {
   /** Largest size of one file in bytes. */
@@ -29,6 +30,13 @@ export class RotatingLogFile {
     private readonly path: string,
     private readonly rotation: LogRotation,
   ) {
+    // A fresh data directory has no logs/ yet when the first line (`starting`) is written. If it
+    // cannot be made, the node's start reports why (`node.ts`); the lines meanwhile are lost.
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch {
+      // Told by the start, as above.
+    }
     this.open('a');
   }
 

@@ -1,0 +1,76 @@
+/**
+ * Loads the daemon: `scripts/bundle-daemon.js` turns `run-daemon.ts` and everything it imports
+ * into one CommonJS file, `dist/daemon/run-daemon.cjs`, written as one function expression, and
+ * `scripts/daemon-code-cache.js` makes V8 code caches of it by starting a node and answering a
+ * request. With the cache a start deserializes the functions it runs instead of parsing 4.5 MB of
+ * JavaScript and compiling them one by one: about 40 % of the time to the first answer on a
+ * fresh data directory (`docs/benchmarks.md`).
+ *
+ * V8 takes a cache only in a process with the V8 flags it was made in, so there is one per way
+ * the node is started, named by a hash of the process's `execArgv` and `NODE_OPTIONS`: the
+ * background daemon (`shared/daemon-runtime.ts`'s flags) and a process without flags
+ * (`daemon start --foreground`, `node dist/daemon/main.js`). Any other start compiles as a
+ * build without the cache would; the `starting` log line tells which (`codeCache`).
+ *
+ * The bundle finds its files (package.json, the WebAssembly, the thread entries) from
+ * `__bundleUrl`, which stands for `import.meta.url` in it; it is in `dist/daemon/`, where the
+ * thread entries' bundles are too.
+ */
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname } from 'node:path';
+import type { Script } from 'node:vm';
+import { compileBundle, type CodeCacheUse } from '../shared/bundle-script.js';
+import type { runDaemon } from './run-daemon.js';
+
+export const DAEMON_BUNDLE_FILE = fileURLToPath(new URL('./run-daemon.cjs', import.meta.url));
+
+/** The function expression the bundle file is (the build writes it so); see the module notes. */
+export const DAEMON_BUNDLE_WRAPPER = {
+  head: '(function (exports, require, module, __filename, __dirname, __bundleUrl) {',
+  tail: '\n})',
+};
+
+/** What the bundle exports. */
+export interface DaemonBundleExports {
+  runDaemon: typeof runDaemon;
+}
+
+export interface LoadedDaemonBundle {
+  exports: DaemonBundleExports;
+  /** The compiled bundle; `createCachedData()` on it makes a code cache. */
+  script: Script;
+  codeCache: CodeCacheUse;
+}
+
+/**
+ * The code cache file for a process started with `execArgv` and `nodeOptions` (the environment's
+ * `NODE_OPTIONS`): V8 checks its flags against the cache's, and the flags come from these two.
+ */
+export function daemonCodeCacheFile(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string | undefined = process.env.NODE_OPTIONS,
+): string {
+  const flags = [...execArgv, ...(nodeOptions ?? '').split(/\s+/).filter(Boolean)].join(' ');
+  const key = createHash('sha256').update(flags).digest('hex').slice(0, 12);
+  return `${dirname(DAEMON_BUNDLE_FILE)}/run-daemon.${key}.v8cache`;
+}
+
+/** Compiles and runs the bundle, with this process's code cache unless `withoutCodeCache`. */
+export function loadDaemonBundle({ withoutCodeCache = false } = {}): LoadedDaemonBundle {
+  const { script, codeCache } = compileBundle(
+    DAEMON_BUNDLE_FILE,
+    withoutCodeCache ? undefined : daemonCodeCacheFile(),
+  );
+  const module = { exports: {} as DaemonBundleExports };
+  (script.runInThisContext() as (...args: unknown[]) => void)(
+    module.exports,
+    createRequire(DAEMON_BUNDLE_FILE),
+    module,
+    DAEMON_BUNDLE_FILE,
+    dirname(DAEMON_BUNDLE_FILE),
+    pathToFileURL(DAEMON_BUNDLE_FILE).href,
+  );
+  return { exports: module.exports, script, codeCache };
+}
