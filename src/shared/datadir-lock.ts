@@ -16,12 +16,50 @@ interface LockBinding {
   unlock(fd: number): void;
 }
 
+/** The functions of fs-native-extensions' binary that its `index.js` wraps as `LockBinding`. */
+interface NativeLocks {
+  tryLock(fd: number, offset: number, length: number, exclusive: boolean): void;
+  unlock(fd: number, offset: number, length: number): void;
+}
+
 let binding: LockBinding | undefined;
 
 /** Loaded on first use: the native module is needed only by commands that look at the lock. */
 function lockBinding(): LockBinding {
-  binding ??= createRequire(import.meta.url)('fs-native-extensions') as LockBinding;
+  binding ??=
+    prebuiltLocks() ?? (createRequire(import.meta.url)('fs-native-extensions') as LockBinding);
   return binding;
+}
+
+/**
+ * fs-native-extensions' prebuilt binary for this platform, loaded directly and wrapped as its
+ * `index.js` does (a lock held elsewhere is `EAGAIN`, anything else is thrown). The package's own
+ * loader resolves the binary through a general addon resolver that takes about 13 ms to load,
+ * paid by every `daemon start` twice (the CLI looks at the lock, then the daemon takes it); the
+ * binary itself loads in under 3. Where there is no such binary, or it does not load (a musl
+ * system), the package is loaded as usual.
+ */
+function prebuiltLocks(): LockBinding | undefined {
+  let native: NativeLocks;
+  try {
+    native = createRequire(import.meta.url)(
+      `fs-native-extensions/prebuilds/${process.platform}-${process.arch}/fs-native-extensions.node`,
+    ) as NativeLocks;
+  } catch {
+    return undefined;
+  }
+  return {
+    tryLock(fd, options) {
+      try {
+        native.tryLock(fd, 0, 0, options?.shared !== true);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return false;
+        throw error;
+      }
+    },
+    unlock: (fd) => native.unlock(fd, 0, 0),
+  };
 }
 
 /** How long a taker retries: a `daemon status` probe holds a shared lock for microseconds. */

@@ -5,8 +5,8 @@
  * public key and eciesjs (or a compatible library: eciespy, ecies-rs) can encrypt for it.
  * The plaintext is the RFC 8785 canonical JSON of the value.
  */
-import { decrypt, encrypt } from 'eciesjs';
-import { Config } from 'eciesjs/config';
+import type { decrypt, encrypt } from 'eciesjs';
+import type { Config } from 'eciesjs/config';
 import type { SealedContent } from '../../shared/rest-api.js';
 import { InvalidInputError } from '../../shared/errors.js';
 import { canonicalBytes } from './signed-content.js';
@@ -14,15 +14,31 @@ import { canonicalBytes } from './signed-content.js';
 /** The `algorithm` of every encrypted record. */
 export const ENCRYPTION_ALGORITHM = 'ecies-secp256k1-hkdf-sha256-aes-256-gcm';
 
-/**
- * A configuration of our own rather than eciesjs's global `ECIES_CONFIG`, which any other
- * importer could change. A fresh `Config` holds the defaults: secp256k1, uncompressed ephemeral
- * key and HKDF input, AES-256-GCM with a 16-byte nonce.
- */
-const ECIES = new Config();
+interface Ecies {
+  encrypt: typeof encrypt;
+  decrypt: typeof decrypt;
+  config: Config;
+}
 
-export function sealContent(data: unknown, publicKey: Uint8Array): SealedContent {
-  const ciphertext = encrypt(publicKey, canonicalBytes(data), ECIES);
+let loaded: Promise<Ecies> | undefined;
+
+/**
+ * eciesjs, loaded on first use: its curves are set up as it loads (several ms), on every start
+ * of a daemon that most often never encrypts. The configuration is our own rather than
+ * eciesjs's global `ECIES_CONFIG`, which any other importer could change; a fresh `Config` holds
+ * the defaults: secp256k1, uncompressed ephemeral key and HKDF input, AES-256-GCM with a 16-byte
+ * nonce.
+ */
+function ecies(): Promise<Ecies> {
+  loaded ??= Promise.all([import('eciesjs'), import('eciesjs/config')]).then(
+    ([{ encrypt, decrypt }, { Config }]) => ({ encrypt, decrypt, config: new Config() }),
+  );
+  return loaded;
+}
+
+export async function sealContent(data: unknown, publicKey: Uint8Array): Promise<SealedContent> {
+  const { encrypt, config } = await ecies();
+  const ciphertext = encrypt(publicKey, canonicalBytes(data), config);
   return {
     ciphertext: `0x${Buffer.from(ciphertext).toString('hex')}`,
     publicKey: `0x${Buffer.from(publicKey).toString('hex')}`,
@@ -35,10 +51,11 @@ export function sealContent(data: unknown, publicKey: Uint8Array): SealedContent
  *
  * @throws InvalidInputError when it was not made for this key, was altered, or holds no JSON.
  */
-export function openContent(ciphertext: string, privateKey: Uint8Array): unknown {
+export async function openContent(ciphertext: string, privateKey: Uint8Array): Promise<unknown> {
+  const { decrypt, config } = await ecies();
   let plaintext: Uint8Array;
   try {
-    plaintext = decrypt(privateKey, Buffer.from(ciphertext.slice(2), 'hex'), ECIES);
+    plaintext = decrypt(privateKey, Buffer.from(ciphertext.slice(2), 'hex'), config);
   } catch (cause) {
     throw new InvalidInputError(
       'data.ciphertext cannot be decrypted: not encrypted to this node key, or altered',

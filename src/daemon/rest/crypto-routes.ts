@@ -135,8 +135,8 @@ export function cryptoResource({ identityKey, resolveOwner }: CryptoDeps): RestR
           required: ['signed'],
           properties: { signed: SEALED_CONTENT_SCHEMA },
         }),
-        handle: ({ body }): { data: { signed: SealedContent } } => ({
-          data: { signed: sealContent(body.data, identityKey.publicKey) },
+        handle: async ({ body }): Promise<{ data: { signed: SealedContent } }> => ({
+          data: { signed: await sealContent(body.data, identityKey.publicKey) },
         }),
       }),
       restRoute<{ data: { ciphertext: string } }>({
@@ -165,8 +165,8 @@ export function cryptoResource({ identityKey, resolveOwner }: CryptoDeps): RestR
           required: ['signed'],
           properties: { signed: {} },
         }),
-        handle: ({ body }) => ({
-          data: { signed: openContent(body.data.ciphertext, identityKey.privateKey) },
+        handle: async ({ body }) => ({
+          data: { signed: await openContent(body.data.ciphertext, identityKey.privateKey) },
         }),
       }),
     ],
