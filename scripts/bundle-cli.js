@@ -37,6 +37,7 @@ const daemonDir = join(dist, 'daemon') + sep;
 // What src/cli/cli-bundle.ts expects of the bundle; kept in one place there.
 const { BUNDLE_WRAPPER, LOADED_BY_REQUIRE, SHARED_ERRORS_SPECIFIER, commandManifestFile } =
   await import('../dist/cli/cli-bundle.js');
+const { withBundleId } = await import('../dist/shared/bundle-script.js');
 
 /** Every .js file below `dir`, relative to dist/ with forward slashes. */
 function* scripts(dir) {
@@ -343,7 +344,7 @@ for (const start of importStarts) {
 }
 writeFileSync(
   bundleFile,
-  `${BUNDLE_WRAPPER.head}${rewritten}${output.slice(copied)}${BUNDLE_WRAPPER.tail}`,
+  withBundleId(`${BUNDLE_WRAPPER.head}${rewritten}${output.slice(copied)}${BUNDLE_WRAPPER.tail}`),
 );
 rmSync(join(dist, 'vendor'), { recursive: true, force: true });
 console.log(

@@ -45,6 +45,7 @@ const BUNDLES = [
 const errorsFile = fileURLToPath(new URL('../dist/shared/errors.js', import.meta.url));
 const errorsCommonJsFile = fileURLToPath(new URL('../dist/shared/errors.cjs', import.meta.url));
 const { DAEMON_BUNDLE_WRAPPER } = await import('../dist/daemon/daemon-bundle.js');
+const { withBundleId } = await import('../dist/shared/bundle-script.js');
 const wasmFile = `${dist}wasm-crypto.wasm`;
 /** First line of an ES module bundle; also tells a bundle apart from tsc output. */
 const BANNER =
@@ -134,7 +135,7 @@ async function bundle({ entry, outfile = entry, format }) {
     const code = readFileSync(bundleFile, 'latin1');
     writeFileSync(
       bundleFile,
-      `${DAEMON_BUNDLE_WRAPPER.head}${code}${DAEMON_BUNDLE_WRAPPER.tail}`,
+      withBundleId(`${DAEMON_BUNDLE_WRAPPER.head}${code}${DAEMON_BUNDLE_WRAPPER.tail}`),
       'latin1',
     );
     rmSync(entry);

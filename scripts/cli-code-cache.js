@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CODE_CACHE_FILE, loadCliBundle, loadOptionsFor } from '../dist/cli/cli-bundle.js';
+import { codeCacheBytes } from '../dist/shared/bundle-script.js';
 import { freePort } from './bench/processes/free-port.js';
 
 const emptyDataDir = mkdtempSync(join(tmpdir(), 'node-cli-code-cache-'));
@@ -22,7 +23,8 @@ const warmUps = [
   ['rpc', '--help'],
 ];
 
-const { exports, script } = loadCliBundle({ withoutCodeCache: true });
+const bundle = loadCliBundle({ withoutCodeCache: true });
+const { exports } = bundle;
 const write = process.stdout.write;
 const writeError = process.stderr.write;
 process.stdout.write = process.stderr.write = () => true;
@@ -35,7 +37,7 @@ try {
   process.stderr.write = writeError;
   rmSync(emptyDataDir, { recursive: true, force: true });
 }
-const cache = script.createCachedData();
+const cache = codeCacheBytes(bundle);
 writeFileSync(CODE_CACHE_FILE, cache);
 // The failing warm-up calls set the exit code, as they do in the CLI; this script succeeded.
 process.exitCode = 0;

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { fetch } from 'undici';
 import { daemonCodeCacheFile, loadDaemonBundle } from '../dist/daemon/daemon-bundle.js';
+import { codeCacheBytes } from '../dist/shared/bundle-script.js';
 import { DAEMON_NODE_FLAGS } from '../dist/shared/daemon-runtime.js';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -31,20 +32,20 @@ const LOOPBACK = {
 /** Child: starts a node from the bundle compiled without a cache, then writes the cache. */
 async function makeCache() {
   const dataDir = mkdtempSync(join(tmpdir(), 'node-cli-code-cache-'));
-  const { exports, script } = loadDaemonBundle({ withoutCodeCache: true });
+  const bundle = loadDaemonBundle({ withoutCodeCache: true });
   try {
-    await exports.runDaemon({
+    await bundle.exports.runDaemon({
       dataDir,
       flags: LOOPBACK,
       env: {},
-      onReady: (info) => void answerAndCache(info.endpoints.http, script),
+      onReady: (info) => void answerAndCache(info.endpoints.http, bundle),
     });
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-async function answerAndCache(url, script) {
+async function answerAndCache(url, bundle) {
   try {
     const response = await fetch(url, {
       method: 'POST',
@@ -56,7 +57,7 @@ async function answerAndCache(url, script) {
     // The node changed V8's heap growth (src/daemon/heap-growth.ts), and V8 stamps a cache with
     // the flags in force; the processes that read it start with the default.
     setFlagsFromString('--heap-growing-percent=0');
-    writeFileSync(daemonCodeCacheFile(), script.createCachedData());
+    writeFileSync(daemonCodeCacheFile(), codeCacheBytes(bundle));
   } catch (error) {
     process.exitCode = 1;
     console.error(`code cache not made: ${error.message}`);

@@ -94,13 +94,17 @@ export interface BundleExports {
 
 export interface LoadedBundle {
   exports: BundleExports;
-  /** The compiled bundle; `createCachedData()` on it makes the code cache. */
+  /** The compiled bundle and its id; `codeCacheBytes` of them makes the code cache. */
   script: Script;
+  bundleId: string | undefined;
 }
 
 /** Loads the bundle, with the code cache unless `withoutCodeCache` (when making the cache). */
 export function loadCliBundle({ withoutCodeCache = false } = {}): LoadedBundle {
-  const { script } = compileBundle(BUNDLE_FILE, withoutCodeCache ? undefined : CODE_CACHE_FILE);
+  const { script, bundleId } = compileBundle(
+    BUNDLE_FILE,
+    withoutCodeCache ? undefined : CODE_CACHE_FILE,
+  );
   const module = { exports: {} as BundleExports };
   const nodeRequire = createRequire(BUNDLE_FILE);
   const importModule = async (specifier: string) => {
@@ -119,7 +123,7 @@ export function loadCliBundle({ withoutCodeCache = false } = {}): LoadedBundle {
     dirname(BUNDLE_FILE),
     importModule,
   );
-  return { exports: module.exports, script };
+  return { exports: module.exports, script, bundleId };
 }
 
 /**

@@ -39,8 +39,9 @@ export interface DaemonBundleExports {
 
 export interface LoadedDaemonBundle {
   exports: DaemonBundleExports;
-  /** The compiled bundle; `createCachedData()` on it makes a code cache. */
+  /** The compiled bundle and its id; `codeCacheBytes` of them makes a code cache. */
   script: Script;
+  bundleId: string | undefined;
   codeCache: CodeCacheUse;
 }
 
@@ -59,7 +60,7 @@ export function daemonCodeCacheFile(
 
 /** Compiles and runs the bundle, with this process's code cache unless `withoutCodeCache`. */
 export function loadDaemonBundle({ withoutCodeCache = false } = {}): LoadedDaemonBundle {
-  const { script, codeCache } = compileBundle(
+  const { script, codeCache, bundleId } = compileBundle(
     DAEMON_BUNDLE_FILE,
     withoutCodeCache ? undefined : daemonCodeCacheFile(),
   );
@@ -72,5 +73,5 @@ export function loadDaemonBundle({ withoutCodeCache = false } = {}): LoadedDaemo
     dirname(DAEMON_BUNDLE_FILE),
     pathToFileURL(DAEMON_BUNDLE_FILE).href,
   );
-  return { exports: module.exports, script, codeCache };
+  return { exports: module.exports, script, bundleId, codeCache };
 }
