@@ -141,7 +141,7 @@ describe('RpcDispatcher', () => {
         defineMethod<[]>({
           name: 'test_json',
           params: [],
-          handler: () => new JsonText('[{"a":1},{"b":"é"}]'),
+          handler: () => new JsonText(['[{"a":1},{"b":"é"}]']),
         }),
       ],
     });

@@ -50,9 +50,20 @@ export const logFilterSchema: JsonSchema = {
 
 export const logFilterParam = { name: 'filter', schema: logFilterSchema };
 
-/** A query's logs as the JSON array they are answered with. */
+/**
+ * A query's logs as the JSON array they are answered with, in pieces: each log's kept JSON and
+ * the commas between them. Joined, ten thousand logs would be one string of 5.7 MB per query.
+ */
 export function servedLogsJson(logs: readonly ServedLog[]): JsonText {
-  return new JsonText('[', logs.map((log) => log.json).join(','), ']');
+  if (logs.length === 0) return new JsonText(['[]']);
+  const pieces = new Array<string>(2 * logs.length + 1);
+  pieces[0] = '[';
+  logs.forEach((log, index) => {
+    pieces[2 * index + 1] = log.json;
+    pieces[2 * index + 2] = ',';
+  });
+  pieces[pieces.length - 1] = ']';
+  return new JsonText(pieces);
 }
 
 /** How the log readers turn a queried log into JSON-RPC text. */

@@ -136,7 +136,7 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
         if (result.error) throw new ServerError(result.error);
         // Hex needs no escaping, and in pieces a large result is never copied into one flat
         // string with its quotes: sent as is, a megabyte of return data is not scanned again.
-        return new JsonText('"0x', unprefixedHex(result.returnData), '"');
+        return new JsonText(['"0x', unprefixedHex(result.returnData), '"']);
       },
     }),
     defineMethod<[AccessListCallObject, BlockSelector?]>({

@@ -58,12 +58,8 @@ interface Envelope {
  * pieces the handler keeps in JSON form (logs).
  */
 export class JsonText {
-  /** The text, in pieces that follow one another (`reply.ts`). */
-  readonly pieces: readonly string[];
-
-  constructor(...pieces: string[]) {
-    this.pieces = pieces;
-  }
+  /** @param pieces the text, in pieces that follow one another (`reply.ts`) */
+  constructor(readonly pieces: readonly string[]) {}
 }
 
 /** The JSON text of a handler's result. */

@@ -7,11 +7,22 @@
  * a rope that V8 copies into one flat string at each step that needs one (measuring its bytes,
  * writing it to the socket): three copies of every large answer in the heap, each a large object
  * that only a full collection frees. Written piece by piece, the result goes out as it is.
+ *
+ * A handler may also answer many small pieces (one per log): the transports join them into parts
+ * of about {@link PART_CHARS} characters as they write, so no text as long as the whole answer is
+ * ever built, and a part is garbage as soon as the socket has taken it.
  */
 export type Reply = string | readonly string[];
 
 /** Results at least this long (in characters) are answered as pieces; shorter ones as one string. */
 export const PIECES_FROM_CHARS = 64 * 1024;
+
+/**
+ * About how many characters of a reply in pieces go to the socket in one write: young-generation
+ * strings (V8 puts strings of 128 KiB and more straight into its large-object space, which only a
+ * full collection frees), and few enough writes that each costs little.
+ */
+export const PART_CHARS = 64 * 1024;
 
 /** Characters of `reply`. */
 export function replyLength(reply: Reply): number {
@@ -41,6 +52,32 @@ export function resultReply(idJson: string, result: Reply): Reply {
   return typeof result === 'string' ? [head, result, '}'] : [head, ...result, '}'];
 }
 
+/**
+ * `pieces` in order, joined into parts of at least {@link PART_CHARS} characters where they are
+ * shorter (the last part may be shorter); a piece that long on its own is a part by itself.
+ */
+export function* replyParts(pieces: readonly string[]): Generator<string, void, undefined> {
+  let group: string[] = [];
+  let chars = 0;
+  for (const piece of pieces) {
+    if (piece.length >= PART_CHARS) {
+      if (group.length > 0) yield group.join('');
+      group = [];
+      chars = 0;
+      yield piece;
+      continue;
+    }
+    group.push(piece);
+    chars += piece.length;
+    if (chars >= PART_CHARS) {
+      yield group.join('');
+      group = [];
+      chars = 0;
+    }
+  }
+  if (group.length > 0) yield group.join('');
+}
+
 /** The answer to a batch: its answers in a JSON array; pieces when any of them is. */
 export function batchReply(answers: readonly Reply[]): Reply {
   if (answers.every((answer) => typeof answer === 'string')) return `[${answers.join(',')}]`;
@@ -48,7 +85,8 @@ export function batchReply(answers: readonly Reply[]): Reply {
   answers.forEach((answer, index) => {
     if (index > 0) pieces.push(',');
     if (typeof answer === 'string') pieces.push(answer);
-    else pieces.push(...answer);
+    // One at a time: spread into the call's arguments, tens of thousands of pieces overflow the stack.
+    else for (const piece of answer) pieces.push(piece);
   });
   pieces.push(']');
   return pieces;

@@ -28,7 +28,7 @@ import {
   type RequestReaderLimits,
 } from './http-request-reader.js';
 import { isLoopback } from './listen.js';
-import { replyBytes, replyLength } from '../rpc/reply.js';
+import { replyBytes, replyLength, replyParts } from '../rpc/reply.js';
 import { TurnBudget } from '../time-slice.js';
 
 /** Main-thread time all connections' reading may take per turn of the event loop, in ms. */
@@ -164,25 +164,58 @@ function responseText(
   return { text, encoding, pieces: body };
 }
 
-/** Writes `response` to `socket`: one write, or the head and each piece in one go. */
-function writeResponse(socket: Socket, response: ResponseText): void {
-  if (response.pieces === undefined) {
-    socket.write(response.text, response.encoding);
-    return;
+/**
+ * Writes `response` to `socket`: one write, or the head with the first part of the body
+ * (`replyParts`), then each further part once the socket has taken the ones before ('drain'),
+ * so a large answer is held a part at a time, not whole in the socket's queue. Answers whether
+ * all of it has been handed to the socket; if not, `whenWritten` is called once it has been (never
+ * if the socket is destroyed first).
+ */
+function writeResponse(socket: Socket, response: ResponseText, whenWritten: () => void): boolean {
+  const { text, encoding, pieces } = response;
+  if (pieces === undefined) {
+    socket.write(text, encoding);
+    return true;
   }
+  const parts = replyParts(pieces);
   socket.cork();
-  socket.write(response.text, 'latin1');
-  for (const piece of response.pieces) socket.write(piece, response.encoding);
+  socket.write(text, 'latin1');
+  let part = parts.next();
+  if (!part.done) socket.write(part.value, encoding);
   socket.uncork();
+  part = parts.next();
+  if (part.done) return true;
+  let pending = part.value;
+  /** Writes parts while the socket takes them; true once the last one is written. */
+  const writeParts = (): boolean => {
+    for (;;) {
+      const taken = socket.write(pending, encoding);
+      part = parts.next();
+      if (part.done) return true;
+      pending = part.value;
+      if (!taken) return false;
+    }
+  };
+  const resume = (): void => {
+    if (socket.destroyed) return;
+    if (writeParts()) whenWritten();
+    else socket.once('drain', resume);
+  };
+  if (!socket.writableNeedDrain && writeParts()) return true;
+  socket.once('drain', resume);
+  return false;
 }
 
-/** Ends the connection after `response`, reading nothing more, and destroys it after a grace time. */
+/**
+ * Ends the connection after `response`, reading nothing more. The socket is destroyed once it
+ * has taken nothing for a grace time.
+ */
 function closeAfter(socket: Socket, response: ResponseText): void {
   socket.pause();
-  writeResponse(socket, response);
-  socket.end();
   const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.on('drain', () => linger.refresh());
   socket.once('close', () => clearTimeout(linger));
+  if (writeResponse(socket, response, () => socket.end())) socket.end();
 }
 
 class HttpConnection {
@@ -344,7 +377,13 @@ class HttpConnection {
     if (this.finished) return;
     const answersHead = head.method === 'HEAD';
     if (head.keepAlive && !response.close) {
-      writeResponse(this.socket, responseText(response, true, head.http10, answersHead));
+      const text = responseText(response, true, head.http10, answersHead);
+      // The next request is answered once this answer is all with the socket.
+      this.answering = !writeResponse(this.socket, text, () => {
+        this.answering = false;
+        this.updateFlow();
+        this.answer();
+      });
     } else {
       this.finish(response, head.http10, answersHead);
     }

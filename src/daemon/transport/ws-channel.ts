@@ -26,7 +26,7 @@
  * bound and still get notifications meanwhile: a bound on the whole backlog closed it.
  */
 import type { WebSocket } from 'ws';
-import { replyBytes, type Reply } from '../rpc/reply.js';
+import { replyBytes, replyParts, type Reply } from '../rpc/reply.js';
 import { TurnBudget } from '../time-slice.js';
 
 /** Requests of one client handled at once (a call thread's queue serves them all anyway). */
@@ -152,9 +152,13 @@ export class WsChannel {
       this.socket.send(reply, sent);
       return;
     }
-    reply.forEach((piece, index) => {
-      const last = index === reply.length - 1;
-      this.socket.send(piece, { fin: last }, last ? sent : undefined);
-    });
+    // Parts, not pieces: a frame per log would be thousands of frames.
+    const parts = replyParts(reply);
+    let part = parts.next();
+    while (!part.done) {
+      const text = part.value;
+      part = parts.next();
+      this.socket.send(text, { fin: part.done === true }, part.done ? sent : undefined);
+    }
   }
 }
