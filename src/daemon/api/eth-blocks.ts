@@ -1,10 +1,11 @@
 /** eth_* methods that read committed blocks, their transactions and receipts. */
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import type { StoredBlock } from '../chain/types.js';
+import type { BlockOutline, StoredBlock } from '../chain/types.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { resolveBlockNumber, type BlockSelector } from './block-selector.js';
 import {
   formatBlock,
+  formatBlockOutline,
   formatReceipt,
   formatTransaction,
   locationInBlock,
@@ -30,6 +31,24 @@ export function ethBlockMethods({ chain, format }: ChainView): MethodDefinition[
     return number === undefined ? undefined : chain.getBlockByNumber(number);
   };
   const byHash = (hash: string) => chain.getBlockByHash(bytes(hash));
+  // Answers that list no transaction's body read only the block's outline.
+  const outlineByNumber = (selector: BlockSelector) => {
+    const number = resolveBlockNumber(chain, selector);
+    return number === undefined ? undefined : chain.getBlockOutline(number);
+  };
+  const outlineByHash = (hash: string) => chain.getBlockOutlineByHash(bytes(hash));
+  const blockJson = (
+    full: boolean,
+    whole: () => StoredBlock | undefined,
+    outline: () => BlockOutline | undefined,
+  ) => {
+    if (full) {
+      const block = whole();
+      return block ? formatBlock(block, true, format) : null;
+    }
+    const found = outline();
+    return found ? formatBlockOutline(found, format) : null;
+  };
 
   const transactionAt = (block: StoredBlock | undefined, index: string) => {
     const position = Number(BigInt(index));
@@ -54,33 +73,37 @@ export function ethBlockMethods({ chain, format }: ChainView): MethodDefinition[
     defineMethod<[BlockSelector, boolean]>({
       name: 'eth_getBlockByNumber',
       params: [blockNumberParam, { name: 'fullTransactions', schema: booleanSchema }],
-      handler: ([selector, full]) => {
-        const block = byNumber(selector);
-        return block ? formatBlock(block, full, format) : null;
-      },
+      handler: ([selector, full]) =>
+        blockJson(
+          full,
+          () => byNumber(selector),
+          () => outlineByNumber(selector),
+        ),
     }),
     defineMethod<[string, boolean]>({
       name: 'eth_getBlockByHash',
       params: [blockHashParam, { name: 'fullTransactions', schema: booleanSchema }],
-      handler: ([hash, full]) => {
-        const block = byHash(hash);
-        return block ? formatBlock(block, full, format) : null;
-      },
+      handler: ([hash, full]) =>
+        blockJson(
+          full,
+          () => byHash(hash),
+          () => outlineByHash(hash),
+        ),
     }),
     defineMethod<[BlockSelector]>({
       name: 'eth_getBlockTransactionCountByNumber',
       params: [blockNumberParam],
       handler: ([selector]) => {
-        const block = byNumber(selector);
-        return block ? quantity(block.block.transactions.length) : null;
+        const outline = outlineByNumber(selector);
+        return outline ? quantity(outline.transactionHashes.length) : null;
       },
     }),
     defineMethod<[string]>({
       name: 'eth_getBlockTransactionCountByHash',
       params: [blockHashParam],
       handler: ([hash]) => {
-        const block = byHash(hash);
-        return block ? quantity(block.block.transactions.length) : null;
+        const outline = outlineByHash(hash);
+        return outline ? quantity(outline.transactionHashes.length) : null;
       },
     }),
     defineMethod<[string, string]>({

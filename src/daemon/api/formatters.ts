@@ -3,9 +3,10 @@
  * sha3Uncles and totalDifficulty are null) unless `ethereumCompat` asks for the values geth
  * gives after the merge, which ethers v6 and Foundry need (decisions §4).
  */
+import type { BlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bigIntToHex, type Address } from '@ethereumjs/util';
-import type { ChainLog, ChainReceipt, StoredBlock } from '../chain/types.js';
+import type { BlockOutline, ChainLog, ChainReceipt, StoredBlock } from '../chain/types.js';
 
 export interface FormatOptions {
   ethereumCompat: boolean;
@@ -87,19 +88,48 @@ export function formatTransaction(
   return formatted;
 }
 
+/** A block as JSON-RPC answers it: its transactions whole, or their hashes. */
 export function formatBlock(
   stored: StoredBlock,
   fullTransactions: boolean,
   options: FormatOptions,
 ): Record<string, unknown> {
-  const { header, transactions } = stored.block;
+  const transactions = stored.block.transactions.map((tx, index) =>
+    fullTransactions
+      ? formatTransaction(tx, stored.senders[index], locationInBlock(stored, index))
+      : hex(tx.hash()),
+  );
+  return blockJson(stored.block.header, stored.hashHex, stored.size, transactions, options);
+}
+
+/** A block as JSON-RPC answers it with its transactions' hashes, from its outline. */
+export function formatBlockOutline(
+  outline: BlockOutline,
+  options: FormatOptions,
+): Record<string, unknown> {
+  return blockJson(
+    outline.header,
+    outline.hashHex,
+    outline.size,
+    outline.transactionHashes,
+    options,
+  );
+}
+
+function blockJson(
+  header: BlockHeader,
+  hashHex: string,
+  size: number,
+  transactions: readonly unknown[],
+  options: FormatOptions,
+): Record<string, unknown> {
   const compat = options.ethereumCompat;
   const formatted: Record<string, unknown> = {
     difficulty: compat ? quantity(header.difficulty) : null,
     extraData: hex(header.extraData),
     gasLimit: quantity(header.gasLimit),
     gasUsed: quantity(header.gasUsed),
-    hash: stored.hashHex,
+    hash: hashHex,
     logsBloom: hex(header.logsBloom),
     miner: header.coinbase.toString(),
     mixHash: hex(header.mixHash),
@@ -108,15 +138,11 @@ export function formatBlock(
     parentHash: hex(header.parentHash),
     receiptsRoot: hex(header.receiptTrie),
     sha3Uncles: compat ? EMPTY_UNCLES_HASH : null,
-    size: quantity(stored.size),
+    size: quantity(size),
     stateRoot: hex(header.stateRoot),
     timestamp: quantity(header.timestamp),
     totalDifficulty: compat ? '0x0' : null,
-    transactions: transactions.map((tx, index) =>
-      fullTransactions
-        ? formatTransaction(tx, stored.senders[index], locationInBlock(stored, index))
-        : hex(tx.hash()),
-    ),
+    transactions,
     transactionsRoot: hex(header.transactionsTrie),
     uncles: [],
   };

@@ -2,8 +2,8 @@
  * Storage form of a block: its RLP values together with the senders of its transactions, so
  * reading a block never needs signature recovery.
  */
-import { createBlockFromBytesArray } from '@ethereumjs/block';
-import type { Block, BlockBytes } from '@ethereumjs/block';
+import { createBlockFromBytesArray, createBlockHeaderFromBytesArray } from '@ethereumjs/block';
+import type { Block, BlockBytes, BlockHeaderBytes } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { Capability } from '@ethereumjs/tx';
@@ -12,7 +12,7 @@ import { keccak256 } from '../crypto/wasm-crypto.js';
 import type { Pause } from '../time-slice.js';
 import type { HeaderFees } from './block-fees.js';
 import { encodedList } from './receipt-codec.js';
-import type { StoredBlock } from './types.js';
+import type { BlockOutline, StoredBlock } from './types.js';
 
 /**
  * The record of `block`: the RLP of `[block.raw(), senders]`, built one transaction at a time
@@ -72,6 +72,36 @@ export function storedBlock(block: Block, senders: Address[], record: Uint8Array
     hashHex: bytesToHex(hash),
     size: firstItemLength(record),
     senders,
+  };
+}
+
+/** The outline of a block already built. */
+export function outlineOfStored(stored: StoredBlock): BlockOutline {
+  return {
+    header: stored.block.header,
+    number: stored.number,
+    hashHex: stored.hashHex,
+    size: stored.size,
+    transactionHashes: stored.block.transactions.map((tx) => bytesToHex(tx.hash())),
+  };
+}
+
+/**
+ * The outline of a stored block: its header built, its transactions only hashed, as
+ * {@link recordHashes} hashes them.
+ */
+export function decodeBlockOutline(record: Uint8Array, common: Common): BlockOutline {
+  const [values] = RLP.decode(record) as unknown as [BlockBytes, Uint8Array[]];
+  const header = createBlockHeaderFromBytesArray(values[0] as BlockHeaderBytes, { common });
+  const transactions = values[1] as unknown as Array<Uint8Array | Uint8Array[]>;
+  return {
+    header,
+    number: header.number,
+    hashHex: bytesToHex(header.hash()),
+    size: firstItemLength(record),
+    transactionHashes: transactions.map((raw) =>
+      bytesToHex(keccak256(raw instanceof Uint8Array ? raw : RLP.encode(raw))),
+    ),
   };
 }
 

@@ -26,7 +26,13 @@ import { initCrypto } from '../crypto/wasm-crypto.js';
 import { NotFoundError, ServerError } from '../../shared/errors.js';
 import { nextBaseFee } from './base-fee.js';
 import { blockFees, headerFees, type BlockFees } from './block-fees.js';
-import { decodeBlockRecord, recordHashes, recordHeaderFees } from './block-record.js';
+import {
+  decodeBlockOutline,
+  decodeBlockRecord,
+  outlineOfStored,
+  recordHashes,
+  recordHeaderFees,
+} from './block-record.js';
 import { createAccessList, type AccessListResult } from './access-list.js';
 import { CallVmCache, estimateGas, executeCall, runCall } from './call.js';
 import type { CallEnvironment, CallOutcome, CallRequest, CallResult } from './call.js';
@@ -35,12 +41,22 @@ import { FlatStateView } from './flat-state.js';
 import { FlatStateManager } from './flat-state-manager.js';
 import { LruCache, type CacheCounts, type IdleLimit } from './lru-cache.js';
 import { decodeReceipts, logsOfReceipts, receiptsOfBlock } from './receipt-codec.js';
-import { blockRetainedBytes, receiptsRetainedBytes } from './retained-size.js';
+import {
+  blockRetainedBytes,
+  outlineRetainedBytes,
+  receiptsRetainedBytes,
+} from './retained-size.js';
 import { SharedHead } from './shared-head.js';
 import { ChainStore } from './store.js';
 import { TrieNodeOverlay, type TrieNodeReader } from './trie-node-overlay.js';
 import type { AccountReads } from '../txpool/types.js';
-import type { ChainLog, ChainReceipt, ChainTransaction, StoredBlock } from './types.js';
+import type {
+  BlockOutline,
+  ChainLog,
+  ChainReceipt,
+  ChainTransaction,
+  StoredBlock,
+} from './types.js';
 
 /** The chain's fixed parameters, as the block producer resolved them at start-up. */
 export interface ChainParameters {
@@ -121,8 +137,19 @@ export function blockHashSource(
   return source;
 }
 
+/**
+ * Memory for block outlines (`getBlockOutline`): about twenty blocks of 1 000 transactions,
+ * whose outlines weigh a twentieth of the built blocks.
+ */
+const OUTLINE_CACHE_BYTES = 2 * 2 ** 20;
+
 export class ChainReader {
   private readonly blocksByNumber: LruCache<bigint, StoredBlock>;
+  private readonly outlinesByNumber = new LruCache<bigint, BlockOutline>(
+    OUTLINE_CACHE_BYTES,
+    outlineRetainedBytes,
+    READ_CACHE_IDLE,
+  );
   private readonly receiptsByNumber: LruCache<bigint, ChainReceipt[]>;
   private readonly headAccounts = new LruCache<string, Account | null>(HEAD_ACCOUNTS);
   private headState: FlatStateManager;
@@ -225,9 +252,42 @@ export class ChainReader {
   }
 
   getBlockByHash(hash: Uint8Array): StoredBlock | undefined {
+    const number = this.numberOfBlock(hash);
+    return number === undefined ? undefined : this.getBlockByNumber(number);
+  }
+
+  /** The number of the committed block whose hash is `hash`, if there is one. */
+  private numberOfBlock(hash: Uint8Array): bigint | undefined {
     this.head();
     const number = this.store.blockNumberOf(hash);
-    return number === undefined ? undefined : this.getBlockByNumber(BigInt(number));
+    return number === undefined ? undefined : BigInt(number);
+  }
+
+  /**
+   * Block `number` without its transactions' bodies; undefined above the head. From the block
+   * when it is cached built; otherwise from the stored record, building only the header and
+   * hashing each transaction's bytes: `eth_getBlockByNumber(n, false)` on blocks of 1 428
+   * transfers took 65–165 ms building them whole, when its answer lists only their hashes.
+   */
+  getBlockOutline(number: bigint): BlockOutline | undefined {
+    if (number < 0n || number > this.head().number) return undefined;
+    const cached = this.outlinesByNumber.get(number);
+    if (cached !== undefined) return cached;
+    const stored = this.blocksByNumber.peek(number);
+    let outline: BlockOutline;
+    if (stored !== undefined) outline = outlineOfStored(stored);
+    else {
+      const record = this.store.blockRecord(Number(number));
+      if (record === undefined) return undefined;
+      outline = decodeBlockOutline(record, this.common);
+    }
+    this.outlinesByNumber.set(number, outline);
+    return outline;
+  }
+
+  getBlockOutlineByHash(hash: Uint8Array): BlockOutline | undefined {
+    const number = this.numberOfBlock(hash);
+    return number === undefined ? undefined : this.getBlockOutline(number);
   }
 
   getTransaction(hash: Uint8Array): ChainTransaction | undefined {
@@ -418,6 +478,7 @@ export class ChainReader {
   cacheCounts(): Record<string, CacheCounts> {
     return {
       blocks: this.blocksByNumber.counts,
+      block_outlines: this.outlinesByNumber.counts,
       receipts: this.receiptsByNumber.counts,
       head_accounts: this.headAccounts.counts,
       call_outcomes: this.callVms.outcomes.counts,
@@ -443,11 +504,12 @@ export class ChainReader {
   }
 
   /**
-   * Makes `stored` the head after a rewind: the blocks and receipts cached by number may have
+   * Makes `stored` the head after a rewind: the blocks, outlines and receipts cached by number may have
    * been replaced, so none of them is kept.
    */
   protected rewindHead(stored: StoredBlock): void {
     this.blocksByNumber.clear();
+    this.outlinesByNumber.clear();
     this.receiptsByNumber.clear();
     this.advanceHead(stored);
   }
@@ -460,6 +522,7 @@ export class ChainReader {
     if (rewinds !== this.rewinds) {
       this.rewinds = rewinds;
       this.blocksByNumber.clear();
+      this.outlinesByNumber.clear();
       this.receiptsByNumber.clear();
     }
     const record = this.store.blockRecord(Number(published));

@@ -53,6 +53,11 @@ export class LruCache<K, V> {
     return entry.value;
   }
 
+  /** The value of `key`, as a look that is not a use: neither counted nor made more recent. */
+  peek(key: K): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
   has(key: K): boolean {
     return this.entries.has(key);
   }

@@ -7,18 +7,25 @@
  * chain's `Common`; the copies share one parameter table (`common.ts`), without which each would
  * weigh some 12 KiB more.
  */
-import type { ChainReceipt, StoredBlock, TxResult } from './types.js';
+import type { BlockOutline, ChainReceipt, StoredBlock, TxResult } from './types.js';
 
 const BLOCK_BYTES = 6 * 1024;
 const TRANSACTION_BYTES = 2 * 1024;
 const RECEIPT_BYTES = 640;
 const LOG_BYTES = 384;
 const RESULT_BYTES = 512;
+/** A block outline: its header, and a hash's hex string of 66 characters per transaction. */
+const OUTLINE_BYTES = 3 * 1024;
+const HASH_HEX_BYTES = 96;
 /** What an entry costs a cache whatever it holds (key, map slot, array). */
 const ENTRY_BYTES = 128;
 
 export function blockRetainedBytes(stored: StoredBlock): number {
   return BLOCK_BYTES + TRANSACTION_BYTES * stored.block.transactions.length;
+}
+
+export function outlineRetainedBytes(outline: BlockOutline): number {
+  return OUTLINE_BYTES + HASH_HEX_BYTES * outline.transactionHashes.length;
 }
 
 export function receiptsRetainedBytes(receipts: readonly ChainReceipt[]): number {

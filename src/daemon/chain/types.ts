@@ -2,7 +2,7 @@
  * The shapes the chain hands to its readers (JSON-RPC, events, consensus socket).
  * Bytes are `Uint8Array`, addresses `Address`, quantities `bigint`; formatting is the reader's job.
  */
-import type { Block } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
 import type { AccountReads } from '../txpool/types.js';
@@ -17,6 +17,20 @@ export interface StoredBlock {
   size: number;
   /** Sender of each transaction, by index. */
   senders: Address[];
+}
+
+/**
+ * A committed block without its transactions' bodies: what an answer that lists them by hash
+ * needs, read from the stored record without building each transaction.
+ */
+export interface BlockOutline {
+  header: BlockHeader;
+  number: bigint;
+  hashHex: string;
+  /** Length of the block's RLP, the `size` of a JSON-RPC block. */
+  size: number;
+  /** Its transactions' hashes in block order, as 0x-prefixed hex. */
+  transactionHashes: readonly string[];
 }
 
 /** One log as clients see it: position in the chain included. */
