@@ -68,10 +68,14 @@ export class TurnBudget {
  */
 export class TimeSlicer {
   private readonly budget: TurnBudget;
-  /** Resumed first at the next turn: those the previous turn's slice had no room for. */
+  /** Resumed first at the next turn: the steps of `pauseWhenSpent`. */
+  private first: Array<() => void> = [];
+  /** Resumed next: those the previous turn's slice had no room for. */
   private deferred: Array<() => void> = [];
   private waiting: Array<() => void> = [];
   private turnScheduled = false;
+  /** Whether the last turn resumed only the steps of `pauseWhenSpent`. */
+  private firstHadTurn = false;
 
   constructor(budgetMs: number, now?: () => number) {
     this.budget = new TurnBudget(budgetMs, now);
@@ -82,19 +86,28 @@ export class TimeSlicer {
    * that resolves in a later turn, in a slice with room left.
    */
   readonly pause: Pause = () => {
-    if (this.waiting.length + this.deferred.length === 0 && !this.budget.spent()) return undefined;
+    const waiters = this.first.length + this.waiting.length + this.deferred.length;
+    if (waiters === 0 && !this.budget.spent()) return undefined;
     return this.waitForRoom();
   };
 
   /**
-   * For work that is a queue of its own, ordered already, and whose steps are short (the pool's
-   * admissions): undefined while the current slice has room, even when others wait; otherwise
-   * what `pause` gives. With `pause`, each step went to the back of the line behind every
-   * other waiter: a burst's 40 batches, each decoding one transaction per step, let the pool
-   * admit one transaction per 40 decodes (pending grew by 4 in 75 ms while they decoded), so
-   * the block built meanwhile found the pool nearly empty and the burst took a block longer.
+   * For work that is a queue of its own, ordered already, whose steps are short and finish what
+   * others began (the pool's admissions): undefined while the current slice has room, even when
+   * others wait; otherwise a promise resolved in a later turn that these steps have to
+   * themselves, every other turn while others wait too (see `turn`). Behind the others, each
+   * step waited for every other waiter: a burst's batches of raw transactions, decoding in
+   * slices, let the pool admit almost nothing until all of them were decoded (4 000 transfers:
+   * 40 pooled in the first 0.8 s, the rest in the 0.4 s after), so the block built meanwhile
+   * found the pool nearly empty and the burst took a block longer.
    */
-  readonly pauseWhenSpent: Pause = () => (this.budget.spent() ? this.waitForRoom() : undefined);
+  readonly pauseWhenSpent: Pause = () => (this.budget.spent() ? this.waitFirst() : undefined);
+
+  private async waitFirst(): Promise<void> {
+    do {
+      await new Promise<void>((resolve) => this.enqueue(this.first, resolve));
+    } while (this.budget.spent());
+  }
 
   private async waitForRoom(): Promise<void> {
     await new Promise<void>((resolve) => this.enqueue(this.waiting, resolve));
@@ -105,17 +118,37 @@ export class TimeSlicer {
 
   private enqueue(line: Array<() => void>, resume: () => void): void {
     line.push(resume);
+    this.scheduleTurn();
+  }
+
+  private scheduleTurn(): void {
     if (this.turnScheduled) return;
     this.turnScheduled = true;
     setImmediate(this.turn);
   }
 
+  /**
+   * Resumes the steps of `pauseWhenSpent` in a turn of their own, and everyone else in the next:
+   * resumed together, every await of a queue's step let the others' synchronous work run first,
+   * and the queue advanced one step per turn (4 000 admissions: 35 done while 3 700
+   * transactions were decoded).
+   */
   private readonly turn = (): void => {
     this.turnScheduled = false;
-    const resumed = [...this.deferred, ...this.waiting];
-    this.deferred = [];
-    this.waiting = [];
     this.budget.restart();
+    let resumed: Array<() => void>;
+    if (this.first.length > 0 && !this.firstHadTurn) {
+      this.firstHadTurn = true;
+      resumed = this.first;
+      this.first = [];
+      if (this.deferred.length + this.waiting.length > 0) this.scheduleTurn();
+    } else {
+      this.firstHadTurn = false;
+      resumed = [...this.first, ...this.deferred, ...this.waiting];
+      this.first = [];
+      this.deferred = [];
+      this.waiting = [];
+    }
     for (const resume of resumed) resume();
   };
 }

@@ -65,4 +65,48 @@ describe('main-thread time slices', () => {
     expect(spent).toBeInstanceOf(Promise);
     await Promise.all([inLine, spent]);
   });
+
+  it("resumes a queue's own step first in the next turn, before those already in line", async () => {
+    let now = 0;
+    const slicer = new TimeSlicer(4, () => now);
+    expect(slicer.pause()).toBeUndefined();
+    now = 10;
+    const order: string[] = [];
+    const inLine = (async () => {
+      await slicer.pause();
+      order.push('in line');
+      now += 10;
+    })();
+    const queue = (async () => {
+      await slicer.pauseWhenSpent();
+      order.push('queue step');
+    })();
+    await Promise.all([inLine, queue]);
+    expect(order).toEqual(['queue step', 'in line']);
+  });
+
+  it("gives a queue's steps a turn of their own, so other work does not run between their awaits", async () => {
+    let now = 0;
+    const slicer = new TimeSlicer(4, () => now);
+    expect(slicer.pause()).toBeUndefined();
+    now = 10;
+    const order: string[] = [];
+    // Other work that spends the whole slice as soon as it runs.
+    const other = (async () => {
+      await slicer.pause();
+      order.push('other');
+      now += 10;
+    })();
+    const queue = (async () => {
+      await slicer.pauseWhenSpent();
+      order.push('queue step 1');
+      await null;
+      await null;
+      // Still in its own turn: the other work has not spent the slice in between.
+      expect(slicer.pauseWhenSpent()).toBeUndefined();
+      order.push('queue step 2');
+    })();
+    await Promise.all([other, queue]);
+    expect(order).toEqual(['queue step 1', 'queue step 2', 'other']);
+  });
 });
