@@ -1,7 +1,8 @@
 /**
- * Block outlines (`ChainReader.getBlockOutline`): a block read from its stored record without
- * building its transactions answers `eth_getBlockByNumber(n, false)` exactly as the built block
- * does, for every transaction type, whether the built block is cached or not.
+ * Reads of a block that do not build all its transactions: its outline
+ * (`ChainReader.getBlockOutline`) answers `eth_getBlockByNumber(n, false)` exactly as the built
+ * block does, and a transaction or a receipt looked up by hash is the same built alone from the
+ * stored record as taken from the built block, for every transaction type.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { createAccessList2930Tx, createEOACode7702Tx, createLegacyTx } from '@ethereumjs/tx';
@@ -9,7 +10,15 @@ import { Address, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { formatBlock, formatBlockOutline } from '../../src/daemon/api/formatters.js';
 import { Chain } from '../../src/daemon/chain/chain.js';
 import { devGenesis } from '../../src/daemon/chain/genesis.js';
-import { devAddress, devKey, pooled, signTx, tempDataDir } from './chain-fixtures.js';
+import {
+  deployStoreContract,
+  devAddress,
+  devKey,
+  pooled,
+  signTx,
+  tempDataDir,
+  word,
+} from './chain-fixtures.js';
 
 const coinbase = new Address(hexToBytes(`0x${'c0'.repeat(20)}`));
 const format = { ethereumCompat: true };
@@ -92,6 +101,46 @@ describe('block outlines', () => {
     expect(outline.transactionHashes).toHaveLength(4);
     expectSameAnswer(number);
     expect(chain.getBlockOutline(chain.head().number + 1n)).toBeUndefined();
+  });
+
+  it('finds a transaction and its receipt by hash without building the block', async () => {
+    const number = await commitMixedBlock();
+    await chain.buildAndCommitBlock([], 2n);
+    const hashes = chain.getBlockByNumber(number)!.block.transactions.map((tx) => tx.hash());
+    await chain.close();
+    chain = await Chain.open({ dataDir: dir, genesis: devGenesis(), coinbase });
+    // Read first from the records alone, then again once the block is cached built.
+    const alone = hashes.map((hash) => ({
+      transaction: chain.getTransaction(hash)!,
+      receipt: chain.getReceipt(hash)!,
+    }));
+    const stored = chain.getBlockByNumber(number)!;
+    const receipts = chain.getBlockReceipts(number)!;
+    alone.forEach(({ transaction, receipt }, index) => {
+      expect(bytesToHex(transaction.tx.serialize())).toBe(
+        bytesToHex(stored.block.transactions[index].serialize()),
+      );
+      expect(transaction.sender.equals(stored.senders[index])).toBe(true);
+      expect(transaction.blockHash).toEqual(stored.hash);
+      expect(transaction.blockNumber).toBe(number);
+      expect(transaction.index).toBe(index);
+      expect(receipt).toEqual(receipts[index]);
+      expect(chain.getReceipt(hashes[index])).toEqual(receipts[index]);
+    });
     expect(chain.getBlockOutlineByHash(new Uint8Array(32))).toBeUndefined();
+  });
+
+  it("numbers a receipt's logs after those of the transactions before it", async () => {
+    const contract = await deployStoreContract(chain, 0n, 1n);
+    const calls = [1, 2, 3].map((from) =>
+      signTx(chain.common, from, { nonce: 0n, to: contract, data: word(7n), gasLimit: 100_000n }),
+    );
+    await chain.buildAndCommitBlock(calls.map(pooled), 2n);
+    await chain.buildAndCommitBlock([], 3n);
+    await chain.close();
+    chain = await Chain.open({ dataDir: dir, genesis: devGenesis(), coinbase });
+    const last = chain.getReceipt(calls[2].hash())!;
+    expect(last.logs.map((log) => log.logIndex)).toEqual([2]);
+    expect(last).toEqual(chain.getBlockReceipts(last.blockNumber)![2]);
   });
 });

@@ -8,6 +8,7 @@ import type { Common } from '@ethereumjs/common';
 import { bytesToHex, concatBytes, createAddressFromPrivateKey, hexToBytes } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
 import { DEV_PRIVATE_KEYS } from '../../src/daemon/chain/genesis.js';
+import type { Chain } from '../../src/daemon/chain/chain.js';
 import type { PooledTransaction } from '../../src/daemon/txpool/types.js';
 
 export function tempDataDir(): { dir: string; cleanup: () => void } {
@@ -87,6 +88,21 @@ export function storeContractRuntime(): Uint8Array {
   );
   const dest = 5 + body.length;
   return concatBytes(head(dest), body, revert);
+}
+
+/** Deploys the {@link storeContractRuntime} contract from dev account 0 in a block of its own. */
+export async function deployStoreContract(
+  chain: Chain,
+  nonce: bigint,
+  timestamp: bigint,
+): Promise<Address> {
+  const deploy = signTx(chain.common, 0, {
+    nonce,
+    data: deployCode(storeContractRuntime()),
+    gasLimit: 200_000n,
+  });
+  return (await chain.buildAndCommitBlock([pooled(deploy)], timestamp)).receipts[0]
+    .contractAddress!;
 }
 
 /** Init code that deploys `runtime` unchanged. */

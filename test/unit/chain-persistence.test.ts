@@ -17,6 +17,7 @@ import registryArtifact from '../../src/daemon/identity/identity-registry.json' 
 import { IDENTITY_REGISTRY_ADDRESS } from '../../src/daemon/identity/registry-predeploy.js';
 import {
   deployCode,
+  deployStoreContract,
   devAddress,
   pooled,
   signTx,
@@ -106,13 +107,7 @@ describe('chain persistence', () => {
 
   it('resumes at the same head and state root, and reads history', async () => {
     const first = await Chain.open({ dataDir: dir, genesis: devGenesis() });
-    const deploy = signTx(first.common, 0, {
-      nonce: 0n,
-      data: deployCode(storeContractRuntime()),
-      gasLimit: 200_000n,
-    });
-    const contract = (await first.buildAndCommitBlock([pooled(deploy)], 1n)).receipts[0]
-      .contractAddress!;
+    const contract = await deployStoreContract(first, 0n, 1n);
     const store1 = signTx(first.common, 0, {
       nonce: 1n,
       to: contract,

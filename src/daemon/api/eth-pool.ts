@@ -205,7 +205,7 @@ export function ethPoolMethods({ chain, pool, acknowledgement }: NodeServices): 
       params: [{ name: 'transactionHash', schema: hash32Schema }],
       handler: ([hash]) => {
         const committed = chain.getTransaction(hexToBytes(hash as PrefixedHexString));
-        const block = committed && chain.getBlockByNumber(committed.blockNumber);
+        const block = committed && chain.getBlockOutline(committed.blockNumber);
         if (committed && block) {
           return formatTransaction(
             committed.tx,

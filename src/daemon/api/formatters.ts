@@ -31,12 +31,12 @@ export interface TxLocation {
   baseFee: bigint | undefined;
 }
 
-/** Where transaction `index` of a committed block is. */
-export function locationInBlock(stored: StoredBlock, index: number): TxLocation {
-  const { header } = stored.block;
+/** Where transaction `index` of a committed block is; the block whole or its outline. */
+export function locationInBlock(block: StoredBlock | BlockOutline, index: number): TxLocation {
+  const header = 'block' in block ? block.block.header : block.header;
   return {
-    blockHash: stored.hash,
-    blockNumber: stored.number,
+    blockHash: block.hash,
+    blockNumber: block.number,
     blockTimestamp: header.timestamp,
     index,
     baseFee: header.baseFeePerGas,

@@ -6,7 +6,8 @@ import { createBlockFromBytesArray, createBlockHeaderFromBytesArray } from '@eth
 import type { Block, BlockBytes, BlockHeaderBytes } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
-import { Capability } from '@ethereumjs/tx';
+import { Capability, createTxFromBlockBodyData } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/wasm-crypto.js';
 import type { Pause } from '../time-slice.js';
@@ -80,6 +81,7 @@ export function outlineOfStored(stored: StoredBlock): BlockOutline {
   return {
     header: stored.block.header,
     number: stored.number,
+    hash: stored.hash,
     hashHex: stored.hashHex,
     size: stored.size,
     transactionHashes: stored.block.transactions.map((tx) => bytesToHex(tx.hash())),
@@ -94,14 +96,35 @@ export function decodeBlockOutline(record: Uint8Array, common: Common): BlockOut
   const [values] = RLP.decode(record) as unknown as [BlockBytes, Uint8Array[]];
   const header = createBlockHeaderFromBytesArray(values[0] as BlockHeaderBytes, { common });
   const transactions = values[1] as unknown as Array<Uint8Array | Uint8Array[]>;
+  const hash = header.hash();
   return {
     header,
     number: header.number,
-    hashHex: bytesToHex(header.hash()),
+    hash,
+    hashHex: bytesToHex(hash),
     size: firstItemLength(record),
     transactionHashes: transactions.map((raw) =>
       bytesToHex(keccak256(raw instanceof Uint8Array ? raw : RLP.encode(raw))),
     ),
+  };
+}
+
+/**
+ * Transaction `index` of a stored block, its sender and the block's hash, the transaction
+ * built alone: the others' bytes are only sliced. Undefined past the block's last transaction.
+ */
+export function decodeRecordTransaction(
+  record: Uint8Array,
+  index: number,
+  common: Common,
+): { tx: TypedTransaction; sender: Address; blockHash: Uint8Array } | undefined {
+  const [values, senders] = RLP.decode(record) as unknown as [BlockBytes, Uint8Array[]];
+  const raw = (values[1] as unknown as Array<Uint8Array | Uint8Array[]>)[index];
+  if (raw === undefined || senders[index] === undefined) return undefined;
+  return {
+    tx: createTxFromBlockBodyData(raw, { common }),
+    sender: new Address(senders[index]),
+    blockHash: keccak256(RLP.encode(values[0] as unknown as Uint8Array[])),
   };
 }
 

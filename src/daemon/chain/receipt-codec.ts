@@ -3,11 +3,10 @@
  * log indexes) is not stored; it is attached when the receipts are read.
  */
 import { RLP } from '@ethereumjs/rlp';
-import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, bigIntToBytes, bytesToBigInt, concatBytes } from '@ethereumjs/util';
 import type { Pause } from '../time-slice.js';
 import type { RecordHashes } from './block-record.js';
-import type { ChainLog, ChainReceipt, StoredBlock } from './types.js';
+import type { ChainLog, ChainReceipt, ChainTransaction, StoredBlock } from './types.js';
 
 /** The per-transaction facts execution produces that the header and the block do not hold. */
 export interface ReceiptRecord {
@@ -107,14 +106,30 @@ export function receiptOfBlock(
   index: number,
   firstLogIndex: number,
 ): ChainReceipt {
-  const tx: TypedTransaction = stored.block.transactions[index];
+  const placed = {
+    tx: stored.block.transactions[index],
+    sender: stored.senders[index],
+    blockHash: stored.hash,
+    blockNumber: stored.number,
+    index,
+  };
+  return receiptOf(placed, record, firstLogIndex);
+}
+
+/** The receipt of `placed`, its logs numbered from `firstLogIndex` (the logs before it in its block). */
+export function receiptOf(
+  placed: ChainTransaction,
+  record: ReceiptRecord,
+  firstLogIndex: number,
+): ChainReceipt {
+  const { tx, index, blockHash, blockNumber } = placed;
   const transactionHash = tx.hash();
   const logs: ChainLog[] = record.logs.map(([address, topics, data], position) => ({
     address: new Address(address),
     topics,
     data,
-    blockNumber: stored.number,
-    blockHash: stored.hash,
+    blockNumber,
+    blockHash,
     transactionHash,
     transactionIndex: index,
     logIndex: firstLogIndex + position,
@@ -124,9 +139,9 @@ export function receiptOfBlock(
     type: tx.type,
     transactionHash,
     transactionIndex: index,
-    blockHash: stored.hash,
-    blockNumber: stored.number,
-    from: stored.senders[index],
+    blockHash,
+    blockNumber,
+    from: placed.sender,
     to: tx.to,
     contractAddress: record.contractAddress,
     status: record.status,

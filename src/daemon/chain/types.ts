@@ -26,6 +26,7 @@ export interface StoredBlock {
 export interface BlockOutline {
   header: BlockHeader;
   number: bigint;
+  hash: Uint8Array;
   hashHex: string;
   /** Length of the block's RLP, the `size` of a JSON-RPC block. */
   size: number;
