@@ -10,6 +10,7 @@ import { Address, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { formatBlock, formatBlockOutline } from '../../src/daemon/api/formatters.js';
 import { Chain } from '../../src/daemon/chain/chain.js';
 import { devGenesis } from '../../src/daemon/chain/genesis.js';
+import type { Pause } from '../../src/daemon/time-slice.js';
 import {
   deployStoreContract,
   devAddress,
@@ -142,5 +143,27 @@ describe('block outlines', () => {
     const last = chain.getReceipt(calls[2].hash())!;
     expect(last.logs.map((log) => log.logIndex)).toEqual([2]);
     expect(last).toEqual(chain.getBlockReceipts(last.blockNumber)![2]);
+  });
+
+  it('shows no transaction or receipt of a block being committed before it is the head', async () => {
+    const tx = signTx(chain.common, 1, { nonce: 0n, to: devAddress(9), value: 1n });
+    const hash = tx.hash();
+    const early: bigint[] = [];
+    let watching = false;
+    // The producer's slices run after the store's commit too, with the parent still the head.
+    const pause: Pause = () => {
+      if (!watching) return undefined;
+      const head = chain.head().number;
+      for (const found of [chain.getTransaction(hash), chain.getReceipt(hash)]) {
+        if (found !== undefined && found.blockNumber > head) early.push(found.blockNumber);
+      }
+      return undefined;
+    };
+    await chain.close();
+    chain = await Chain.open({ dataDir: dir, genesis: devGenesis(), coinbase, pause });
+    watching = true;
+    await chain.buildAndCommitBlock([pooled(tx)], 1n);
+    expect(early).toEqual([]);
+    expect(chain.getReceipt(hash)?.blockNumber).toBe(chain.head().number);
   });
 });

@@ -304,6 +304,8 @@ export class ChainReader {
    * transfers took 20–90 ms when the whole block was built for it.
    */
   private transactionAt(number: bigint, index: number): ChainTransaction | undefined {
+    // A block being committed is in the store before it is the head: not visible yet.
+    if (number > this.head().number) return undefined;
     const stored = this.blocksByNumber.peek(number);
     if (stored !== undefined) {
       const tx = stored.block.transactions[index];
@@ -372,6 +374,7 @@ export class ChainReader {
     if (location === undefined) return undefined;
     const number = BigInt(location.blockNumber);
     const { index } = location;
+    if (number > this.head().number) return undefined;
     if (this.receiptsByNumber.has(number) || this.blocksByNumber.has(number)) {
       return this.getBlockReceipts(number)?.[index];
     }
