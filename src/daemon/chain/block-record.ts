@@ -103,9 +103,7 @@ export function decodeBlockOutline(record: Uint8Array, common: Common): BlockOut
     hash,
     hashHex: bytesToHex(hash),
     size: firstItemLength(record),
-    transactionHashes: transactions.map((raw) =>
-      bytesToHex(keccak256(raw instanceof Uint8Array ? raw : RLP.encode(raw))),
-    ),
+    transactionHashes: transactions.map((raw) => bytesToHex(storedTransactionHash(raw))),
   };
 }
 
@@ -176,10 +174,18 @@ export function recordHashes(record: Uint8Array): RecordHashes {
     blockHash: keccak256(RLP.encode(header)),
     transactionHash(index) {
       const raw = transactions[index];
-      hashes[index] ??= keccak256(raw instanceof Uint8Array ? raw : RLP.encode(raw));
+      hashes[index] ??= storedTransactionHash(raw);
       return hashes[index];
     },
   };
+}
+
+/**
+ * A transaction's hash from its place in a block record: a typed transaction's stored bytes, a
+ * legacy one's RLP list, hashed as the library hashes them.
+ */
+function storedTransactionHash(raw: Uint8Array | Uint8Array[]): Uint8Array {
+  return keccak256(raw instanceof Uint8Array ? raw : RLP.encode(raw));
 }
 
 /** Positions in a header's RLP list (Ethereum's header layout) of the fields fees need. */
