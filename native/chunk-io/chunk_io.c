@@ -14,6 +14,11 @@
  *   regular file) and hashes what it read: node:fs takes four trips to the pool (open, fstat,
  *   read, close) and the hash a fifth. Undefined when there is no such file (ENOENT, ENOTDIR);
  *   other failures reject as writeReplica's do.
+ * markTopDirectory(path) -> boolean: sets the directory's "top of a hierarchy" attribute
+ *   (FS_TOPDIR_FL, `chattr +T`), so that ext2/3/4 spread the directories made in it over the
+ *   file system's block groups as they do at the root, and with them the inodes of the files made
+ *   in those. Synchronous (one open and two ioctls); false where the file system or the platform
+ *   has no such attribute, or the directory cannot be opened.
  *
  * The caller keeps the bytes unchanged until the promise settles; the job holds a reference to
  * them so they are not collected meanwhile.
@@ -27,6 +32,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/ioctl.h>
+#include <linux/fs.h>
+#endif
 #include <node_api.h>
 #include <openssl/sha.h>
 #include <uv.h>
@@ -312,6 +321,36 @@ static napi_value read_replica(napi_env env, napi_callback_info info) {
   return start(env, job, "readReplica", read_execute, read_complete);
 }
 
+/* ---- markTopDirectory ---- */
+
+static napi_value mark_top_directory(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  char *path = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+      !(path = string_arg(env, argv[0]))) {
+    napi_throw_type_error(env, NULL, "markTopDirectory(path): a path");
+    return NULL;
+  }
+  bool marked = false;
+#if defined(__linux__) && defined(FS_IOC_GETFLAGS) && defined(FS_TOPDIR_FL)
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    /* The kernel reads and writes an int, whatever the ioctl's declared argument type. */
+    int flags = 0;
+    if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+      flags |= FS_TOPDIR_FL;
+      marked = ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+    }
+    close(fd);
+  }
+#endif
+  free(path);
+  napi_value result;
+  napi_get_boolean(env, marked, &result);
+  return result;
+}
+
 static void export_function(napi_env env, napi_value exports, const char *name, napi_callback cb) {
   napi_value function;
   if (napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, NULL, &function) == napi_ok)
@@ -322,6 +361,7 @@ static napi_value init(napi_env env, napi_value exports) {
   export_function(env, exports, "sha256Hex", sha256_hex);
   export_function(env, exports, "writeReplica", write_replica);
   export_function(env, exports, "readReplica", read_replica);
+  export_function(env, exports, "markTopDirectory", mark_top_directory);
   return exports;
 }
 

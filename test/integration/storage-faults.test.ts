@@ -205,7 +205,7 @@ describe('an upload whose bytes stop coming', () => {
     }
     const volume = join(idle.dataDir, 'storage');
     expect(replicasOn(volume)).toEqual([]);
-    expect(readdirSync(join(volume, 'tmp'))).toEqual([]);
+    expect(readdirSync(volume)).toEqual(['chunks']);
   });
 });
 

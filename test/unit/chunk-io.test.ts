@@ -2,14 +2,15 @@
  * The optional chunk-io addon (native/chunk-io): its hash equals node:crypto's, its replica
  * writes land whole under the final name and fail with node:fs's kind of errors, and a volume
  * using it falls back to the page cache when O_DIRECT is refused; its replica reads give the bytes
- * and their hash as node:fs and node:crypto would. Without the addon built only
- * the loader's case runs.
+ * and their hash as node:fs and node:crypto would; it marks a directory as a top directory where
+ * the file system has the mark. Without the addon built only the loader's case runs.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -140,6 +141,7 @@ withAddon('writeReplica', () => {
     const refusing: ChunkIo = {
       sha256Hex: (bytes) => io.sha256Hex(bytes),
       readReplica: (path, into) => io.readReplica(path, into),
+      markTopDirectory: (path) => io.markTopDirectory(path),
       writeReplica: async (temp, final, bytes, useDirect) => {
         direct.push(useDirect);
         if (useDirect)
@@ -157,7 +159,12 @@ withAddon('writeReplica', () => {
       expect(readFileSync(volume.chunkPath(id))).toEqual(Buffer.from(bytes));
     }
     expect(direct).toEqual([true, false, false]);
-    expect(readdirSync(join(root, 'tmp'))).toEqual([]);
+    const shards = readdirSync(join(root, 'chunks'));
+    for (const shard of shards) {
+      expect(readdirSync(join(root, 'chunks', shard)).filter((n) => n.endsWith('.tmp'))).toEqual(
+        [],
+      );
+    }
   });
 });
 
@@ -212,5 +219,42 @@ withAddon('readReplica', () => {
       name: 'TypeError',
       code: 'ERR_INVALID_ARG_TYPE',
     });
+  });
+});
+
+/** The directory's attribute letters from `lsattr -d`, or undefined without lsattr. */
+function attributesOf(path: string): string | undefined {
+  try {
+    return execFileSync('lsattr', ['-d', path], { encoding: 'utf8', stdio: 'pipe' }).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+withAddon('markTopDirectory', () => {
+  const io = chunkIo as ChunkIo;
+
+  it('answers false for a path that is not a directory', () => {
+    const root = scratch();
+    writeFileSync(join(root, 'file'), 'x');
+    expect(io.markTopDirectory(join(root, 'missing'))).toBe(false);
+    expect(io.markTopDirectory(join(root, 'file'))).toBe(false);
+    expect(thrownBy(() => io.markTopDirectory(7 as unknown as string))).toMatchObject({
+      name: 'TypeError',
+    });
+  });
+
+  it("sets the T attribute where the file system has it, and a volume's chunks/ gets it", async () => {
+    const root = scratch();
+    const probe = join(root, 'probe');
+    mkdirSync(probe);
+    const marked = io.markTopDirectory(probe);
+    const attributes = attributesOf(probe);
+    if (attributes !== undefined) expect(attributes.includes('T')).toBe(marked);
+    const volume = new StorageVolume(join(root, 'volume'), io);
+    await volume.create();
+    if (marked && attributes !== undefined) {
+      expect(attributesOf(join(root, 'volume', 'chunks'))).toContain('T');
+    }
   });
 });

@@ -251,21 +251,37 @@ describe.each(variants)('chunks through %s', (_name, variantIo) => {
   });
 
   describe('transfers', () => {
-    it('a volume starts with chunks/ and tmp/ only; a write makes its shard, and a shard and tmp/ removed under it come back', async () => {
+    it('a volume starts with chunks/ only; a write makes its shard, and chunks/ removed under it comes back', async () => {
       const { storage, volumes } = await openStorage(1);
       const chunks = join(volumes[0], 'chunks');
-      expect(readdirSync(volumes[0]).sort()).toEqual(['chunks', 'tmp']);
+      expect(readdirSync(volumes[0])).toEqual(['chunks']);
       expect(readdirSync(chunks)).toEqual([]);
       const bytes = randomBytes(CHUNK);
       const id = createHash('sha256').update(bytes).digest('hex');
       const first = await upload(storage, bytes);
       expect(readdirSync(chunks)).toEqual([id.slice(0, 2)]);
       await storage.remove(first.id);
-      rmSync(join(chunks, id.slice(0, 2)), { recursive: true });
-      rmSync(join(volumes[0], 'tmp'), { recursive: true });
+      rmSync(chunks, { recursive: true });
       const file = await upload(storage, bytes);
       expect(file.chunkIds).toEqual([id]);
       expect(readFileSync(replicaPath(volumes[0], id))).toEqual(bytes);
+    });
+
+    it('an open removes the temporary files interrupted writes left in the shards and in an old tmp/', async () => {
+      const first = await openStorage(1);
+      const bytes = randomBytes(CHUNK);
+      const id = createHash('sha256').update(bytes).digest('hex');
+      await upload(first.storage, bytes);
+      await first.storage.close();
+      const shard = join(first.volumes[0], 'chunks', id.slice(0, 2));
+      writeFileSync(join(shard, `${id}.1.0.tmp`), bytes.subarray(0, 100));
+      mkdirSync(join(first.volumes[0], 'tmp'));
+      writeFileSync(join(first.volumes[0], 'tmp', `${id}.1.1`), bytes.subarray(0, 100));
+      const again = await openStorage(0, first.volumes, first.root);
+      expect(readdirSync(first.volumes[0])).toEqual(['chunks']);
+      expect(readdirSync(shard)).toEqual([id]);
+      expect(readFileSync(replicaPath(first.volumes[0], id))).toEqual(bytes);
+      expect(again.storage.chunks(undefined, 10).items.map((chunk) => chunk.id)).toEqual([id]);
     });
 
     it('many more chunks than are in flight, arriving in odd pieces, read back byte for byte', async () => {

@@ -1,12 +1,12 @@
 /**
  * The pure parts of the storage layer: the content addresses (the documented file id formula),
- * the fixed-size chunker at its boundaries and limit, the content encodings, the dl_status rule,
+ * the body chunker at its boundaries, limits and early stops, the content encodings, the dl_status rule,
  * the CLI's --expires forms, the window of chunks in flight, which buffers may be written with
  * O_DIRECT, and the `--storage.volume` list.
  */
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,19 +15,19 @@ import { readConfigFile, resolveConfig } from '../../src/shared/config/resolve-c
 import { InvalidInputError } from '../../src/shared/errors.js';
 import { encodeContent } from '../../src/daemon/rest/storage-routes.js';
 import { chunkIdOf, fileIdOf, isContentId } from '../../src/daemon/storage/content-address.js';
-import { fixedChunks } from '../../src/daemon/storage/fixed-chunks.js';
+import { bodyChunks } from '../../src/daemon/storage/body-chunks.js';
 import { OrderedWindow } from '../../src/daemon/storage/ordered-window.js';
 import { directWritable, pageAlignedBuffers } from '../../src/daemon/storage/aligned-buffers.js';
 import { chunkStatusOf } from '../../src/daemon/storage/storage-layer.js';
 
 async function split(pieces: Buffer[], chunkSize: number, max = 1 << 30): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
-  for await (const chunk of fixedChunks(
-    Readable.from(pieces),
+  for await (const chunk of bodyChunks(Readable.from(pieces), {
     chunkSize,
-    max,
-    () => new Error('too large'),
-  )) {
+    maxBytes: max,
+    tooLarge: () => new Error('too large'),
+    timedOut: () => new Error('timed out'),
+  })) {
     chunks.push(Buffer.from(chunk));
   }
   return chunks;
@@ -57,7 +57,16 @@ describe('content addresses', () => {
   });
 });
 
-describe('fixedChunks', () => {
+/** Options of 4-byte chunks for the chunker's tests, at most 100 bytes unless told. */
+const smallChunks = (options: { maxBytes?: number; idleMs?: number } = {}) => ({
+  chunkSize: 4,
+  maxBytes: 100,
+  tooLarge: () => new Error('too large'),
+  timedOut: () => new Error('timed out'),
+  ...options,
+});
+
+describe('bodyChunks', () => {
   it('splits at exact boundaries whatever the pieces', async () => {
     const bytes = Buffer.from(Array.from({ length: 25 }, (_, i) => i));
     const pieces = [bytes.subarray(0, 3), bytes.subarray(3, 17), bytes.subarray(17)];
@@ -75,6 +84,51 @@ describe('fixedChunks', () => {
   it('refuses a stream past the limit', async () => {
     await expect(split([Buffer.alloc(6), Buffer.alloc(6)], 4, 10)).rejects.toThrow('too large');
     await expect(split([Buffer.alloc(10)], 4, 10)).resolves.toHaveLength(3);
+  });
+
+  it('splits a piece holding several chunks, and pauses the stream while a chunk waits', async () => {
+    const source = new PassThrough();
+    const chunks = bodyChunks(source, smallChunks());
+    source.end(Buffer.from('abcdefghij'));
+    const first = await chunks.next();
+    expect(Buffer.from(first.value as Buffer).toString()).toBe('abcd');
+    expect(source.isPaused()).toBe(true);
+    const rest: string[] = [];
+    for await (const chunk of chunks) rest.push(Buffer.from(chunk).toString());
+    expect(rest).toEqual(['efgh', 'ij']);
+  });
+
+  it('refuses a stream that sends nothing for idleMs, leaving it undestroyed to answer on', async () => {
+    const source = new PassThrough();
+    source.write(Buffer.from('ab'));
+    const chunks = bodyChunks(source, smallChunks({ idleMs: 20 }));
+    await expect(chunks.next()).rejects.toThrow('timed out');
+    expect(source.destroyed).toBe(false);
+  });
+
+  it('leaves a stream over the limit undestroyed, and destroys one its consumer stopped reading', async () => {
+    const tooLong = new PassThrough();
+    tooLong.write(Buffer.alloc(12));
+    const refused = bodyChunks(tooLong, smallChunks({ maxBytes: 10 }));
+    await expect(refused.next()).rejects.toThrow('too large');
+    expect(tooLong.destroyed).toBe(false);
+
+    const left = new PassThrough();
+    left.write(Buffer.alloc(8));
+    for await (const chunk of bodyChunks(left, smallChunks())) {
+      expect(chunk).toHaveLength(4);
+      break;
+    }
+    expect(left.destroyed).toBe(true);
+  });
+
+  it('fails a stream that closes before its end', async () => {
+    const source = new PassThrough();
+    source.write(Buffer.from('ab'));
+    const chunks = bodyChunks(source, smallChunks());
+    const next = chunks.next();
+    source.destroy();
+    await expect(next).rejects.toThrow('ended before its last byte');
   });
 });
 

@@ -3,7 +3,8 @@
  * job on libuv's thread pool that reads the chunk's buffer in place:
  * - hashing: WebCrypto's digest first copies its input on the event loop;
  * - writing a replica: node:fs takes five trips to the pool (open, write, fsync, close, rename);
- * - reading a replica and hashing it: four trips to the pool (open, fstat, read, close) and a hash.
+ * - reading a replica and hashing it: four trips to the pool (open, fstat, read, close) and a hash;
+ * - marking `chunks/` so that its shard directories spread over the file system (volume.ts).
  * Without the addon the storage layer does the same through WebCrypto and node:fs, with the same
  * results and errors (docs/storage.md, "Transfers").
  */
@@ -25,6 +26,11 @@ export interface ChunkIo {
    * file (ENOENT, ENOTDIR); other failures reject as `writeReplica`'s do.
    */
   readReplica(path: string, into: Uint8Array): Promise<NativeRead | undefined>;
+  /**
+   * Marks a directory as the top of a hierarchy (`chattr +T`): ext2/3/4 then spread the
+   * directories made in it over the block groups. False where the file system has no such mark.
+   */
+  markTopDirectory(path: string): boolean;
 }
 
 export interface NativeRead {
@@ -33,7 +39,7 @@ export interface NativeRead {
   sha256Hex: string;
 }
 
-const FUNCTIONS = ['sha256Hex', 'writeReplica', 'readReplica'] as const;
+const FUNCTIONS = ['sha256Hex', 'writeReplica', 'readReplica', 'markTopDirectory'] as const;
 
 export const CHUNK_IO_ADDON = addonUrl('chunk-io');
 

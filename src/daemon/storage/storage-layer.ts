@@ -34,9 +34,8 @@ import { beginBulkTransfer } from '../heap-growth.js';
 import type { Logger } from '../logger.js';
 import { pageAlignedBuffers } from './aligned-buffers.js';
 import { chunkIdOfAsync, fileIdOf } from './content-address.js';
-import { fixedChunks } from './fixed-chunks.js';
-import { idleLimited } from './idle-limit.js';
 import { OrderedWindow } from './ordered-window.js';
+import { bodyChunks } from './body-chunks.js';
 import { ReplicaSet } from './replica-set.js';
 import { StorageIndex, type ChunkRecord, type FileRecord } from './storage-index.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -246,24 +245,17 @@ export class StorageLayer {
         return spare.pop() ?? fresh.pop() ?? Buffer.allocUnsafe(chunkSize);
       };
       try {
-        const arriving =
-          uploadIdleTimeoutMs === undefined
-            ? source
-            : idleLimited(
-                source,
-                uploadIdleTimeoutMs,
-                () =>
-                  new RequestTimeoutError(
-                    `upload sent no bytes for ${uploadIdleTimeoutMs} ms (set by --storage.upload-idle-timeout)`,
-                  ),
-              );
-        for await (const bytes of fixedChunks(
-          arriving,
+        for await (const bytes of bodyChunks(source, {
           chunkSize,
-          maxUploadSize,
+          maxBytes: maxUploadSize,
           tooLarge,
+          idleMs: uploadIdleTimeoutMs,
+          timedOut: () =>
+            new RequestTimeoutError(
+              `upload sent no bytes for ${uploadIdleTimeoutMs} ms (set by --storage.upload-idle-timeout)`,
+            ),
           nextBuffer,
-        )) {
+        })) {
           size += bytes.length;
           const chunk: StoredChunk = { id: '', length: bytes.length, volumes: [] };
           stored.push(chunk);

@@ -1,6 +1,7 @@
 /**
- * One storage volume: a directory holding chunk replicas as `chunks/<first two hex digits>/<id>`
- * and the temporary files of writes in progress under `tmp/`.
+ * One storage volume: a directory holding chunk replicas as `chunks/<first two hex digits>/<id>`,
+ * each shard directory also holding the temporary files of its writes in progress
+ * (`<id>.<pid>.<n>.tmp`).
  *
  * A replica is made durable before anyone is told it exists: the bytes go to a temporary name,
  * are fsynced, renamed to the chunk's name, and the directory is fsynced. A volume whose
@@ -14,6 +15,14 @@
  * gets that write again through the page cache, and so does every later write to the volume.
  * With the native chunk-io addon a replica's write, fsync and rename are one thread-pool job
  * (chunk-io.ts); the steps and their errors are the same.
+ *
+ * Where the file system has the mark (ext2/3/4, with the addon), `chunks/` is marked as the top
+ * of a hierarchy, so its shard directories are spread over the block groups, and a temporary file
+ * is made in its chunk's shard, so that it takes an inode of that shard's group. ext4 without a
+ * journal checks, for every new inode, each inode of the group freed in the last minute that it
+ * passes over: with every replica in one group, an upload after a removal of a few hundred chunks
+ * passed over hundreds for each chunk, a fifth of the upload's CPU (benchmarks.md, "Storage
+ * upload: inodes and pieces").
  */
 import { constants, existsSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
@@ -25,7 +34,9 @@ import { CoalescedSync } from './coalesced-sync.js';
 import { isContentId } from './content-address.js';
 
 const CHUNKS_DIR = 'chunks';
-const TEMP_DIR = 'tmp';
+/** Where temporary files were made before they went to the shards; cleared at start if there. */
+const LEGACY_TEMP_DIR = 'tmp';
+const TEMP_SUFFIX = '.tmp';
 
 /** O_DIRECT where the platform has it (Linux); 0 elsewhere turns direct writes off. */
 const O_DIRECT = constants.O_DIRECT ?? 0;
@@ -110,14 +121,14 @@ export class StorageVolume {
   }
 
   /**
-   * Creates the volume's directory with `chunks/` and `tmp/`; called once at start for
-   * configured volumes. The shard directories under `chunks/` are made by the first write into
-   * each (`shardReady`): a node that stores nothing keeps two directories, not 258.
+   * Creates the volume's directory with `chunks/` (marked as a top directory); called once at
+   * start for configured volumes. The shard directories under `chunks/` are made by the first
+   * write into each (`shardReady`): a node that stores nothing keeps one directory, not 257.
    */
   async create(): Promise<void> {
     try {
       await mkdir(join(this.path, CHUNKS_DIR), { recursive: true });
-      await mkdir(join(this.path, TEMP_DIR), { recursive: true });
+      this.markChunksTop();
       await fsyncDir(this.path);
     } catch (error) {
       throw this.failure(error);
@@ -190,8 +201,8 @@ export class StorageVolume {
         `storage volume ${this.path} is not available (directory missing)`,
       );
     }
-    const temp = join(this.path, TEMP_DIR, `${id}.${process.pid}.${this.tempCounter++}`);
     const shard = join(this.path, CHUNKS_DIR, id.slice(0, 2));
+    const temp = join(shard, `${id}.${process.pid}.${this.tempCounter++}.tmp`);
     const final = join(shard, id);
     try {
       await this.shardReady(shard);
@@ -254,12 +265,29 @@ export class StorageVolume {
     return ids;
   }
 
-  /** Removes what interrupted writes left under `tmp/`. */
+  /**
+   * Removes the temporary files interrupted writes left in the shards (and the `tmp/` directory
+   * where earlier versions made them); answers how many it removed. One it cannot remove (the
+   * volume is read-only) stays: no index names it, and the next start tries again.
+   */
   async clearTemp(): Promise<number> {
-    const dir = join(this.path, TEMP_DIR);
-    const names = await readdir(dir).catch(() => []);
-    await Promise.all(names.map((name) => rm(join(dir, name), { force: true })));
-    return names.length;
+    const chunks = join(this.path, CHUNKS_DIR);
+    const legacy = join(this.path, LEGACY_TEMP_DIR);
+    const removed = (path: string, recursive = false) =>
+      rm(path, { recursive, force: true }).then(
+        () => true,
+        () => false,
+      );
+    const leftInLegacy = await readdir(legacy).catch(() => undefined);
+    let cleared = leftInLegacy && (await removed(legacy, true)) ? leftInLegacy.length : 0;
+    for (const shard of await readdir(chunks).catch(() => [])) {
+      const temps = (await readdir(join(chunks, shard)).catch(() => [])).filter((name) =>
+        name.endsWith(TEMP_SUFFIX),
+      );
+      const results = await Promise.all(temps.map((name) => removed(join(chunks, shard, name))));
+      cleared += results.filter(Boolean).length;
+    }
+    return cleared;
   }
 
   /**
@@ -294,11 +322,16 @@ export class StorageVolume {
    * volume's own directory never (a vanished volume stays vanished), and syncs the new entries.
    */
   private async restoreLayout(shard: string): Promise<void> {
-    for (const dir of [join(this.path, CHUNKS_DIR), join(this.path, TEMP_DIR), shard]) {
-      await mkdirOnce(dir);
-    }
+    await mkdirOnce(join(this.path, CHUNKS_DIR));
+    this.markChunksTop();
+    await mkdirOnce(shard);
     await fsyncDir(join(this.path, CHUNKS_DIR));
     await fsyncDir(this.path);
+  }
+
+  /** Best effort: without the mark (another file system, no addon) the layout is the same. */
+  private markChunksTop(): void {
+    this.io?.markTopDirectory(join(this.path, CHUNKS_DIR));
   }
 
   /** `error` of a write to this volume told as what it means for the volume (full, read-only, gone). */
