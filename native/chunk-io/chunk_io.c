@@ -9,11 +9,16 @@
  *   the pool through node:fs. On failure `temp` is removed and the promise is rejected with an
  *   Error whose `code` is the errno's name (ENOENT, EINVAL, ENOSPC, ...) and whose `syscall`
  *   names the step that failed.
- * readReplica(path, into) -> Promise<{bytesRead, sha256Hex} | undefined>: opens `path` without
- *   blocking on a FIFO, reads at most `into.length` bytes into `into` (none when it is not a
- *   regular file) and hashes what it read: node:fs takes four trips to the pool (open, fstat,
- *   read, close) and the hash a fifth. Undefined when there is no such file (ENOENT, ENOTDIR);
- *   other failures reject as writeReplica's do.
+ * readReplica(path, into, maxBytes = into.length) -> Promise<{bytesRead, offset, sha256Hex} |
+ *   undefined>: opens `path` without blocking on a FIFO, reads at most `maxBytes` bytes into
+ *   `into` from `offset` on (none when it is not a regular file) and hashes what it read: node:fs
+ *   takes four trips to the pool (open, fstat, read, close) and the hash a fifth. Bytes the page
+ *   cache holds are copied from it; others are read past it (O_DIRECT) when `into` has room for
+ *   whole 4 KiB blocks from a 4 KiB boundary (maxBytes rounded up, plus 4 KiB), which is where
+ *   `offset` then points: a cold read then costs no copy and fills no cache. (Whether the cache
+ *   holds them is asked with mincore; a mapping that cannot be made counts as cached.) A file system that
+ *   refuses that is read through the cache. Undefined when there is no such file (ENOENT,
+ *   ENOTDIR); other failures reject as writeReplica's do.
  * markTopDirectory(path) -> boolean: sets the directory's "top of a hierarchy" attribute
  *   (FS_TOPDIR_FL, `chattr +T`), so that ext2/3/4 spread the directories made in it over the
  *   file system's block groups as they do at the root, and with them the inodes of the files made
@@ -30,7 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/ioctl.h>
@@ -48,8 +55,10 @@ typedef struct {
   size_t length;
   /* sha256Hex, readReplica */
   unsigned char digest[SHA256_DIGEST_LENGTH];
-  /* readReplica */
+  /* readReplica: at most `length` bytes into `bytes + offset`, of `room` bytes from `bytes` */
+  size_t room;
   size_t bytes_read;
+  size_t offset;
   int missing;
   /* the file opened: writeReplica's temporary, readReplica's replica */
   char *path;
@@ -255,6 +264,101 @@ static napi_value write_replica(napi_env env, napi_callback_info info) {
 
 /* ---- readReplica ---- */
 
+#define DIRECT_BLOCK 4096
+
+static size_t whole_blocks(size_t bytes) {
+  return (bytes + DIRECT_BLOCK - 1) & ~(size_t)(DIRECT_BLOCK - 1);
+}
+
+/* Up to `wanted` bytes from the file's start into `into`; 0 or the errno of a failed read. */
+static int read_cached(int fd, unsigned char *into, size_t wanted, size_t *got) {
+  *got = 0;
+  while (*got < wanted) {
+    ssize_t n = pread(fd, into + *got, wanted - *got, (off_t)*got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) break;
+    *got += (size_t)n;
+  }
+  return 0;
+}
+
+/*
+ * Up to `wanted` bytes past the page cache into `into` (on a block boundary, with room for
+ * whole blocks); 0, the errno of a failed read, or -1 when the file system refuses O_DIRECT.
+ * Dirty cached pages of the file are written back by the kernel before it reads.
+ */
+static int read_direct(int fd, unsigned char *into, size_t wanted, size_t *got) {
+#ifdef O_DIRECT
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_DIRECT) != 0) return -1;
+  size_t span = whole_blocks(wanted);
+  int result = 0;
+  *got = 0;
+  while (*got < wanted) {
+    ssize_t n = pread(fd, into + *got, span - *got, (off_t)*got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      result = errno == EINVAL ? -1 : errno;
+      break;
+    }
+    *got += (size_t)n;
+    /* The end of the file: a read that stops inside a block. */
+    if (n == 0 || *got % DIRECT_BLOCK != 0) break;
+  }
+  fcntl(fd, F_SETFL, flags);
+  if (*got > wanted) *got = wanted;
+  return result;
+#else
+  (void)fd;
+  (void)into;
+  (void)wanted;
+  (void)got;
+  return -1;
+#endif
+}
+
+/*
+ * Whether the page cache holds every page of the file's first `wanted` bytes. Asked with
+ * mincore over a mapping that is never touched: a read with RWF_NOWAIT would answer too, but
+ * starts the readahead of what it lacks, which the read past the cache then reads again.
+ */
+static int all_cached(int fd, size_t wanted) {
+  long page = sysconf(_SC_PAGESIZE);
+  if (page <= 0) return 1;
+  void *map = mmap(NULL, wanted, PROT_READ, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) return 1;
+  size_t pages = (wanted + (size_t)page - 1) / (size_t)page;
+  unsigned char *resident = malloc(pages);
+  int cached = resident == NULL || mincore(map, wanted, resident) != 0;
+  if (!cached) {
+    cached = 1;
+    for (size_t n = 0; n < pages && cached; n++) cached = resident[n] & 1;
+  }
+  free(resident);
+  munmap(map, wanted);
+  return cached;
+}
+
+static void read_replica_bytes(job_t *job, int fd, size_t wanted) {
+  unsigned char *start = (unsigned char *)job->bytes;
+  size_t pad = (DIRECT_BLOCK - (uintptr_t)start % DIRECT_BLOCK) % DIRECT_BLOCK;
+  int result = -1;
+  if (wanted > 0 && pad + whole_blocks(wanted) <= job->room) {
+    job->offset = pad;
+    result = all_cached(fd, wanted) ? read_cached(fd, start + pad, wanted, &job->bytes_read)
+                                    : read_direct(fd, start + pad, wanted, &job->bytes_read);
+  }
+  if (result == -1) {
+    job->offset = 0;
+    result = read_cached(fd, start, wanted, &job->bytes_read);
+  }
+  if (result > 0) {
+    job->error = result;
+    job->syscall = "read";
+  }
+}
+
 static void read_execute(napi_env env, void *data) {
   (void)env;
   job_t *job = data;
@@ -275,20 +379,10 @@ static void read_execute(napi_env env, void *data) {
   } else if (S_ISREG(stats.st_mode)) {
     /* The file's size bounds the read too: a file that grew meanwhile is read as it was. */
     size_t wanted = (size_t)stats.st_size < job->length ? (size_t)stats.st_size : job->length;
-    unsigned char *into = (unsigned char *)job->bytes;
-    while (job->bytes_read < wanted) {
-      ssize_t n = pread(fd, into + job->bytes_read, wanted - job->bytes_read, (off_t)job->bytes_read);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        job->error = errno;
-        job->syscall = "read";
-      }
-      if (n <= 0) break;
-      job->bytes_read += (size_t)n;
-    }
+    read_replica_bytes(job, fd, wanted);
   }
   close(fd);
-  if (!job->error) SHA256(job->bytes, job->bytes_read, job->digest);
+  if (!job->error) SHA256(job->bytes + job->offset, job->bytes_read, job->digest);
 }
 
 static void read_complete(napi_env env, napi_status status, void *data) {
@@ -298,11 +392,13 @@ static void read_complete(napi_env env, napi_status status, void *data) {
   } else if (status == napi_ok && !job->error) {
     char hex[SHA256_DIGEST_LENGTH * 2];
     hex_digest(job, hex);
-    napi_value result, bytes_read, digest;
+    napi_value result, bytes_read, offset, digest;
     napi_create_object(env, &result);
     napi_create_double(env, (double)job->bytes_read, &bytes_read);
+    napi_create_double(env, (double)job->offset, &offset);
     napi_create_string_latin1(env, hex, sizeof hex, &digest);
     napi_set_named_property(env, result, "bytesRead", bytes_read);
+    napi_set_named_property(env, result, "offset", offset);
     napi_set_named_property(env, result, "sha256Hex", digest);
     napi_resolve_deferred(env, job->deferred, result);
   } else {
@@ -312,12 +408,22 @@ static void read_complete(napi_env env, napi_status status, void *data) {
 }
 
 static napi_value read_replica(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
+  size_t argc = 3;
+  napi_value argv[3];
   job_t *job = new_job(env, info, &argc, argv);
   if (!job) return NULL;
   if (argc < 2 || !(job->path = string_arg(env, argv[0])) || !bytes_arg(env, argv[1], job))
-    return fail_arguments(env, job, "readReplica(path, into): a path and a Uint8Array");
+    return fail_arguments(env, job, "readReplica(path, into, maxBytes): a path, a Uint8Array and a count");
+  job->room = job->length;
+  napi_valuetype type = napi_undefined;
+  if (argc > 2) napi_typeof(env, argv[2], &type);
+  if (type != napi_undefined) {
+    int64_t most = -1;
+    if (napi_get_value_int64(env, argv[2], &most) != napi_ok || most < 0 || (uint64_t)most > job->room)
+      return fail_arguments(env, job,
+                            "readReplica(path, into, maxBytes): maxBytes a count no larger than into");
+    job->length = (size_t)most;
+  }
   return start(env, job, "readReplica", read_execute, read_complete);
 }
 

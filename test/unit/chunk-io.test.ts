@@ -9,7 +9,11 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
+  closeSync,
   existsSync,
+  fsyncSync,
+  openSync,
+  writeSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -20,8 +24,13 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pageAlignedBuffers } from '../../src/daemon/storage/aligned-buffers.js';
-import { CHUNK_IO_ADDON, loadChunkIo, type ChunkIo } from '../../src/daemon/storage/chunk-io.js';
+import { directReadRoom, pageAlignedBuffers } from '../../src/daemon/storage/aligned-buffers.js';
+import {
+  CHUNK_IO_ADDON,
+  loadChunkIo,
+  type ChunkIo,
+  type NativeRead,
+} from '../../src/daemon/storage/chunk-io.js';
 import { StorageVolume } from '../../src/daemon/storage/volume.js';
 
 const chunkIo = loadChunkIo();
@@ -183,7 +192,7 @@ withAddon('readReplica', () => {
     const into = Buffer.alloc(room);
     const read = await io.readReplica(path, into);
     const expected = bytes.subarray(0, Math.min(size, room));
-    expect(read).toEqual({ bytesRead: expected.length, sha256Hex: sha256(expected) });
+    expect(read).toEqual({ bytesRead: expected.length, offset: 0, sha256Hex: sha256(expected) });
     expect(into.subarray(0, expected.length).equals(expected)).toBe(true);
   });
 
@@ -200,6 +209,7 @@ withAddon('readReplica', () => {
     for (const path of [root, join(root, 'fifo')]) {
       expect(await io.readReplica(path, Buffer.alloc(4))).toEqual({
         bytesRead: 0,
+        offset: 0,
         sha256Hex: sha256(Buffer.alloc(0)),
       });
     }
@@ -219,8 +229,94 @@ withAddon('readReplica', () => {
       name: 'TypeError',
       code: 'ERR_INVALID_ARG_TYPE',
     });
+    for (const most of [-1, 5, 'many']) {
+      expect(
+        thrownBy(() => io.readReplica('a', Buffer.alloc(4), most as unknown as number)),
+      ).toMatchObject({ name: 'TypeError', message: expect.stringMatching(/maxBytes/) });
+    }
   });
+
+  it.each([
+    ['one byte', 1, 2],
+    ['a block less one byte', 4095, 4096],
+    ['a whole chunk', 1024 * 1024, 1024 * 1024 + 1],
+    ['a chunk grown by damage: up to maxBytes', 1024 * 1024 + 9000, 1024 * 1024 + 1],
+  ])(
+    'reads %s with room for whole blocks, cold past the page cache and warm from it',
+    async (_, size, maxBytes) => {
+      const root = scratch();
+      const path = join(root, 'replica');
+      const bytes = randomBytes(size);
+      writeSynced(path, bytes);
+      const expected = bytes.subarray(0, Math.min(size, maxBytes));
+      const check = async () => {
+        const into = Buffer.alloc(directReadRoom(maxBytes));
+        const read = (await io.readReplica(path, into, maxBytes)) as NativeRead;
+        expect(read.bytesRead).toBe(expected.length);
+        expect(read.sha256Hex).toBe(sha256(expected));
+        expect(read.offset).toBeLessThan(4096);
+        expect(into.subarray(read.offset, read.offset + read.bytesRead).equals(expected)).toBe(
+          true,
+        );
+      };
+      dropCached(path);
+      const known = cachedBytesOf(path) === 0;
+      await check();
+      // Where the file system takes O_DIRECT and fincore can tell, the cold read cached nothing.
+      if (known && takesDirectReads(root)) expect(cachedBytesOf(path)).toBe(0);
+      readFileSync(path);
+      await check();
+    },
+  );
 });
+
+/** Writes `bytes` to `path` and syncs them, so that their cached pages are clean and droppable. */
+function writeSynced(path: string, bytes: Uint8Array): void {
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, bytes);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Asks the kernel to forget the cached pages of `path` (they must be clean). */
+function dropCached(path: string): void {
+  execFileSync('dd', [`if=${path}`, 'iflag=nocache', 'count=0', 'status=none']);
+}
+
+/** Bytes of `path` in the page cache, from fincore; undefined without it. */
+function cachedBytesOf(path: string): number | undefined {
+  try {
+    const output = execFileSync(
+      'fincore',
+      ['--bytes', '--noheadings', '--raw', '-o', 'RES', path],
+      {
+        encoding: 'utf8',
+        stdio: 'pipe',
+      },
+    );
+    return Number(output.trim());
+  } catch {
+    return undefined;
+  }
+}
+
+function takesDirectReads(dir: string): boolean {
+  try {
+    execFileSync(
+      'dd',
+      [`if=${join(dir, 'replica')}`, 'of=/dev/null', 'bs=4096', 'count=1', 'iflag=direct'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The directory's attribute letters from `lsattr -d`, or undefined without lsattr. */
 function attributesOf(path: string): string | undefined {

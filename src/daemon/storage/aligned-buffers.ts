@@ -35,6 +35,14 @@ export function pageAlignedBuffers(count: number, size: number): Buffer[] {
   return Array.from({ length: count }, (_, n) => Buffer.from(memory.buffer, n * stride, size));
 }
 
+/**
+ * Bytes a buffer needs for an O_DIRECT read of up to `maxBytes` from wherever in it a block
+ * starts: whole blocks, and one block more to find a boundary in memory that malloc placed.
+ */
+export function directReadRoom(maxBytes: number): number {
+  return Math.ceil(maxBytes / DIRECT_IO_BLOCK) * DIRECT_IO_BLOCK + DIRECT_IO_BLOCK;
+}
+
 /** Whether `bytes` may go to disk with O_DIRECT: an aligned region, offset and length. */
 export function directWritable(bytes: Uint8Array): boolean {
   return (

@@ -3,7 +3,8 @@
  * job on libuv's thread pool that reads the chunk's buffer in place:
  * - hashing: WebCrypto's digest first copies its input on the event loop;
  * - writing a replica: node:fs takes five trips to the pool (open, write, fsync, close, rename);
- * - reading a replica and hashing it: four trips to the pool (open, fstat, read, close) and a hash;
+ * - reading a replica and hashing it: four trips to the pool (open, fstat, read, close) and a hash,
+ *   with the bytes the page cache lacks read past it;
  * - marking `chunks/` so that its shard directories spread over the file system (volume.ts).
  * Without the addon the storage layer does the same through WebCrypto and node:fs, with the same
  * results and errors (docs/storage.md, "Transfers").
@@ -21,11 +22,13 @@ export interface ChunkIo {
    */
   writeReplica(temp: string, final: string, bytes: Uint8Array, direct: boolean): Promise<void>;
   /**
-   * Reads at most `into.length` bytes of the file at `path` into `into` (none when it is not a
-   * regular file; a FIFO does not block) and hashes what it read. Undefined when there is no such
-   * file (ENOENT, ENOTDIR); other failures reject as `writeReplica`'s do.
+   * Reads at most `maxBytes` (default `into.length`) of the file at `path` into `into` from
+   * `offset` on (none when it is not a regular file; a FIFO does not block) and hashes what it
+   * read. Bytes not in the page cache are read past it (O_DIRECT) when `into` has
+   * `directReadRoom(maxBytes)` bytes. Undefined when there is no such file (ENOENT, ENOTDIR);
+   * other failures reject as `writeReplica`'s do.
    */
-  readReplica(path: string, into: Uint8Array): Promise<NativeRead | undefined>;
+  readReplica(path: string, into: Uint8Array, maxBytes?: number): Promise<NativeRead | undefined>;
   /**
    * Marks a directory as the top of a hierarchy (`chattr +T`): ext2/3/4 then spread the
    * directories made in it over the block groups. False where the file system has no such mark.
@@ -35,6 +38,8 @@ export interface ChunkIo {
 
 export interface NativeRead {
   bytesRead: number;
+  /** Where in `into` the bytes start: a block boundary when they were read past the cache. */
+  offset: number;
   /** The hex SHA-256 of the `bytesRead` bytes read. */
   sha256Hex: string;
 }

@@ -28,7 +28,7 @@ import { constants, existsSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VolumeUnavailableError } from '../../shared/errors.js';
-import { directWritable } from './aligned-buffers.js';
+import { directReadRoom, directWritable } from './aligned-buffers.js';
 import type { ChunkIo } from './chunk-io.js';
 import { CoalescedSync } from './coalesced-sync.js';
 import { isContentId } from './content-address.js';
@@ -147,9 +147,14 @@ export class StorageVolume {
    */
   async read(id: string, maxBytes: number): Promise<ReplicaRead | undefined> {
     if (this.io) {
-      const into = Buffer.allocUnsafe(maxBytes);
-      const read = await this.io.readReplica(this.chunkPath(id), into);
-      return read && { bytes: into.subarray(0, read.bytesRead), sha256Hex: read.sha256Hex };
+      const into = Buffer.allocUnsafe(directReadRoom(maxBytes));
+      const read = await this.io.readReplica(this.chunkPath(id), into, maxBytes);
+      return (
+        read && {
+          bytes: into.subarray(read.offset, read.offset + read.bytesRead),
+          sha256Hex: read.sha256Hex,
+        }
+      );
     }
     let handle: FileHandle;
     try {
