@@ -267,7 +267,7 @@ describe.each(variants)('chunks through %s', (_name, variantIo) => {
       expect(readFileSync(replicaPath(volumes[0], id))).toEqual(bytes);
     });
 
-    it('an open removes the temporary files interrupted writes left in the shards and in an old tmp/', async () => {
+    it('an open removes the temporary files interrupted writes left in the shards and in an old tmp/, and nothing else', async () => {
       const first = await openStorage(1);
       const bytes = randomBytes(CHUNK);
       const id = createHash('sha256').update(bytes).digest('hex');
@@ -277,9 +277,16 @@ describe.each(variants)('chunks through %s', (_name, variantIo) => {
       writeFileSync(join(shard, `${id}.1.0.tmp`), bytes.subarray(0, 100));
       mkdirSync(join(first.volumes[0], 'tmp'));
       writeFileSync(join(first.volumes[0], 'tmp', `${id}.1.1`), bytes.subarray(0, 100));
-      const again = await openStorage(0, first.volumes, first.root);
+      let again = await openStorage(0, first.volumes, first.root);
       expect(readdirSync(first.volumes[0])).toEqual(['chunks']);
       expect(readdirSync(shard)).toEqual([id]);
+      await again.storage.close();
+      // A volume directory an operator also keeps other things in: those stay.
+      mkdirSync(join(first.volumes[0], 'tmp'));
+      writeFileSync(join(first.volumes[0], 'tmp', `${id}.2.0`), 'partial');
+      writeFileSync(join(first.volumes[0], 'tmp', 'notes.txt'), 'mine');
+      again = await openStorage(0, first.volumes, first.root);
+      expect(readdirSync(join(first.volumes[0], 'tmp'))).toEqual(['notes.txt']);
       expect(readFileSync(replicaPath(first.volumes[0], id))).toEqual(bytes);
       expect(again.storage.chunks(undefined, 10).items.map((chunk) => chunk.id)).toEqual([id]);
     });

@@ -25,7 +25,7 @@
  * upload: inodes and pieces").
  */
 import { constants, existsSync } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VolumeUnavailableError } from '../../shared/errors.js';
 import { directReadRoom, directWritable } from './aligned-buffers.js';
@@ -36,6 +36,8 @@ import { isContentId } from './content-address.js';
 const CHUNKS_DIR = 'chunks';
 /** Where temporary files were made before they went to the shards; cleared at start if there. */
 const LEGACY_TEMP_DIR = 'tmp';
+/** `<chunk id>.<pid>.<n>`, the name of a temporary file in `tmp/`. */
+const LEGACY_TEMP_NAME = /^[0-9a-f]{64}\.\d+\.\d+$/;
 const TEMP_SUFFIX = '.tmp';
 
 /** O_DIRECT where the platform has it (Linux); 0 elsewhere turns direct writes off. */
@@ -92,6 +94,20 @@ async function writeSynced(path: string, bytes: Uint8Array, flags: string | numb
 
 function errnoOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException)?.code;
+}
+
+/** Removes the files of `dir` whose names `matches` picks; answers how many it removed. */
+async function removeNamed(dir: string, matches: (name: string) => boolean): Promise<number> {
+  const names = (await readdir(dir).catch(() => [])).filter(matches);
+  const removed = await Promise.all(
+    names.map((name) =>
+      rm(join(dir, name), { force: true }).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  return removed.filter(Boolean).length;
 }
 
 /** Creates one directory level (never its parents); one that is there already is fine. */
@@ -271,26 +287,18 @@ export class StorageVolume {
   }
 
   /**
-   * Removes the temporary files interrupted writes left in the shards (and the `tmp/` directory
-   * where earlier versions made them); answers how many it removed. One it cannot remove (the
-   * volume is read-only) stays: no index names it, and the next start tries again.
+   * Removes the temporary files interrupted writes left in the shards, and in `tmp/` where
+   * earlier versions made them (then `tmp/` itself, once empty); answers how many it removed.
+   * Only names of such files are touched. One it cannot remove (the volume is read-only) stays:
+   * no index names it, and the next start tries again.
    */
   async clearTemp(): Promise<number> {
     const chunks = join(this.path, CHUNKS_DIR);
     const legacy = join(this.path, LEGACY_TEMP_DIR);
-    const removed = (path: string, recursive = false) =>
-      rm(path, { recursive, force: true }).then(
-        () => true,
-        () => false,
-      );
-    const leftInLegacy = await readdir(legacy).catch(() => undefined);
-    let cleared = leftInLegacy && (await removed(legacy, true)) ? leftInLegacy.length : 0;
+    let cleared = await removeNamed(legacy, (name) => LEGACY_TEMP_NAME.test(name));
+    await rmdir(legacy).catch(() => undefined);
     for (const shard of await readdir(chunks).catch(() => [])) {
-      const temps = (await readdir(join(chunks, shard)).catch(() => [])).filter((name) =>
-        name.endsWith(TEMP_SUFFIX),
-      );
-      const results = await Promise.all(temps.map((name) => removed(join(chunks, shard, name))));
-      cleared += results.filter(Boolean).length;
+      cleared += await removeNamed(join(chunks, shard), (name) => name.endsWith(TEMP_SUFFIX));
     }
     return cleared;
   }
