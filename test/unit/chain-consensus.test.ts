@@ -213,6 +213,36 @@ describe('consensus engine', () => {
     );
   });
 
+  it('an interval block also takes the transactions that arrive while it runs', async () => {
+    await chain.close();
+    cleanup();
+    const tmp = tempDataDir();
+    cleanup = tmp.cleanup;
+    // Every transaction a turn of its own, as the time slices give a block of a burst.
+    chain = await Chain.open({
+      dataDir: tmp.dir,
+      genesis: devGenesis(),
+      pause: () => new Promise<void>((resolve) => setImmediate(resolve)),
+    });
+    const engine = new ConsensusEngine({ chain, pool, bus, blockTimeMs: 1000, emptyBlocks: false });
+    const transfer = (nonce: number) =>
+      signTx(chain.common, 0, { nonce: BigInt(nonce), to: devAddress(9), value: 1n });
+    engine.onStep((event) => {
+      if (event.step === 'precommit' && event.height === 1n) {
+        setImmediate(() => pool.addAll(Array.from({ length: 10 }, (_, i) => transfer(10 + i))));
+      }
+    });
+    pool.addAll(Array.from({ length: 10 }, (_, i) => transfer(i)));
+    const committed = nextBlock(bus);
+    engine.start();
+    const event = await committed;
+    await engine.stop();
+    expect(event.block.number).toBe(1n);
+    expect(event.results).toHaveLength(20);
+    expect(event.results.every((r) => r.code === 0)).toBe(true);
+    expect(pool.txs).toHaveLength(0);
+  });
+
   it('drops rejected transactions from the pool', async () => {
     const engine = new ConsensusEngine({ chain, pool, bus, blockTimeMs: 0 });
     engine.start();

@@ -4,7 +4,7 @@
  * a thousand transfers appeared a tenth of a second after it, and every block of a burst came
  * that much late. Begun as long before the tick as recent blocks took to build, it is committed
  * about on the tick, as geth builds a payload ahead and seals it at its slot. Transactions that
- * arrive after a block began wait for the next one, as they would during its build.
+ * arrive while it runs are offered to it too, until it is full (`block-candidates.ts`).
  *
  * The lead is scaled to what the pool holds when the block would begin: a recent build of n
  * transactions that took t ms predicts t·p/n for p pending (never more than t: a block holds

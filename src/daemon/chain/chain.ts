@@ -319,7 +319,7 @@ export class Chain extends ChainReader implements PoolStateView {
    * after the returned promise runs before this thread serves another request.
    */
   buildAndCommitBlock(
-    txs: readonly PooledTransaction[],
+    txs: Iterable<PooledTransaction> | AsyncIterable<PooledTransaction>,
     timestamp: bigint,
     beforeVisible?: BeforeVisible,
     stateChange?: StateChange,
@@ -394,7 +394,7 @@ export class Chain extends ChainReader implements PoolStateView {
   }
 
   private async produce(
-    txs: readonly PooledTransaction[],
+    txs: Iterable<PooledTransaction> | AsyncIterable<PooledTransaction>,
     timestamp: bigint,
     beforeVisible: BeforeVisible | undefined,
     stateChange: StateChange | undefined,
@@ -415,7 +415,7 @@ export class Chain extends ChainReader implements PoolStateView {
 
   /** Executes and persists a block; on failure the execution state is back at the parent's. */
   private async executeAndCommit(
-    txs: readonly PooledTransaction[],
+    txs: Iterable<PooledTransaction> | AsyncIterable<PooledTransaction>,
     timestamp: bigint,
     stateChange: StateChange | undefined,
   ): Promise<CommittedBlock> {

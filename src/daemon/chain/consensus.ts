@@ -7,7 +7,9 @@
  * validator each vote is our own and every step succeeds at once.
  *
  * Timing: with a block time the engine commits one block per interval (empty ones too unless
- * disabled), each begun as long before its tick as recent ones took to build (`build-lead.ts`). With block time 0 it commits as soon as transactions are pending (automine),
+ * disabled), each begun as long before its tick as recent ones took to build (`build-lead.ts`)
+ * and taking, for most of an interval, what arrives while it runs (`block-candidates.ts`). With
+ * block time 0 it commits as soon as transactions are pending (automine),
  * batching everything pending that fits the block gas limit, and otherwise sleeps until the pool
  * wakes it. Both can be changed while running (`setMiningMode`: `evm_setAutomine`,
  * `evm_setIntervalMining`), and `mine` commits a block on demand; every round, the engine's own
@@ -20,11 +22,32 @@ import { StorageError } from '../../shared/errors.js';
 import type { EventBus, Unsubscribe } from '../events/event-bus.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import type { PooledTransaction, TxPoolApi } from '../txpool/types.js';
+import { blockCandidates } from './block-candidates.js';
 import { BlockClock } from './block-clock.js';
 import { BuildLead, RECHECK_MS } from './build-lead.js';
 import type { StateChange } from './executor.js';
 import type { ProductionHealth } from './production-health.js';
 import type { BeforeVisible, CommittedBlock, RejectedTx } from './types.js';
+
+/**
+ * The share of an interval during which an interval block, from when it began, also takes the
+ * transactions that arrive while it runs (`block-candidates.ts`). In a burst, a block that
+ * began with 600 of them took its 1 428th after 0.5–0.6 of an interval (admissions and its own
+ * execution share the thread); with half an interval it stopped short and the burst needed one
+ * block more. Past the tick it fills only while a burst keeps coming, and a full block stops.
+ */
+const FILL_SHARE = 0.9;
+/**
+ * How long past its tick a block waits for more after its last pass that found some: a burst's
+ * admissions reach the pool in batches, tens of milliseconds apart when sender recovery runs on
+ * another thread.
+ */
+const FILL_GRACE_MS = 50;
+/**
+ * Past its tick, the fewest new transactions a pass of a block must find for the block to stay
+ * open: a burst brings hundreds between two passes, steady traffic a few.
+ */
+const FILL_MIN_PASS = 64;
 
 export type ConsensusStep = 'propose' | 'prevote' | 'precommit' | 'commit';
 
@@ -42,7 +65,7 @@ export interface ConsensusStepEvent {
 export interface BlockProducer {
   head(): { number: bigint; block: { header: { timestamp: bigint } } };
   buildAndCommitBlock(
-    txs: readonly PooledTransaction[],
+    txs: Iterable<PooledTransaction> | AsyncIterable<PooledTransaction>,
     timestamp: bigint,
     beforeVisible?: BeforeVisible,
     stateChange?: StateChange,
@@ -190,11 +213,14 @@ export class ConsensusEngine {
         );
         continue;
       }
+      const tick = this.nextBlockAt;
       if (due) this.nextBlockAt = Math.max(this.nextBlockAt + intervalMs, this.now());
       try {
         const began = this.now();
+        // An interval block also takes what arrives while it runs, for most of an interval.
+        const fill = due ? { tick, fillUntil: began + intervalMs * FILL_SHARE } : undefined;
         const committed = await this.rounds.run(() =>
-          this.round({ empty: due && this.emptyBlocks }),
+          this.round({ empty: due && this.emptyBlocks, fill }),
         );
         if (due && committed !== undefined) {
           this.lead.built(this.now() - began, committed.receipts.length);
@@ -221,7 +247,7 @@ export class ConsensusEngine {
    * and `empty` is false. Resolves to the block committed, undefined when skipped.
    */
   private async round(
-    request: BlockRequest & { empty: boolean },
+    request: BlockRequest & { empty: boolean; fill?: { tick: number; fillUntil: number } },
   ): Promise<CommittedBlock | undefined> {
     const { chain, pool, bus } = this.options;
     // Every executable transaction is offered; the executor packs them by the gas they really
@@ -255,8 +281,17 @@ export class ConsensusEngine {
       : this.clock.timestampAfter(parent.block.header.timestamp);
     let committed: CommittedBlock;
     try {
+      const { fill } = request;
       committed = await chain.buildAndCommitBlock(
-        txs,
+        fill === undefined
+          ? txs
+          : blockCandidates(txs, pool, {
+              ...fill,
+              graceMs: FILL_GRACE_MS,
+              minPass: FILL_MIN_PASS,
+              now: this.now,
+              arrival: (at) => this.arrival(at),
+            }),
         timestamp,
         (block, state) => {
           for (const rejected of block.rejected) {
@@ -285,6 +320,19 @@ export class ConsensusEngine {
       results: committed.results,
     });
     return committed;
+  }
+
+  /** Resolves once a transaction arrives in the pool, or at `at` (ms) if none does. */
+  private arrival(at: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, at - this.now()));
+      const unsubscribe = this.options.pool.onPending(done);
+    });
   }
 
   private emitStep(event: ConsensusStepEvent): void {

@@ -151,7 +151,7 @@ export class BlockExecutor {
    */
   async execute(
     context: BlockContext,
-    txs: readonly PooledTransaction[],
+    txs: Iterable<PooledTransaction> | AsyncIterable<PooledTransaction>,
     stateChange?: StateChange,
   ): Promise<ExecutedBlock> {
     const header = this.headerFields(context);
@@ -178,10 +178,13 @@ export class BlockExecutor {
     return { block, serialized, included, rejected };
   }
 
-  /** Runs `txs` in order into `included` and `rejected`, packing by the gas they use. */
+  /**
+   * Runs `txs` in order into `included` and `rejected`, packing by the gas they use; takes no
+   * more of them once the block is full.
+   */
   private async runAll(
     context: BlockContext,
-    txs: readonly PooledTransaction[],
+    txs: Iterable<PooledTransaction> | AsyncIterable<PooledTransaction>,
     executionBlock: Block,
     included: ExecutedTx[],
     rejected: RejectedTx[],
@@ -191,7 +194,7 @@ export class BlockExecutor {
     // transactions wait for the next block instead of failing as "nonce too high".
     const blockedSenders = new Set<string>();
     let gasUsed = 0n;
-    for (const pooled of txs) {
+    for await (const pooled of txs) {
       await this.pause();
       // No transaction needs less than 21 000 gas: the block is full.
       if (context.gasLimit - gasUsed < MIN_TX_GAS) break;
