@@ -13,8 +13,9 @@
  *
  * So when at least `minTransactions` have been committed, or `minAnswerChars` of results served
  * in answers of at least {@link LARGE_ANSWER_CHARS} each, since the last release, and then the
- * node is quiet (the pool has nothing pending after a block, neither a transaction nor another
- * large answer comes for `quietMs`, and, after answers, no request is being answered), it runs
+ * node is quiet (the pool has nothing pending after a block and admits nothing, neither a
+ * transaction nor another large answer comes for `quietMs`, and, after answers, no request is
+ * being answered), it runs
  * `release` once: by default {@link releaseMemory}, one full collection of the heap (one pause of
  * the main thread while it is idle), then `malloc_trim`. A steady stream of work pays for it at most once per threshold; under a steady mix of
  * transactions and reads the pool is quiet only now and then, and it runs irregularly
@@ -51,7 +52,7 @@ export type ReleaseDetails = Record<string, unknown>;
 
 export interface HeavyWorkReleaseOptions {
   bus: EventBus;
-  pool: { status(): PoolStatus };
+  pool: { status(): PoolStatus; admitting(): number };
   /** What is done once heavy work is over. */
   release: () => Promise<ReleaseDetails | void> | void;
   /** Told at `debug` of each release (why, and what `release` reports), and of its failure. */
@@ -140,11 +141,12 @@ export function releaseAfterHeavyWork(options: HeavyWorkReleaseOptions): HeavyWo
   // After large answers the node is quiet only once no request is being answered (another large
   // one may be on its way). After a burst the pool decides: under a steady mix of reads and
   // transactions a moment with no request in flight and no new transaction hardly ever comes.
+  // Admissions under way are not quiet either: the next burst's first transactions spend their
+  // first few hundred milliseconds in sender recovery, before any of them is pending, and a
+  // release then paused its admissions (measured: a second and more, docs/benchmarks.md).
+  const notQuiet = () => pool.admitting() > 0 || (committed < minTransactions && busy());
   const wait = () => {
-    timer = setTimeout(
-      () => (committed < minTransactions && busy() ? wait() : void run()),
-      quietMs,
-    );
+    timer = setTimeout(() => (notQuiet() ? wait() : void run()), quietMs);
     timer.unref();
   };
   const stopBlocks = bus.onBlock(({ block }) => {

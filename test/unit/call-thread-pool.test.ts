@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Address } from '@ethereumjs/util';
-import { CallThreadPool } from '../../src/daemon/call-threads/call-thread-pool.js';
+import {
+  AFTER_BURST_QUIET_MS,
+  CallThreadPool,
+} from '../../src/daemon/call-threads/call-thread-pool.js';
 import type { CallThreadData } from '../../src/daemon/call-threads/protocol.js';
 import type { CallExecution } from '../../src/daemon/chain/chain-reader.js';
 import { ExecutionRevertedError, LimitExceededError } from '../../src/shared/errors.js';
@@ -257,6 +260,22 @@ describe('CallThreadPool', () => {
       ]);
       // Still running: the call just answered went to it.
       expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);
+    });
+
+    it('keeps the threads after a burst when the next one begins within the quiet time', async () => {
+      const log: string[] = [];
+      pool = await startPool(log, 1, { starts: new SharedArrayBuffer(4) }, 0, NO_LIMITS, 60_000);
+      pool.wake();
+      await waitFor(() => log.length === 1, 10_000, 'the thread to start');
+      pool.releaseAfterRecoveries();
+      // The next burst's first sender recoveries.
+      pool.wake();
+      // Nothing to wait for but time: the stop would come AFTER_BURST_QUIET_MS after the release.
+      await new Promise((resolve) => setTimeout(resolve, AFTER_BURST_QUIET_MS + 500));
+      expect(log).toEqual(['call thread ready']);
+      pool.releaseAfterRecoveries();
+      await waitFor(() => log.length === 2, 10_000, 'the thread to stop');
+      expect(log).toEqual(['call thread ready', 'call thread stopped after idling']);
     });
 
     it('starts another thread only while every running one is busy', async () => {

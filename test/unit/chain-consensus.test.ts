@@ -71,6 +71,9 @@ class FakePool implements TxPoolApi {
   status(): PoolStatus {
     return { pending: this.txs.length, queued: 0 };
   }
+  admitting(): number {
+    return 0;
+  }
   onPending(listener: (tx: PooledTransaction) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -25,6 +25,7 @@ function blockWith(count: number): BlockCommittedEvent {
 describe('releaseAfterHeavyWork', () => {
   let bus: EventBus;
   let pending: number;
+  let admitting: number;
   let releases: number;
   let watch: HeavyWorkWatch;
 
@@ -32,6 +33,7 @@ describe('releaseAfterHeavyWork', () => {
     jest.useFakeTimers();
     bus = new EventBus();
     pending = 0;
+    admitting = 0;
     releases = 0;
     watch = watchWith();
   });
@@ -40,7 +42,7 @@ describe('releaseAfterHeavyWork', () => {
   const watchWith = (options: Partial<HeavyWorkReleaseOptions> = {}) =>
     releaseAfterHeavyWork({
       bus,
-      pool: { status: () => ({ pending, queued: 0 }) },
+      pool: { status: () => ({ pending, queued: 0 }), admitting: () => admitting },
       release: async () => {
         releases += 1;
       },
@@ -89,6 +91,20 @@ describe('releaseAfterHeavyWork', () => {
     expect(releases).toBe(0);
 
     bus.publishBlock(blockWith(1));
+    await jest.advanceTimersByTimeAsync(QUIET_MS);
+    expect(releases).toBe(1);
+  });
+
+  it('waits while admissions are under way, none of them pending yet', async () => {
+    bus.publishBlock(blockWith(MIN_TRANSACTIONS));
+    await jest.advanceTimersByTimeAsync(QUIET_MS / 2);
+    // The next burst's first transactions are in sender recovery: nothing is pending yet.
+    admitting = 40;
+    await jest.advanceTimersByTimeAsync(10 * QUIET_MS);
+    expect(releases).toBe(0);
+
+    // They were all refused: no pending transaction, no block; the node is quiet again.
+    admitting = 0;
     await jest.advanceTimersByTimeAsync(QUIET_MS);
     expect(releases).toBe(1);
   });

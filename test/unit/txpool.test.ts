@@ -91,6 +91,27 @@ describe('pending and queued', () => {
     expect(pool.status()).toEqual({ pending: 4, queued: 0 });
   });
 
+  it('counts admissions under way until each is decided, refused ones included', async () => {
+    const recoveries: Array<() => void> = [];
+    const pool = newPool(
+      new FakeState(),
+      {},
+      {
+        prepare: () => new Promise<void>((resolve) => recoveries.push(resolve)),
+      },
+    );
+    const admitted = pool.add(signTx(0, { nonce: 0n }));
+    const refused = pool.add(signTx(1, { nonce: 0n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }));
+    expect(pool.admitting()).toBe(2);
+    expect(pool.status()).toEqual({ pending: 0, queued: 0 });
+
+    recoveries.forEach((recovered) => recovered());
+    await admitted;
+    await rejection(refused);
+    expect(pool.admitting()).toBe(0);
+    expect(pool.status()).toEqual({ pending: 1, queued: 0 });
+  });
+
   it('counts from the state nonce', async () => {
     const state = new FakeState();
     state.setNonce(1, 5n);

@@ -22,8 +22,11 @@
  * busy and jobs wait. Once nothing was asked of them for `idleMs`, the threads are closed. Jobs
  * that arrive meanwhile wait for a thread to start, as behind a busy one. With `idleMs` 0 every
  * thread starts with the pool and runs until it closes. When a burst of submitted transactions
- * is over (`heavy-work-release.ts`) and no job came within the idle time, the threads stop at once:
- * the burst's recoveries were what kept them.
+ * is over (`heavy-work-release.ts`) and no job came within the idle time, the threads stop if
+ * nothing is asked of them for {@link AFTER_BURST_QUIET_MS} more: the burst's recoveries were what
+ * kept them. Stopping them at once stopped them under the first admissions of a burst that came
+ * right after, which then waited for a thread to start again (a second and more, measured with
+ * two bursts 0.1 s apart; docs/benchmarks.md).
  *
  * Jobs wait in a queue that takes turns between callers (`fair-queue.ts`; a caller is a
  * WebSocket connection or an HTTP client's address) and go to threads that hold none, in
@@ -132,6 +135,11 @@ function shownDuration(ms: number): string {
 const THREAD_YOUNG_GENERATION_MB = 8;
 /** How long a thread has to finish its jobs and close before it is terminated. */
 const CLOSE_TIMEOUT_MS = 5_000;
+/**
+ * How long after a burst the threads must have had nothing asked of them before they stop: a
+ * deployment script's bursts come a fraction of a second apart.
+ */
+export const AFTER_BURST_QUIET_MS = 1_000;
 const FIRST_RESTART_DELAY_MS = 1_000;
 const MAX_RESTART_DELAY_MS = 30_000;
 /** A thread that ran this long before dying is restarted after the first delay again. */
@@ -464,6 +472,7 @@ export class CallThreadPool implements CallExecution {
   /** When a job last came or was answered. */
   private lastJob = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  private afterBurstTimer: NodeJS.Timeout | undefined;
   /** Whether a pump is due at the end of this event-loop turn. */
   private pumpDue = false;
 
@@ -533,18 +542,28 @@ export class CallThreadPool implements CallExecution {
   }
 
   /**
-   * Stops the threads now, unless a job came within the idle time: for the end of a burst of
-   * submitted transactions, whose sender recoveries were all that kept them running.
+   * For the end of a burst of submitted transactions, whose sender recoveries were all that kept
+   * the threads running: stops them {@link AFTER_BURST_QUIET_MS} later if nothing at all was
+   * asked of them meanwhile, unless a job came within the idle time.
    */
   releaseAfterRecoveries(): void {
-    const busy = this.queue.size > 0 || this.threads.some((each) => each.pending.size > 0);
-    if (this.idleMs === 0 || busy || Date.now() - this.lastJob < this.idleMs) return;
-    for (const thread of this.threads) thread.stop();
+    if (this.idleMs === 0) return;
+    const burstOver = Date.now();
+    clearTimeout(this.afterBurstTimer);
+    this.afterBurstTimer = setTimeout(() => {
+      this.afterBurstTimer = undefined;
+      const busy = this.queue.size > 0 || this.threads.some((each) => each.pending.size > 0);
+      const asked = this.lastDemand >= burstOver;
+      if (busy || asked || Date.now() - this.lastJob < this.idleMs) return;
+      for (const thread of this.threads) thread.stop();
+    }, AFTER_BURST_QUIET_MS);
+    this.afterBurstTimer.unref();
   }
 
   /** Closes every thread after the jobs it has in hand; queued jobs run on the main thread. */
   async close(): Promise<void> {
     clearTimeout(this.idleTimer);
+    clearTimeout(this.afterBurstTimer);
     await Promise.all(this.threads.map((thread) => thread.close()));
     this.pump();
   }

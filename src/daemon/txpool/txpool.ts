@@ -150,6 +150,7 @@ export class TxPool implements TxPoolApi {
   private readonly now: () => number;
   private readonly onListenerError: (error: unknown) => void;
   private pendingTotal = 0;
+  private admissionsUnderWay = 0;
   private nextSeq = 0;
   private order: { baseFee: bigint; txs: PooledTransaction[] } | undefined;
 
@@ -236,24 +237,29 @@ export class TxPool implements TxPoolApi {
     checkEnvelope(tx, encoded, rules);
     // Recovery runs beside the queue, and admissions still enter the queue in arrival order.
     const recovered = senderRecovery?.prepare(tx, encoded);
+    this.admissionsUnderWay++;
     return this.serial.run(async () => {
-      await this.options.pause?.();
-      await recovered;
-      // checkEnvelope has refused an unsigned transaction, so it has a hash.
-      const pooled = await this.insert(tx, hashHex!, admitTransaction(tx, rules), encoded);
-      // Queued for the journal inside the admission, so a removal that follows it (a block,
-      // a replacement) is queued after it and wins.
-      const writer = origin === 'submitted' ? this.options.journal : undefined;
-      const written = writer?.write(pooled.hashHex, tx, encoded) ?? Promise.resolve();
-      const durable = written.catch((error: unknown) => {
-        // Not on disk, so not accepted: it leaves the pool unless a block took it meanwhile.
-        this.drop(pooled.hashHex);
-        throw error;
-      });
-      // The caller awaits `durable` after its own steps (the signer's turn); a failure that
-      // comes first must not count as an unhandled rejection in between.
-      durable.catch(() => undefined);
-      return { pooled, durable };
+      try {
+        await this.options.pause?.();
+        await recovered;
+        // checkEnvelope has refused an unsigned transaction, so it has a hash.
+        const pooled = await this.insert(tx, hashHex!, admitTransaction(tx, rules), encoded);
+        // Queued for the journal inside the admission, so a removal that follows it (a block,
+        // a replacement) is queued after it and wins.
+        const writer = origin === 'submitted' ? this.options.journal : undefined;
+        const written = writer?.write(pooled.hashHex, tx, encoded) ?? Promise.resolve();
+        const durable = written.catch((error: unknown) => {
+          // Not on disk, so not accepted: it leaves the pool unless a block took it meanwhile.
+          this.drop(pooled.hashHex);
+          throw error;
+        });
+        // The caller awaits `durable` after its own steps (the signer's turn); a failure that
+        // comes first must not count as an unhandled rejection in between.
+        durable.catch(() => undefined);
+        return { pooled, durable };
+      } finally {
+        this.admissionsUnderWay--;
+      }
     });
   }
 
@@ -353,6 +359,10 @@ export class TxPool implements TxPoolApi {
 
   status(): PoolStatus {
     return { pending: this.pendingTotal, queued: this.byHash.size - this.pendingTotal };
+  }
+
+  admitting(): number {
+    return this.admissionsUnderWay;
   }
 
   onPending(listener: (tx: PooledTransaction) => void): () => void {

@@ -127,6 +127,11 @@ export interface TxPoolApi {
   /** Next nonce a sender would use, counting its pending transactions ('pending' block tag). */
   pendingNonce(address: Address): Promise<bigint>;
   status(): PoolStatus;
+  /**
+   * Admissions begun and not yet decided: transactions handed to the pool whose sender is being
+   * recovered or whose turn in the admission queue has not come.
+   */
+  admitting(): number;
   /** Listeners for each newly pending transaction (filters and subscriptions). */
   onPending(listener: (tx: PooledTransaction) => void): () => void;
 }
