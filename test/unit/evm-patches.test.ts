@@ -12,13 +12,15 @@ import { build, transform, type Plugin } from 'esbuild';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
+import { Common, Hardfork, Mainnet, type ParamsDict } from '@ethereumjs/common';
 import { RLP, type Input as RLPInput } from '@ethereumjs/rlp';
 import {
   createFeeMarket1559Tx,
+  createTx,
   createTxFromRLP,
   getCalldataFloorGas,
   type TypedTransaction,
+  type TypedTxData,
 } from '@ethereumjs/tx';
 import {
   Address,
@@ -280,6 +282,49 @@ describe('edits to EthereumJS', () => {
         expect(patched.getIntrinsicGas()).toBe(library.getIntrinsicGas());
         expect(patchedTx.getCalldataFloorGas(patched)).toBe(getCalldataFloorGas(library));
       }
+  });
+
+  it("give each transaction a Common of its own, as @ethereumjs/tx does, following the given one's changes", async () => {
+    const patchedTx = await bundledWithEdits<{
+      createTx: typeof createTx;
+    }>(
+      '@ethereumjs/tx',
+      ['createTx'],
+      ['@ethereumjs/tx/dist/esm/util/internal.js', '@ethereumjs/tx/dist/esm/legacy/tx.js'],
+    );
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
+    const to = new Address(hexToBytes(`0x${'11'.repeat(20)}`));
+    const kinds: TypedTxData[] = [
+      { type: 0, gasPrice: 10n },
+      { type: 1, gasPrice: 10n, accessList: [] },
+      { type: 2, maxFeePerGas: 10n },
+    ];
+    /** What a transaction's Common answers, as far as the transaction and the node read it. */
+    const seen = (tx: TypedTransaction) => ({
+      hardfork: tx.common.hardfork(),
+      chainId: tx.common.chainId(),
+      eip7702: tx.common.isActivatedEIP(7702),
+      txGas: tx.common.param('txGas'),
+      intrinsic: tx.getIntrinsicGas(),
+      encoded: bytesToHex(tx.serialize()),
+    });
+    const both = (params?: ParamsDict) =>
+      kinds.map((fields) => {
+        const data = { nonce: 1n, gasLimit: 100_000n, to, ...fields } as TypedTxData;
+        const patched = patchedTx.createTx(data, { common, params });
+        const library = createTx(data, { common, params });
+        expect(seen(patched)).toEqual(seen(library));
+        return patched;
+      });
+    const [first] = both();
+    const [second] = both();
+    expect(second.common).not.toBe(first.common);
+    common.setHardfork(Hardfork.Cancun);
+    expect(both().map((tx) => tx.common.hardfork())).toEqual(Array(3).fill(Hardfork.Cancun));
+    expect(first.common.hardfork()).toBe(Hardfork.Prague);
+    common.updateParams({ 1: { txGas: 30_000 } });
+    both();
+    both({ 1: { txGas: 25_000, txCreationGas: 32_000, txDataZeroGas: 4, txDataNonZeroGas: 16 } });
   });
 
   it('RLP-encode exactly as @ethereumjs/rlp does, and refuse what it refuses', async () => {
