@@ -15,11 +15,11 @@
  * in answers of at least {@link LARGE_ANSWER_CHARS} each, since the last release, and then the
  * node is quiet (the pool has nothing pending after a block and admits nothing, neither a
  * transaction nor another large answer comes for `quietMs`, and, after answers, no request is
- * being answered), it runs
- * `release` once: by default {@link releaseMemory}, one full collection of the heap (one pause of
- * the main thread while it is idle), then `malloc_trim`. A steady stream of work pays for it at most once per threshold; under a steady mix of
- * transactions and reads the pool is quiet only now and then, and it runs irregularly
- * (docs/benchmarks.md, the soak of 2026-11-26 15:51).
+ * being answered), it runs `release` once: by default {@link releaseMemory}, one full collection
+ * of the heap (one pause of the main thread while it is idle), then `malloc_trim`. A steady
+ * stream of work pays for it at most once per threshold; under a steady mix of transactions and
+ * reads the pool is quiet only now and then, and it runs irregularly (docs/benchmarks.md, the
+ * soak of 2026-11-26 15:51).
  *
  * With `raiseHeapGrowth`, a burst also lets the heap grow further between full collections
  * while it runs (heap-growth.ts): from when `burstPending` transactions wait in the pool until
