@@ -49,7 +49,6 @@ import { MethodRegistry } from './rpc/registry.js';
 import { IdentityFunding } from './identity/identity-funding.js';
 import { restResources } from './rest/resources.js';
 import { RouteTable } from './rest/route-table.js';
-import { startRestServer } from './rest/server.js';
 import { loadChunkIo } from './storage/chunk-io.js';
 import { StorageLayer } from './storage/storage-layer.js';
 import { StorageMaintenance } from './storage/storage-maintenance.js';
@@ -596,6 +595,9 @@ export async function startNode(
     });
     if (config['rest.enable']) {
       const routeTable = new RouteTable();
+      // Loaded only by a node that serves REST: fastify and its plugins take about 20 ms of a
+      // start to load on a slow machine (docs/benchmarks.md).
+      const { startRestServer } = await import('./rest/server.js');
       const rest = await startRestServer({
         address: config['rest.address'],
         maxBodySize: config['rest.max-body-size'],
