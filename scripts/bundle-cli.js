@@ -26,6 +26,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { ownModuleUrls } from './own-module-urls.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -250,29 +251,6 @@ const keepOutside = {
     ownModuleUrls(dist).setup(plugin);
   },
 };
-
-/**
- * A CommonJS bundle has no import.meta: a module's own URL is rebuilt from the folder of the
- * bundle written to `outDir`, so the files it looks for (package.json, the daemon entry) are
- * found wherever the package is installed.
- * @returns {import('esbuild').Plugin}
- */
-function ownModuleUrls(outDir) {
-  return {
-    name: 'own-module-urls',
-    setup(plugin) {
-      plugin.onLoad({ filter: /\.js$/ }, (args) => {
-        const text = readFileSync(args.path, 'utf8');
-        if (!text.includes('import.meta.url')) return undefined;
-        const own = `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${JSON.stringify(relative(outDir, args.path))})).href`;
-        return {
-          contents: text.replaceAll('import.meta.url', own),
-          resolveDir: dirname(args.path),
-        };
-      });
-    },
-  };
-}
 
 // The error classes as CommonJS, re-exported by errors.js (see the head of this file). A second
 // run after tsc finds errors.js already re-exporting and leaves both as they are.

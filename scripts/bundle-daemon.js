@@ -4,6 +4,9 @@
 // src/daemon/daemon-bundle.ts compiles with V8's code cache (scripts/daemon-code-cache.js makes
 // the caches; how and why is told in daemon-bundle.ts), for the background entry
 // (dist/daemon/main.js) and `daemon start --foreground`; tsc's run-daemon.js is removed. The
+// background entry itself is also written as CommonJS, dist/daemon/main.cjs, with the few
+// modules it imports (the code cache's loader), for `daemon start`: a process whose entry is an
+// ES module starts Node's ES module loader first, 30-40 ms on a slow machine. The
 // entries of the call threads and of the trace threads become ES module bundles of their own, in
 // place of tsc's files. Start-up was dominated by Node resolving, reading and linking several
 // hundred module files (EthereumJS, @polkadot/util, ajv, ...); one file cuts time to the first
@@ -34,6 +37,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wasmBytes } from '@polkadot/wasm-crypto-wasm';
 import { ethereumjsPatches, patchedFiles } from './ethereumjs-patches.js';
+import { ownModuleUrls } from './own-module-urls.js';
 
 const dist = fileURLToPath(new URL('../dist/daemon/', import.meta.url));
 /** The daemon, as CommonJS for the code cache, and the thread entries, as ES modules in place. */
@@ -75,6 +79,27 @@ function keepSourceOneByte(bundleFile) {
 }
 
 /**
+ * Leaves the error classes out of the bundle written to `bundleFile`: its imports of
+ * dist/shared/errors.js load errors.cjs (`commonJs`) or errors.js from there instead.
+ * @returns {import('esbuild').Plugin}
+ */
+function errorsOutside(bundleFile, commonJs) {
+  return {
+    name: 'errors-outside',
+    setup(plugin) {
+      plugin.onResolve({ filter: /^\.{1,2}\/(.*\/)?errors\.js$/ }, (args) =>
+        resolve(args.resolveDir, args.path) === errorsFile
+          ? {
+              path: importPath(bundleFile, commonJs ? errorsCommonJsFile : errorsFile),
+              external: true,
+            }
+          : undefined,
+      );
+    },
+  };
+}
+
+/**
  * Bundles `entry` (tsc output) and everything it imports: as an ES module in its place, or as
  * CommonJS into `outfile` (then the entry is removed).
  */
@@ -90,14 +115,7 @@ async function bundle({ entry, outfile = entry, format }) {
   const keepOutside = {
     name: 'keep-outside',
     setup(plugin) {
-      plugin.onResolve({ filter: /^\.{1,2}\/(.*\/)?errors\.js$/ }, (args) =>
-        resolve(args.resolveDir, args.path) === errorsFile
-          ? {
-              path: importPath(bundleFile, commonJs ? errorsCommonJsFile : errorsFile),
-              external: true,
-            }
-          : undefined,
-      );
+      errorsOutside(bundleFile, commonJs).setup(plugin);
       plugin.onLoad({ filter: /[\\/]@polkadot[\\/]wasm-crypto-wasm[\\/]bundle\.js$/ }, (args) => {
         wasmModuleReplaced = true;
         return {
@@ -156,3 +174,18 @@ async function bundle({ entry, outfile = entry, format }) {
 
 for (const each of BUNDLES) await bundle(each);
 writeFileSync(wasmFile, wasmBytes);
+
+// The background entry as CommonJS beside its ES module (see the head of this file).
+const entryFile = `${dist}main.cjs`;
+await build({
+  entryPoints: [`${dist}main.js`],
+  outfile: entryFile,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  packages: 'external',
+  plugins: [errorsOutside(entryFile, true), ownModuleUrls(dist)],
+  logLevel: 'warning',
+});
+console.log(`bundled ${relative(fileURLToPath(new URL('..', import.meta.url)), entryFile)}`);

@@ -20,7 +20,7 @@ import { readDaemonInfo } from './daemon-files.js';
 import { childEnvironment } from './tls-trust.js';
 import { fetchBlockProduction, fetchReadiness, type BlockProduction } from './node-health.js';
 
-const DAEMON_ENTRY = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
+const DAEMON_ENTRY = fileURLToPath(new URL('../daemon/main.cjs', import.meta.url));
 
 export interface StartOptions {
   dataDir: string;

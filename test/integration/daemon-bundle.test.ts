@@ -105,31 +105,35 @@ describe('daemon bundle', () => {
     }
   });
 
-  it('refuses to start the entry without a data directory or with a stray argument', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'node-cli-entry-'));
-    const run = (args: string[]) =>
-      new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = execFile(
-          process.execPath,
-          [join(DIST_DAEMON, 'main.js'), ...args],
-          { cwd, timeout: 30_000 },
-          (_error, _stdout, stderr) => resolve({ code: child.exitCode, stderr }),
-        );
-      });
-    try {
-      const missing = await run(['--json-rpc.address=127.0.0.1:0']);
-      expect(missing.code).toBe(1);
-      expect(missing.stderr).toContain('daemon failed to start: --datadir=<dir> is required');
-      const stray = await run([`--datadir=${join(cwd, 'data')}`, '--block-time', '1s']);
-      expect(stray.code).toBe(1);
-      expect(stray.stderr).toContain("daemon failed to start: Unexpected argument '1s'");
-      // Nothing was made: neither a directory named "undefined" nor the data directory.
-      expect(existsSync(join(cwd, 'undefined'))).toBe(false);
-      expect(existsSync(join(cwd, 'data'))).toBe(false);
-    } finally {
-      rmSync(cwd, { recursive: true, force: true });
-    }
-  });
+  // main.cjs is the build's CommonJS copy of main.js, the one `daemon start` runs.
+  it.each(['main.js', 'main.cjs'])(
+    'refuses to start the entry (%s) without a data directory or with a stray argument',
+    async (entryFile) => {
+      const cwd = mkdtempSync(join(tmpdir(), 'node-cli-entry-'));
+      const run = (args: string[]) =>
+        new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          const child = execFile(
+            process.execPath,
+            [join(DIST_DAEMON, entryFile), ...args],
+            { cwd, timeout: 30_000 },
+            (_error, _stdout, stderr) => resolve({ code: child.exitCode, stderr }),
+          );
+        });
+      try {
+        const missing = await run(['--json-rpc.address=127.0.0.1:0']);
+        expect(missing.code).toBe(1);
+        expect(missing.stderr).toContain('daemon failed to start: --datadir=<dir> is required');
+        const stray = await run([`--datadir=${join(cwd, 'data')}`, '--block-time', '1s']);
+        expect(stray.code).toBe(1);
+        expect(stray.stderr).toContain("daemon failed to start: Unexpected argument '1s'");
+        // Nothing was made: neither a directory named "undefined" nor the data directory.
+        expect(existsSync(join(cwd, 'undefined'))).toBe(false);
+        expect(existsSync(join(cwd, 'data'))).toBe(false);
+      } finally {
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('starts from its V8 code cache, in the background and in the foreground', async () => {
     const dataDir = makeDataDir();
