@@ -6,9 +6,12 @@
 // (dist/daemon/main.js) and `daemon start --foreground`; tsc's run-daemon.js is removed. The
 // background entry itself is also written as CommonJS, dist/daemon/main.cjs, with the few
 // modules it imports (the code cache's loader), for `daemon start`: a process whose entry is an
-// ES module starts Node's ES module loader first, 30-40 ms on a slow machine. The
-// entries of the call threads and of the trace threads become ES module bundles of their own, in
-// place of tsc's files. Start-up was dominated by Node resolving, reading and linking several
+// ES module starts Node's ES module loader first, 30-40 ms on a slow machine. The call threads'
+// code is bundled the same way, into dist/daemon/call-threads/call-thread.cjs with code caches of
+// its own, loaded by their entry, call-thread-entry.cjs (CommonJS beside its tsc output), so a
+// thread that starts on demand does not compile a megabyte of JavaScript first. The entry of the
+// trace threads becomes an ES module bundle of its own, in place of tsc's file. Start-up was
+// dominated by Node resolving, reading and linking several
 // hundred module files (EthereumJS, @polkadot/util, ajv, ...); one file cuts time to the first
 // answer by more than half. The rest of the tsc output stays as it is: the CLI still imports its
 // own modules.
@@ -43,7 +46,11 @@ const dist = fileURLToPath(new URL('../dist/daemon/', import.meta.url));
 /** The daemon, as CommonJS for the code cache, and the thread entries, as ES modules in place. */
 const BUNDLES = [
   { entry: `${dist}run-daemon.js`, outfile: `${dist}run-daemon.cjs`, format: 'cjs' },
-  { entry: `${dist}call-threads/call-thread.js`, format: 'esm' },
+  {
+    entry: `${dist}call-threads/call-thread.js`,
+    outfile: `${dist}call-threads/call-thread.cjs`,
+    format: 'cjs',
+  },
   { entry: `${dist}trace/trace-thread.js`, format: 'esm' },
 ];
 const errorsFile = fileURLToPath(new URL('../dist/shared/errors.js', import.meta.url));
@@ -175,17 +182,25 @@ async function bundle({ entry, outfile = entry, format }) {
 for (const each of BUNDLES) await bundle(each);
 writeFileSync(wasmFile, wasmBytes);
 
-// The background entry as CommonJS beside its ES module (see the head of this file).
-const entryFile = `${dist}main.cjs`;
-await build({
-  entryPoints: [`${dist}main.js`],
-  outfile: entryFile,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  packages: 'external',
-  plugins: [errorsOutside(entryFile, true), ownModuleUrls(dist)],
-  logLevel: 'warning',
-});
-console.log(`bundled ${relative(fileURLToPath(new URL('..', import.meta.url)), entryFile)}`);
+/**
+ * The entry `name` (tsc output, `<name>.js`) as CommonJS beside it, `<name>.cjs`, with the few
+ * modules it imports (see the head of this file).
+ */
+async function commonJsEntry(name) {
+  const entryFile = `${dist}${name}.cjs`;
+  await build({
+    entryPoints: [`${dist}${name}.js`],
+    outfile: entryFile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    plugins: [errorsOutside(entryFile, true), ownModuleUrls(dirname(entryFile))],
+    logLevel: 'warning',
+  });
+  console.log(`bundled ${relative(fileURLToPath(new URL('..', import.meta.url)), entryFile)}`);
+}
+
+await commonJsEntry('main');
+await commonJsEntry('call-threads/call-thread-entry');

@@ -15,6 +15,10 @@
  * The bundle finds its files (package.json, the WebAssembly, the thread entries) from
  * `__bundleUrl`, which stands for `import.meta.url` in it; it is in `dist/daemon/`, where the
  * thread entries' bundles are too.
+ *
+ * The call threads' bundle (`call-threads/call-thread.cjs`) is written and loaded the same way
+ * (`loadBundle`), with code caches of its own beside it, named by the same key: a worker runs
+ * with its process's flags.
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -25,6 +29,15 @@ import { compileBundle, type CodeCacheUse } from '../shared/bundle-script.js';
 import type { runDaemon } from './run-daemon.js';
 
 export const DAEMON_BUNDLE_FILE = fileURLToPath(new URL('./run-daemon.cjs', import.meta.url));
+/** The call threads' bundle, which their entry (`call-threads/call-thread-entry.ts`) loads. */
+export const CALL_THREAD_BUNDLE_FILE = fileURLToPath(
+  new URL('./call-threads/call-thread.cjs', import.meta.url),
+);
+/**
+ * Set in the environment of the process that makes the code caches (scripts/daemon-code-cache.js):
+ * a call thread then writes its bundle's cache once it has answered its first batch of jobs.
+ */
+export const MAKE_CALL_THREAD_CACHE_ENV = 'NODE_CLI_MAKE_CALL_THREAD_CODE_CACHE';
 
 /** The function expression the bundle file is (the build writes it so); see the module notes. */
 export const DAEMON_BUNDLE_WRAPPER = {
@@ -37,41 +50,64 @@ export interface DaemonBundleExports {
   runDaemon: typeof runDaemon;
 }
 
-export interface LoadedDaemonBundle {
-  exports: DaemonBundleExports;
+export interface LoadedBundle<Exports> {
+  exports: Exports;
   /** The compiled bundle and its id; `codeCacheBytes` of them makes a code cache. */
   script: Script;
   bundleId: string | undefined;
   codeCache: CodeCacheUse;
 }
 
+export type LoadedDaemonBundle = LoadedBundle<DaemonBundleExports>;
+
 /**
- * The code cache file for a process started with `execArgv` and `nodeOptions` (the environment's
- * `NODE_OPTIONS`): V8 checks its flags against the cache's, and the flags come from these two.
+ * The code cache file of the bundle `bundleFile` (`<name>.cjs`) for a process started with
+ * `execArgv` and `nodeOptions` (the environment's `NODE_OPTIONS`): V8 checks its flags against
+ * the cache's, and the flags come from these two. Worker threads run with their process's flags.
  */
-export function daemonCodeCacheFile(
+export function codeCacheFileOf(
+  bundleFile: string,
   execArgv: readonly string[] = process.execArgv,
   nodeOptions: string | undefined = process.env.NODE_OPTIONS,
 ): string {
   const flags = [...execArgv, ...(nodeOptions ?? '').split(/\s+/).filter(Boolean)].join(' ');
   const key = createHash('sha256').update(flags).digest('hex').slice(0, 12);
-  return `${dirname(DAEMON_BUNDLE_FILE)}/run-daemon.${key}.v8cache`;
+  return `${bundleFile.replace(/\.cjs$/, '')}.${key}.v8cache`;
 }
 
-/** Compiles and runs the bundle, with this process's code cache unless `withoutCodeCache`. */
-export function loadDaemonBundle({ withoutCodeCache = false } = {}): LoadedDaemonBundle {
+/** The daemon bundle's code cache file for a process started with `execArgv` and `nodeOptions`. */
+export function daemonCodeCacheFile(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string | undefined = process.env.NODE_OPTIONS,
+): string {
+  return codeCacheFileOf(DAEMON_BUNDLE_FILE, execArgv, nodeOptions);
+}
+
+/**
+ * Compiles and runs the bundle in `file` (written as the function expression of
+ * {@link DAEMON_BUNDLE_WRAPPER}), with this process's code cache unless `withoutCodeCache`.
+ */
+export function loadBundle<Exports>(
+  file: string,
+  { withoutCodeCache = false } = {},
+): LoadedBundle<Exports> {
   const { script, codeCache, bundleId } = compileBundle(
-    DAEMON_BUNDLE_FILE,
-    withoutCodeCache ? undefined : daemonCodeCacheFile(),
+    file,
+    withoutCodeCache ? undefined : codeCacheFileOf(file),
   );
-  const module = { exports: {} as DaemonBundleExports };
+  const module = { exports: {} as Exports };
   (script.runInThisContext() as (...args: unknown[]) => void)(
     module.exports,
-    createRequire(DAEMON_BUNDLE_FILE),
+    createRequire(file),
     module,
-    DAEMON_BUNDLE_FILE,
-    dirname(DAEMON_BUNDLE_FILE),
-    pathToFileURL(DAEMON_BUNDLE_FILE).href,
+    file,
+    dirname(file),
+    pathToFileURL(file).href,
   );
   return { exports: module.exports, script, bundleId, codeCache };
+}
+
+/** Compiles and runs the daemon's bundle, with this process's code cache unless `withoutCodeCache`. */
+export function loadDaemonBundle({ withoutCodeCache = false } = {}): LoadedDaemonBundle {
+  return loadBundle<DaemonBundleExports>(DAEMON_BUNDLE_FILE, { withoutCodeCache });
 }

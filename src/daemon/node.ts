@@ -276,7 +276,7 @@ async function startCallThreads(
   const pool = await CallThreadPool.start({
     count,
     // Resolved against this module, which sits beside the daemon bundle's entry.
-    entry: new URL('./call-threads/call-thread.js', import.meta.url),
+    entry: new URL('./call-threads/call-thread-entry.cjs', import.meta.url),
     data: {
       dataDir: parts.layout.root,
       sharedHead: chain.sharedHead.buffer,

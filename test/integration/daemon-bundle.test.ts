@@ -135,13 +135,37 @@ describe('daemon bundle', () => {
     },
   );
 
-  it('starts from its V8 code cache, in the background and in the foreground', async () => {
+  it('starts from its V8 code cache, in the background and in the foreground, and so do its call threads', async () => {
     const dataDir = makeDataDir();
     // Under jest NODE_OPTIONS is set, and V8 takes a cache only with the flags it was made with.
     const asUsersStartIt = { NODE_OPTIONS: '' };
     const start = ['daemon', 'start', '--datadir', dataDir, ...LOOPBACK_FLAGS];
     try {
       expect((await runCli(start, asUsersStartIt)).code).toBe(0);
+      // A call starts the call thread, which compiles its own bundle.
+      const { endpoints } = JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as {
+        endpoints: { http: string };
+      };
+      const called = await fetch(endpoints.http, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_call',
+          params: [{ data: '0x60206000f3' }, 'latest'],
+        }),
+      });
+      expect(((await called.json()) as { result: string }).result).toBe(`0x${'00'.repeat(32)}`);
+      await waitFor(
+        () => daemonLogRecords(dataDir).some((record) => record.msg === 'call thread ready'),
+        30_000,
+        'the call thread',
+      );
+      const threadReady = daemonLogRecords(dataDir).find(
+        (record) => record.msg === 'call thread ready',
+      );
+      expect(threadReady?.codeCache).toBe('used');
       expect((await runCli(['daemon', 'stop', '--datadir', dataDir])).code).toBe(0);
       const foreground = startStreaming(
         [...start, '--foreground', '--log.format', 'json'],

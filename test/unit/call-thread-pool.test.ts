@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Address } from '@ethereumjs/util';
+import type { MessagePort } from 'node:worker_threads';
 import {
   AFTER_BURST_QUIET_MS,
   CallThreadPool,
@@ -223,6 +224,33 @@ describe('CallThreadPool', () => {
         'call thread stopped after idling',
         'call thread ready',
       ]);
+    });
+
+    it('lends sender recovery its port as soon as the thread serves recoveries', async () => {
+      const log: string[] = [];
+      const lent: MessagePort[] = [];
+      pool = await CallThreadPool.start({
+        count: 1,
+        entry: STAND_IN,
+        data: { starts: new SharedArrayBuffer(4), recoveringFirst: true } as unknown as Omit<
+          CallThreadData,
+          'index' | 'recoveryPort'
+        >,
+        local,
+        timeoutMs: 0,
+        limits: NO_LIMITS,
+        logger: recordingLogger(log),
+        idleMs: 60_000,
+        recovery: { lend: (port) => void lent.push(port) },
+      });
+      pool.wake();
+      await waitFor(() => lent.length === 1, 10_000, 'the port to be lent');
+      expect(log).toEqual([]);
+      lent[0].postMessage('ready');
+      await waitFor(() => log.length === 1, 10_000, 'the thread to be ready');
+      expect(log).toEqual(['call thread ready']);
+      expect(lent).toHaveLength(1);
+      lent[0].close();
     });
 
     it('starts a thread when woken for sender recovery, without a job', async () => {

@@ -77,7 +77,7 @@ import {
 
 export interface CallThreadPoolOptions {
   count: number;
-  /** The compiled thread entry (`call-thread.js`). */
+  /** The compiled thread entry (`call-thread-entry.cjs`). */
   entry: URL;
   /** What every thread starts with, apart from its index, recovery port and board. */
   data: Omit<CallThreadData, 'index' | 'recoveryPort' | 'board'>;
@@ -218,6 +218,8 @@ class CallThread {
   private watchDue = 0;
   private restartDelayMs = FIRST_RESTART_DELAY_MS;
   private restartTimer: NodeJS.Timeout | undefined;
+  /** The channel whose port the sender recovery was lent last. */
+  private lentChannel: MessageChannel | undefined;
 
   constructor(
     private readonly index: number,
@@ -313,15 +315,32 @@ class CallThread {
     this.watchBy(Date.now() + (timeoutMs > 0 ? Math.min(timeoutMs, HAND_BACK_MS) : HAND_BACK_MS));
   }
 
+  /**
+   * Lends the sender recovery this start's port, once: when the thread says it serves
+   * recoveries, which it does before its chain is open, or else when it is ready.
+   */
+  private lendRecoveryPort(channel: MessageChannel | undefined): void {
+    if (channel === undefined || this.lentChannel === channel) return;
+    this.lentChannel = channel;
+    this.options.recovery?.lend(channel.port1);
+  }
+
   private received(
     message: ThreadMessage,
     settle: () => void,
     channel: MessageChannel | undefined,
   ): void {
+    if (message.type === 'recovering') {
+      this.lendRecoveryPort(channel);
+      return;
+    }
     if (message.type === 'ready') {
       this.state = 'ready';
-      if (channel !== undefined) this.options.recovery?.lend(channel.port1);
-      this.options.logger.info('call thread ready', { thread: this.index });
+      this.lendRecoveryPort(channel);
+      this.options.logger.info('call thread ready', {
+        thread: this.index,
+        codeCache: message.codeCache,
+      });
       settle();
       this.pool.pump();
       return;

@@ -1,13 +1,16 @@
 /**
- * Entry of a call thread (see `call-thread-pool.ts`): runs the calls and gas estimates the main
- * thread sends, on a `ChainReader` of its own that follows the block producer's head, and serves
- * the main thread's sender recovery when it is lent a port for it.
+ * A call thread (see `call-thread-pool.ts`): runs the calls and gas estimates the main thread
+ * sends, on a `ChainReader` of its own that follows the block producer's head, and serves the
+ * main thread's sender recovery when it is lent a port for it. The build bundles it into
+ * `call-thread.cjs`, which the thread's entry (`call-thread-entry.ts`) compiles with V8's code
+ * cache and starts with {@link serveCalls}.
  */
 // First: the hex codec the hashing library looks for as it loads.
 import '../hex-builtins.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChainReader } from '../chain/chain-reader.js';
 import { serveRecoveries } from '../crypto/recovery-service.js';
+import type { CodeCacheUse } from '../../shared/bundle-script.js';
 import { AnswerBatch } from './answer-batch.js';
 import { JobBoard } from './job-board.js';
 import {
@@ -34,15 +37,7 @@ const port = parentPort!;
 const post = (message: ThreadMessage) => port.postMessage(message);
 const board = new JobBoard(data.board);
 
-const reader = await ChainReader.openFollower({
-  dataDir: data.dataDir,
-  parameters: data.chain,
-  sharedHead: data.sharedHead,
-  cacheBytes: THREAD_CACHE_BYTES,
-});
-if (data.recoveryPort !== undefined) serveRecoveries(data.recoveryPort);
-
-async function run(job: JobData): Promise<JobAnswer> {
+async function run(reader: ChainReader, job: JobData): Promise<JobAnswer> {
   const request = requestOf(job.request);
   try {
     if (job.kind === 'call') {
@@ -69,26 +64,51 @@ async function run(job: JobData): Promise<JobAnswer> {
   }
 }
 
-const held = new AnswerBatch<JobAnswer>(ANSWER_WAIT_MS, (answers) =>
-  post({ type: 'answers', answers }),
-);
-
-/** Runs the jobs of a batch the main thread has not taken back, in order, one at a time. */
-async function runBatch(jobs: JobData[]): Promise<void> {
-  for (const job of jobs) {
-    held.beforeCall(job.caller, Date.now());
-    if (!board.begin(job.id)) continue;
-    const answer = await run(job);
-    board.end();
-    held.add(answer, job.caller, Date.now());
-  }
-  held.flush();
+export interface ServeOptions {
+  /** Whether the thread's code came from V8's code cache, told to the main thread. */
+  codeCache: CodeCacheUse;
+  /** Called once, after the first batch of jobs has been answered. */
+  afterFirstBatch?: () => void;
 }
 
-/** Batches run one after the other, in the order they came, so each job's time limit is its own. */
-let previous: Promise<void> = Promise.resolve();
-port.on('message', (message: MainMessage) => {
-  if (message.type === 'jobs') previous = previous.then(() => runBatch(message.jobs));
-  else void previous.then(() => reader.close()).finally(() => post({ type: 'closed' }));
-});
-post({ type: 'ready' });
+/** Opens the chain and serves the main thread's jobs until it asks the thread to close. */
+export async function serveCalls({ codeCache, afterFirstBatch }: ServeOptions): Promise<void> {
+  // Recoveries need no chain: a burst's transactions wait for them, not for the chain to open.
+  if (data.recoveryPort !== undefined) {
+    serveRecoveries(data.recoveryPort);
+    post({ type: 'recovering' });
+  }
+  const reader = await ChainReader.openFollower({
+    dataDir: data.dataDir,
+    parameters: data.chain,
+    sharedHead: data.sharedHead,
+    cacheBytes: THREAD_CACHE_BYTES,
+  });
+
+  const held = new AnswerBatch<JobAnswer>(ANSWER_WAIT_MS, (answers) =>
+    post({ type: 'answers', answers }),
+  );
+  let firstBatchDone = afterFirstBatch;
+
+  /** Runs the jobs of a batch the main thread has not taken back, in order, one at a time. */
+  const runBatch = async (jobs: JobData[]): Promise<void> => {
+    for (const job of jobs) {
+      held.beforeCall(job.caller, Date.now());
+      if (!board.begin(job.id)) continue;
+      const answer = await run(reader, job);
+      board.end();
+      held.add(answer, job.caller, Date.now());
+    }
+    held.flush();
+    firstBatchDone?.();
+    firstBatchDone = undefined;
+  };
+
+  // Batches run one after the other, in the order they came, so each job's time limit is its own.
+  let previous: Promise<void> = Promise.resolve();
+  port.on('message', (message: MainMessage) => {
+    if (message.type === 'jobs') previous = previous.then(() => runBatch(message.jobs));
+    else void previous.then(() => reader.close()).finally(() => post({ type: 'closed' }));
+  });
+  post({ type: 'ready', codeCache });
+}

@@ -3,6 +3,7 @@
  * or an access list at a committed block), handed over in batches, their results, sent back
  * several to a message, and their failures as the node's own errors.
  */
+import type { CodeCacheUse } from '../../shared/bundle-script.js';
 import type { MessagePort } from 'node:worker_threads';
 import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { AccessListResult } from '../chain/access-list.js';
@@ -65,7 +66,10 @@ export type JobAnswer =
   | { type: 'failed'; id: number; failure: JobFailure };
 
 export type ThreadMessage =
-  { type: 'ready' } | { type: 'answers'; answers: JobAnswer[] } | { type: 'closed' };
+  | { type: 'recovering' }
+  | { type: 'ready'; codeCache: CodeCacheUse }
+  | { type: 'answers'; answers: JobAnswer[] }
+  | { type: 'closed' };
 
 export function requestData(request: CallRequest): CallRequestData {
   return { ...request, from: request.from?.bytes, to: request.to?.bytes };
