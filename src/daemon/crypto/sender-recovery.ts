@@ -27,8 +27,9 @@
  * only while wanted, so every `prepare` tells them (`whenWanted`).
  *
  * While the only threads are still starting (the workers, or a lender's thread after an idle
- * spell: 130-400 ms), the first few transactions are recovered in-process, so a lone one does not
- * wait for a thread start; later ones wait for the thread, for at most `STARTING_WAIT_MS`. A
+ * spell: 170-250 ms on the benchmark's machine), the first few transactions are recovered
+ * in-process, so a lone one does not wait for a thread start; later ones wait for the thread, for
+ * at most `STARTING_WAIT_MS`. A
  * burst that began on an idle node otherwise had most of its senders recovered on the main
  * thread (measured: 260-410 ms of it for a burst of 4 000 ERC-20 transfers), the thread that
  * answers requests and builds blocks.
