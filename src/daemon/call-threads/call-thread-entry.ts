@@ -17,12 +17,23 @@ import {
 import type { serveCalls } from './call-thread.js';
 
 const bundle = loadBundle<{ serveCalls: typeof serveCalls }>(CALL_THREAD_BUNDLE_FILE);
+
+/**
+ * Writes the bundle's code cache (the build's step, `MAKE_CALL_THREAD_CACHE_ENV`). A failure is
+ * the build's to notice, by the missing file; the thread goes on serving.
+ */
+function writeCodeCache(): void {
+  try {
+    writeFileSync(codeCacheFileOf(CALL_THREAD_BUNDLE_FILE), codeCacheBytes(bundle));
+  } catch {
+    return;
+  }
+}
+
 // A failure to open the chain is unhandled on purpose: it ends the thread with the error, which
 // the pool logs and answers by starting it again later.
 void bundle.exports.serveCalls({
   codeCache: bundle.codeCache,
   afterFirstBatch:
-    process.env[MAKE_CALL_THREAD_CACHE_ENV] === undefined
-      ? undefined
-      : () => writeFileSync(codeCacheFileOf(CALL_THREAD_BUNDLE_FILE), codeCacheBytes(bundle)),
+    process.env[MAKE_CALL_THREAD_CACHE_ENV] === undefined ? undefined : writeCodeCache,
 });
