@@ -54,6 +54,7 @@ import { StorageLayer } from './storage/storage-layer.js';
 import { StorageMaintenance } from './storage/storage-maintenance.js';
 import type { BrowserPolicy } from './transport/browser-guard.js';
 import { loadOsMemory, type OsMemory } from './os-memory.js';
+import { CALL_THREAD_ENTRY } from './thread-entries.js';
 import { startHttpRpcServer } from './transport/http-rpc-server.js';
 import { startWsRpcServer } from './transport/ws-rpc-server.js';
 import { AutomineAcknowledgement } from './txpool/automine-acknowledgement.js';
@@ -275,8 +276,7 @@ async function startCallThreads(
   const { chain } = parts;
   const pool = await CallThreadPool.start({
     count,
-    // Resolved against this module, which sits beside the daemon bundle's entry.
-    entry: new URL('./call-threads/call-thread-entry.cjs', import.meta.url),
+    entry: CALL_THREAD_ENTRY,
     data: {
       dataDir: parts.layout.root,
       sharedHead: chain.sharedHead.buffer,

@@ -3,5 +3,11 @@
  * dist/daemon/, beside the daemon bundle's entry, whether the daemon runs bundled or not.
  */
 
-/** The trace threads' entry (`trace/trace-thread.ts`), bundled like the call threads'. */
+/**
+ * The call threads' entry: the build's CommonJS copy of `call-threads/call-thread-entry.ts`,
+ * which loads their bundle with its code cache.
+ */
+export const CALL_THREAD_ENTRY = new URL('./call-threads/call-thread-entry.cjs', import.meta.url);
+
+/** The trace threads' entry (`trace/trace-thread.ts`), bundled as an ES module of its own. */
 export const TRACE_THREAD_ENTRY = new URL('./trace/trace-thread.js', import.meta.url);
