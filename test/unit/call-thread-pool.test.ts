@@ -35,6 +35,7 @@ function startPool(
   timeoutMs = 0,
   limits = { maxQueued: 1_000, maxPerCaller: 1_000 },
   idleMs = 0,
+  recovery?: { lend(port: MessagePort): void },
 ): Promise<CallThreadPool> {
   return CallThreadPool.start({
     count,
@@ -45,6 +46,7 @@ function startPool(
     limits,
     logger: recordingLogger(log),
     idleMs,
+    recovery,
   });
 }
 
@@ -229,19 +231,9 @@ describe('CallThreadPool', () => {
     it('lends sender recovery its port as soon as the thread serves recoveries', async () => {
       const log: string[] = [];
       const lent: MessagePort[] = [];
-      pool = await CallThreadPool.start({
-        count: 1,
-        entry: STAND_IN,
-        data: { starts: new SharedArrayBuffer(4), recoveringFirst: true } as unknown as Omit<
-          CallThreadData,
-          'index' | 'recoveryPort'
-        >,
-        local,
-        timeoutMs: 0,
-        limits: NO_LIMITS,
-        logger: recordingLogger(log),
-        idleMs: 60_000,
-        recovery: { lend: (port) => void lent.push(port) },
+      const data = { starts: new SharedArrayBuffer(4), recoveringFirst: true };
+      pool = await startPool(log, 1, data, 0, NO_LIMITS, 60_000, {
+        lend: (port) => void lent.push(port),
       });
       pool.wake();
       await waitFor(() => lent.length === 1, 10_000, 'the port to be lent');
