@@ -11,10 +11,9 @@
 // its own, loaded by their entry, call-thread-entry.cjs (CommonJS beside its tsc output), so a
 // thread that starts on demand does not compile a megabyte of JavaScript first. The entry of the
 // trace threads becomes an ES module bundle of its own, in place of tsc's file. Start-up was
-// dominated by Node resolving, reading and linking several
-// hundred module files (EthereumJS, @polkadot/util, ajv, ...); one file cuts time to the first
-// answer by more than half. The rest of the tsc output stays as it is: the CLI still imports its
-// own modules.
+// dominated by Node resolving, reading and linking several hundred module files (EthereumJS,
+// @polkadot/util, ajv, ...); one file cuts time to the first answer by more than half. The rest
+// of the tsc output stays as it is: the CLI still imports its own modules.
 //
 // EthereumJS's EVM and state manager are bundled with the small edits of
 // scripts/ethereumjs-patches.js made to them (docs/evm-patches.md); node_modules itself is never
@@ -43,7 +42,10 @@ import { ethereumjsPatches, patchedFiles } from './ethereumjs-patches.js';
 import { ownModuleUrls } from './own-module-urls.js';
 
 const dist = fileURLToPath(new URL('../dist/daemon/', import.meta.url));
-/** The daemon, as CommonJS for the code cache, and the thread entries, as ES modules in place. */
+/**
+ * The daemon and the call threads, as CommonJS for the code caches; the trace threads' entry, as
+ * an ES module in place.
+ */
 const BUNDLES = [
   { entry: `${dist}run-daemon.js`, outfile: `${dist}run-daemon.cjs`, format: 'cjs' },
   {

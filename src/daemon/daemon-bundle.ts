@@ -107,7 +107,7 @@ export function loadBundle<Exports>(
   return { exports: module.exports, script, bundleId, codeCache };
 }
 
-/** Compiles and runs the daemon's bundle, with this process's code cache unless `withoutCodeCache`. */
+/** Compiles and runs the daemon's bundle, with this process's code cache unless told not to. */
 export function loadDaemonBundle({ withoutCodeCache = false } = {}): LoadedDaemonBundle {
   return loadBundle<DaemonBundleExports>(DAEMON_BUNDLE_FILE, { withoutCodeCache });
 }
