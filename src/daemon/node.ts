@@ -25,7 +25,7 @@ import { ProductionHealth } from './chain/production-health.js';
 import { DEV_ADDRESSES } from './chain/genesis.js';
 import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from '../shared/config/options.js';
-import { recoveryBackend } from './crypto/signature-recovery.js';
+import { threadRecoveryBackend } from './crypto/signature-recovery.js';
 import { initCrypto } from './crypto/wasm-crypto.js';
 import {
   CallThreadPool,
@@ -399,6 +399,15 @@ function closing(
   };
 }
 
+/** Says which signature recovery this thread uses, loading it if nothing has needed it yet. */
+function logRecoveryBackend(logger: Logger): void {
+  const backend = threadRecoveryBackend();
+  logger.info('signature recovery', {
+    backend: backend.name,
+    ...(backend.name === 'wasm' && { nativeUnavailable: backend.nativeError }),
+  });
+}
+
 export async function startNode(
   config: NodeConfig,
   layout: DataDirLayout,
@@ -419,10 +428,6 @@ export async function startNode(
 
   try {
     await initCrypto();
-    logger.info('signature recovery', {
-      backend: recoveryBackend.name,
-      ...(recoveryBackend.name === 'wasm' && { nativeUnavailable: recoveryBackend.nativeError }),
-    });
     const token = AuthToken.createIn(layout.authTokenFile);
     const evmThreads = config['json-rpc.enable']
       ? evmThreadCount(config['json-rpc.evm-threads'], availableParallelism())
@@ -683,6 +688,9 @@ export async function startNode(
     writeFileAtomic(layout.daemonInfoFile, `${JSON.stringify(info, null, 2)}\n`);
     shutdownSteps.push(() => rmSync(layout.daemonInfoFile, { force: true }));
     logger.info('node started', { ...endpoints, methods: registry.servedMethods().length });
+    // After the requests waiting for the listeners: the first answers need no recovery.
+    const announced = setImmediate(logRecoveryBackend, logger);
+    shutdownSteps.push(() => clearImmediate(announced));
     return { info, stop };
   } catch (error) {
     await stop();

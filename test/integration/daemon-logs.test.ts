@@ -61,9 +61,10 @@ describe('daemon log levels and what is logged', () => {
       settings: { 'block-time': '200ms (flag)' },
     });
     // The native binding is installed here, so the WebAssembly fallback must not be in use.
-    expect(
-      daemonLogRecords(daemon.dataDir).find((record) => record.msg === 'signature recovery'),
-    ).toMatchObject({ level: 'info', backend: 'libsecp256k1' });
+    expect(await logged(daemon, { msg: 'signature recovery' })).toMatchObject({
+      level: 'info',
+      backend: 'libsecp256k1',
+    });
     const block = await logged(daemon, { msg: 'block committed', height: 2 });
     expect(block).toMatchObject({
       level: 'info',

@@ -77,8 +77,17 @@ export function selectRecoveryBackend(
   };
 }
 
-/** The backend of this thread, chosen when the module loads. */
-export const recoveryBackend: RecoveryBackend = selectRecoveryBackend();
+let threadBackend: RecoveryBackend | undefined;
+
+/**
+ * The backend of this thread, chosen when it is first needed. Loading the binding makes
+ * libsecp256k1's tables (11–15 ms here, docs/benchmarks.md); a start or a call thread that
+ * recovers nothing yet does not wait for them.
+ */
+export function threadRecoveryBackend(): RecoveryBackend {
+  threadBackend ??= selectRecoveryBackend();
+  return threadBackend;
+}
 
 /**
  * Recovers the uncompressed public key (65 bytes, leading 0x04) that signed `digest`, with
@@ -93,7 +102,7 @@ export function recoverPublicKey(
   digest: Uint8Array,
   signature64: Uint8Array,
   recoveryId: number,
-  backend: RecoveryBackend = recoveryBackend,
+  backend: RecoveryBackend = threadRecoveryBackend(),
 ): Uint8Array {
   assertRecoverable(digest, signature64, recoveryId);
   return backend.recover(digest, signature64, recoveryId);
