@@ -238,7 +238,8 @@ describe('daemon stop', () => {
   });
 
   it('follows the log with daemon logs -f until Ctrl-C', async () => {
-    // No block for an hour, so the last line is the start's.
+    // No block for an hour, so the last two lines are the start's: `node started` and, written
+    // just after it, `signature recovery` (which may not be there yet).
     const daemon = await startTestDaemon(['--block-time', '1h']);
     const follower = spawn(process.execPath, [
       CLI_ENTRY,
@@ -246,7 +247,7 @@ describe('daemon stop', () => {
       'logs',
       '-f',
       '-n',
-      '1',
+      '2',
       '--datadir',
       daemon.dataDir,
     ]);
