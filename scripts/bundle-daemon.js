@@ -7,10 +7,10 @@
 // background entry itself is also written as CommonJS, dist/daemon/main.cjs, with the few
 // modules it imports (the code cache's loader), for `daemon start`: a process whose entry is an
 // ES module starts Node's ES module loader first, 30-40 ms on a slow machine. The call threads'
-// code is bundled the same way, into dist/daemon/call-threads/call-thread.cjs with code caches of
-// its own, loaded by their entry, call-thread-entry.cjs (CommonJS beside its tsc output), so a
-// thread that starts on demand does not compile a megabyte of JavaScript first. The entry of the
-// trace threads becomes an ES module bundle of its own, in place of tsc's file. Start-up was
+// and the trace threads' code is bundled the same way, into dist/daemon/call-threads/call-thread.cjs
+// and dist/daemon/trace/trace-thread.cjs with code caches of their own, loaded by their entries,
+// call-thread-entry.cjs and trace-thread-entry.cjs (CommonJS beside their tsc output), so a
+// thread that starts on demand does not compile a megabyte of JavaScript first. Start-up was
 // dominated by Node resolving, reading and linking several hundred module files (EthereumJS,
 // @polkadot/util, ajv, ...); one file cuts time to the first answer by more than half. The rest
 // of the tsc output stays as it is: the CLI still imports its own modules.
@@ -34,7 +34,7 @@
 // worker and the call thread entry beside node.js) sees the bundle's URL, which is in
 // dist/daemon/ as node.js is.
 import { build } from 'esbuild';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wasmBytes } from '@polkadot/wasm-crypto-wasm';
@@ -42,28 +42,13 @@ import { ethereumjsPatches, patchedFiles } from './ethereumjs-patches.js';
 import { ownModuleUrls } from './own-module-urls.js';
 
 const dist = fileURLToPath(new URL('../dist/daemon/', import.meta.url));
-/**
- * The daemon and the call threads, as CommonJS for the code caches; the trace threads' entry, as
- * an ES module in place.
- */
-const BUNDLES = [
-  { entry: `${dist}run-daemon.js`, outfile: `${dist}run-daemon.cjs`, format: 'cjs' },
-  {
-    entry: `${dist}call-threads/call-thread.js`,
-    outfile: `${dist}call-threads/call-thread.cjs`,
-    format: 'cjs',
-  },
-  { entry: `${dist}trace/trace-thread.js`, format: 'esm' },
-];
+/** The daemon, the call threads and the trace threads: tsc's file of each, bundled beside it. */
+const BUNDLES = ['run-daemon', 'call-threads/call-thread', 'trace/trace-thread'];
 const errorsFile = fileURLToPath(new URL('../dist/shared/errors.js', import.meta.url));
 const errorsCommonJsFile = fileURLToPath(new URL('../dist/shared/errors.cjs', import.meta.url));
 const { DAEMON_BUNDLE_WRAPPER } = await import('../dist/daemon/daemon-bundle.js');
 const { withBundleId } = await import('../dist/shared/bundle-script.js');
 const wasmFile = `${dist}wasm-crypto.wasm`;
-/** First line of an ES module bundle; also tells a bundle apart from tsc output. */
-const BANNER =
-  "import { createRequire as createBundleRequire } from 'node:module'; " +
-  'const require = createBundleRequire(import.meta.url);';
 
 /** `file` as a relative import from the folder of `bundleFile`. */
 function importPath(bundleFile, file) {
@@ -89,17 +74,17 @@ function keepSourceOneByte(bundleFile) {
 
 /**
  * Leaves the error classes out of the bundle written to `bundleFile`: its imports of
- * dist/shared/errors.js load errors.cjs (`commonJs`) or errors.js from there instead.
+ * dist/shared/errors.js load errors.cjs from there instead.
  * @returns {import('esbuild').Plugin}
  */
-function errorsOutside(bundleFile, commonJs) {
+function errorsOutside(bundleFile) {
   return {
     name: 'errors-outside',
     setup(plugin) {
       plugin.onResolve({ filter: /^\.{1,2}\/(.*\/)?errors\.js$/ }, (args) =>
         resolve(args.resolveDir, args.path) === errorsFile
           ? {
-              path: importPath(bundleFile, commonJs ? errorsCommonJsFile : errorsFile),
+              path: importPath(bundleFile, errorsCommonJsFile),
               external: true,
             }
           : undefined,
@@ -109,22 +94,20 @@ function errorsOutside(bundleFile, commonJs) {
 }
 
 /**
- * Bundles `entry` (tsc output) and everything it imports: as an ES module in its place, or as
- * CommonJS into `outfile` (then the entry is removed).
+ * Bundles `<name>.js` (tsc output) and everything it imports into `<name>.cjs`, as CommonJS
+ * written as the function expression the loader compiles, and removes the tsc file.
  */
-async function bundle({ entry, outfile = entry, format }) {
-  if (readFileSync(entry, 'utf8').startsWith(BANNER)) {
-    throw new Error(`${entry} is already a bundle: run tsc before bundling`);
-  }
-  const commonJs = format === 'cjs';
-  const bundleFile = outfile;
+async function bundle(name) {
+  const entry = `${dist}${name}.js`;
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run tsc before bundling`);
+  const bundleFile = `${dist}${name}.cjs`;
   let wasmModuleReplaced = false;
   const evmPatches = ethereumjsPatches();
   /** @type {import('esbuild').Plugin} */
   const keepOutside = {
     name: 'keep-outside',
     setup(plugin) {
-      errorsOutside(bundleFile, commonJs).setup(plugin);
+      errorsOutside(bundleFile).setup(plugin);
       plugin.onLoad({ filter: /[\\/]@polkadot[\\/]wasm-crypto-wasm[\\/]bundle\.js$/ }, (args) => {
         wasmModuleReplaced = true;
         return {
@@ -144,11 +127,10 @@ async function bundle({ entry, outfile = entry, format }) {
     allowOverwrite: true,
     bundle: true,
     platform: 'node',
-    format,
+    format: 'cjs',
     target: 'node20',
-    // CommonJS dependencies call require() for Node's built-in modules, which an ES module
-    // bundle only has through createRequire. The CommonJS bundle is given its URL by its loader.
-    ...(commonJs ? { define: { 'import.meta.url': '__bundleUrl' } } : { banner: { js: BANNER } }),
+    // The bundle is given its URL by its loader.
+    define: { 'import.meta.url': '__bundleUrl' },
     // Native modules load from node_modules; ws takes bufferutil when it is there to unmask
     // client frames natively (in JavaScript it was a fifth of the main thread's time for
     // WebSocket clients sending large requests).
@@ -158,16 +140,14 @@ async function bundle({ entry, outfile = entry, format }) {
     logLevel: 'warning',
   });
   keepSourceOneByte(bundleFile);
-  if (commonJs) {
-    const code = readFileSync(bundleFile, 'latin1');
-    writeFileSync(
-      bundleFile,
-      withBundleId(`${DAEMON_BUNDLE_WRAPPER.head}${code}${DAEMON_BUNDLE_WRAPPER.tail}`),
-      'latin1',
-    );
-    rmSync(entry);
-    rmSync(`${entry}.map`, { force: true });
-  }
+  const code = readFileSync(bundleFile, 'latin1');
+  writeFileSync(
+    bundleFile,
+    withBundleId(`${DAEMON_BUNDLE_WRAPPER.head}${code}${DAEMON_BUNDLE_WRAPPER.tail}`),
+    'latin1',
+  );
+  rmSync(entry);
+  rmSync(`${entry}.map`, { force: true });
   if (!wasmModuleReplaced) {
     throw new Error(
       '@polkadot/wasm-crypto-wasm changed its layout: update scripts/bundle-daemon.js',
@@ -198,7 +178,7 @@ async function commonJsEntry(name) {
     format: 'cjs',
     target: 'node20',
     packages: 'external',
-    plugins: [errorsOutside(entryFile, true), ownModuleUrls(dirname(entryFile))],
+    plugins: [errorsOutside(entryFile), ownModuleUrls(dirname(entryFile))],
     logLevel: 'warning',
   });
   console.log(`bundled ${relative(fileURLToPath(new URL('..', import.meta.url)), entryFile)}`);
@@ -206,3 +186,4 @@ async function commonJsEntry(name) {
 
 await commonJsEntry('main');
 await commonJsEntry('call-threads/call-thread-entry');
+await commonJsEntry('trace/trace-thread-entry');

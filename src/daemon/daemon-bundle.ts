@@ -16,9 +16,10 @@
  * `__bundleUrl`, which stands for `import.meta.url` in it; it is in `dist/daemon/`, where the
  * thread entries' bundles are too.
  *
- * The call threads' bundle (`call-threads/call-thread.cjs`) is written and loaded the same way
- * (`loadBundle`), with code caches of its own beside it, named by the same key: a worker runs
- * with its process's flags.
+ * The call threads' and the trace threads' bundles (`call-threads/call-thread.cjs`,
+ * `trace/trace-thread.cjs`) are written and loaded the same way (`loadBundle`, through
+ * `thread-bundle.ts`), with code caches of their own beside them, named by the same key: a worker
+ * runs with its process's flags.
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -33,11 +34,15 @@ export const DAEMON_BUNDLE_FILE = fileURLToPath(new URL('./run-daemon.cjs', impo
 export const CALL_THREAD_BUNDLE_FILE = fileURLToPath(
   new URL('./call-threads/call-thread.cjs', import.meta.url),
 );
+/** The trace threads' bundle, which their entry (`trace/trace-thread-entry.ts`) loads. */
+export const TRACE_THREAD_BUNDLE_FILE = fileURLToPath(
+  new URL('./trace/trace-thread.cjs', import.meta.url),
+);
 /**
  * Set in the environment of the process that makes the code caches (scripts/daemon-code-cache.js):
- * a call thread then writes its bundle's cache once it has answered its first batch of jobs.
+ * a call or trace thread then writes its bundle's cache once it has answered its first jobs.
  */
-export const MAKE_CALL_THREAD_CACHE_ENV = 'NODE_CLI_MAKE_CALL_THREAD_CODE_CACHE';
+export const MAKE_THREAD_CODE_CACHES_ENV = 'NODE_CLI_MAKE_THREAD_CODE_CACHES';
 
 /** The function expression the bundle file is (the build writes it so); see the module notes. */
 export const DAEMON_BUNDLE_WRAPPER = {

@@ -9,5 +9,8 @@
  */
 export const CALL_THREAD_ENTRY = new URL('./call-threads/call-thread-entry.cjs', import.meta.url);
 
-/** The trace threads' entry (`trace/trace-thread.ts`), bundled as an ES module of its own. */
-export const TRACE_THREAD_ENTRY = new URL('./trace/trace-thread.js', import.meta.url);
+/**
+ * The trace threads' entry: the build's CommonJS copy of `trace/trace-thread-entry.ts`, which
+ * loads their bundle with its code cache.
+ */
+export const TRACE_THREAD_ENTRY = new URL('./trace/trace-thread-entry.cjs', import.meta.url);

@@ -135,7 +135,7 @@ describe('daemon bundle', () => {
     },
   );
 
-  it('starts from its V8 code cache, in the background and in the foreground, and so do its call threads', async () => {
+  it('starts from its V8 code cache, in the background and in the foreground, and so do its call and trace threads', async () => {
     const dataDir = makeDataDir();
     // Under jest NODE_OPTIONS is set, and V8 takes a cache only with the flags it was made with.
     const asUsersStartIt = { NODE_OPTIONS: '' };
@@ -166,6 +166,27 @@ describe('daemon bundle', () => {
         (record) => record.msg === 'call thread ready',
       );
       expect(threadReady?.codeCache).toBe('used');
+      // A trace starts a trace thread, which compiles its own bundle too.
+      const traced = await fetch(endpoints.http, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${readFileSync(join(dataDir, 'auth.token'), 'utf8').trim()}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'debug_traceCall',
+          params: [{ data: '0x60206000f3' }, 'latest', { tracer: 'callTracer' }],
+        }),
+      });
+      expect(((await traced.json()) as { result: { output: string } }).result.output).toBe(
+        `0x${'00'.repeat(32)}`,
+      );
+      const traceReady = daemonLogRecords(dataDir).find(
+        (record) => record.msg === 'trace thread ready',
+      );
+      expect(traceReady?.codeCache).toBe('used');
       expect((await runCli(['daemon', 'stop', '--datadir', dataDir])).code).toBe(0);
       const foreground = startStreaming(
         [...start, '--foreground', '--log.format', 'json'],

@@ -124,6 +124,7 @@ export function debugTraceMethods(services: NodeServices): MethodDefinition[] {
     },
     maxThreads: services.config['json-rpc.trace-threads'],
     maxQueued: services.config['json-rpc.trace-queue'],
+    logger: services.logger,
   });
   const trace = (job: TraceJob, config: TraceCallConfig | undefined) =>
     threads.run(job, blockTraceOptions(config));

@@ -10,7 +10,7 @@ import '../hex-builtins.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChainReader } from '../chain/chain-reader.js';
 import { serveRecoveries } from '../crypto/recovery-service.js';
-import type { CodeCacheUse } from '../../shared/bundle-script.js';
+import type { ThreadServeOptions } from '../thread-bundle.js';
 import { AnswerBatch } from './answer-batch.js';
 import { JobBoard } from './job-board.js';
 import {
@@ -64,15 +64,11 @@ async function run(reader: ChainReader, job: JobData): Promise<JobAnswer> {
   }
 }
 
-export interface ServeOptions {
-  /** Whether the thread's code came from V8's code cache, told to the main thread. */
-  codeCache: CodeCacheUse;
-  /** Called once, after the first batch of jobs has been answered. */
-  afterFirstBatch?: () => void;
-}
-
 /** Opens the chain and serves the main thread's jobs until it asks the thread to close. */
-export async function serveCalls({ codeCache, afterFirstBatch }: ServeOptions): Promise<void> {
+export async function serveCalls({
+  codeCache,
+  afterFirstBatch,
+}: ThreadServeOptions): Promise<void> {
   // Recoveries need no chain: a burst's transactions wait for them, not for the chain to open.
   if (data.recoveryPort !== undefined) {
     serveRecoveries(data.recoveryPort);

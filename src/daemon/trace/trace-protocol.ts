@@ -2,6 +2,7 @@
  * What crosses between the main thread and a trace thread: jobs, the progress that restarts a
  * job's time limit, and its result or failure.
  */
+import type { CodeCacheUse } from '../../shared/bundle-script.js';
 import type { ChainParameters } from '../chain/chain-reader.js';
 import type { CallRequestData, JobFailure } from '../call-threads/protocol.js';
 import type { StateOverrides } from './state-overrides.js';
@@ -34,8 +35,8 @@ export interface TraceJobMessage {
 }
 
 export type TraceThreadMessage =
-  /** The thread's reader is open: it takes jobs. */
-  | { type: 'ready' }
+  /** The thread's reader is open: it takes jobs. Its code came from V8's code cache or not. */
+  | { type: 'ready'; codeCache?: CodeCacheUse }
   /** A traced transaction of the current job starts: its time limit starts now. */
   | { type: 'tx' }
   | { type: 'done'; result: unknown }

@@ -1,9 +1,11 @@
 /**
- * Entry of a trace thread: runs the trace jobs the main thread sends, one at a time, on a
- * `ChainReader` of its own that follows the producer's head. Tracing is CPU work of up to the
- * trace's time limit per transaction; on a thread of its own it never holds up block
- * production or other requests, and the main thread stops a job at its limit by terminating
- * the thread, as nothing else stops the EVM mid-run.
+ * A trace thread: runs the trace jobs the main thread sends, one at a time, on a `ChainReader`
+ * of its own that follows the producer's head. Tracing is CPU work of up to the trace's time
+ * limit per transaction; on a thread of its own it never holds up block production or other
+ * requests, and the main thread stops a job at its limit by terminating the thread, as nothing
+ * else stops the EVM mid-run. The build bundles it into `trace-thread.cjs`, which the thread's
+ * entry (`trace-thread-entry.ts`) compiles with V8's code cache and starts with
+ * {@link serveTraces}.
  */
 // First: the hex codec the hashing library looks for as it loads.
 import '../hex-builtins.js';
@@ -20,6 +22,7 @@ import type {
   TraceThreadMessage,
 } from './trace-protocol.js';
 import type { TraceOptions } from './trace-options.js';
+import type { ThreadServeOptions } from '../thread-bundle.js';
 
 /** A trace reads blocks for BLOCKHASH and its own block, and no receipts. */
 const THREAD_CACHE_BYTES = { blocks: 2 * 2 ** 20, receipts: 0 };
@@ -56,17 +59,28 @@ async function run(
   }
 }
 
-const reader = await ChainReader.openFollower({
-  dataDir: data.dataDir,
-  parameters: data.chain,
-  sharedHead: data.sharedHead,
-  cacheBytes: THREAD_CACHE_BYTES,
-});
-
-parentPort!.on('message', ({ job, options }: TraceJobMessage) => {
-  run(reader, job, options, () => post({ type: 'tx' })).then(
-    (result) => post({ type: 'done', result }),
-    (error: unknown) => post({ type: 'failed', failure: failureOf(error) }),
-  );
-});
-post({ type: 'ready' });
+/** Opens the chain and runs the main thread's trace jobs. */
+export async function serveTraces({
+  codeCache,
+  afterFirstBatch,
+}: ThreadServeOptions): Promise<void> {
+  const reader = await ChainReader.openFollower({
+    dataDir: data.dataDir,
+    parameters: data.chain,
+    sharedHead: data.sharedHead,
+    cacheBytes: THREAD_CACHE_BYTES,
+  });
+  let firstJobDone = afterFirstBatch;
+  parentPort!.on('message', ({ job, options }: TraceJobMessage) => {
+    void run(reader, job, options, () => post({ type: 'tx' }))
+      .then(
+        (result) => post({ type: 'done', result }),
+        (error: unknown) => post({ type: 'failed', failure: failureOf(error) }),
+      )
+      .finally(() => {
+        firstJobDone?.();
+        firstJobDone = undefined;
+      });
+  });
+  post({ type: 'ready', codeCache });
+}

@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { errorOf } from '../call-threads/protocol.js';
 import { LimitExceededError, ServerError } from '../../shared/errors.js';
+import type { Logger } from '../logger.js';
 import type {
   TraceJob,
   TraceJobMessage,
@@ -17,13 +18,15 @@ import type {
 import type { TraceOptions } from './trace-options.js';
 
 export interface TraceThreadsOptions {
-  /** The compiled thread entry (`trace-thread.js`). */
+  /** The thread entry (`trace-thread-entry.cjs`). */
   entry: URL;
   data: TraceThreadData;
   /** Most threads, so traces running at once (`--json-rpc.trace-threads`). */
   maxThreads: number;
   /** Most traces waiting for a thread (`--json-rpc.trace-queue`). */
   maxQueued: number;
+  /** Told of each thread that has started, and whether its code came from the code cache. */
+  logger?: Logger;
 }
 
 interface WorkerListeners {
@@ -142,6 +145,7 @@ export class TraceThreads {
         message: (message) => {
           if (message.type !== 'ready') return;
           detach();
+          this.options.logger?.info('trace thread ready', { codeCache: message.codeCache });
           resolve(worker);
         },
         error: fail,
