@@ -23,7 +23,7 @@ export interface ThreadServeOptions {
   afterFirstBatch?: () => void;
 }
 
-export type ServeThread = (options: ThreadServeOptions) => Promise<void>;
+type ServeThread = (options: ThreadServeOptions) => Promise<void>;
 
 /**
  * Writes the code cache of the bundle in `file` (the build's step, `MAKE_THREAD_CODE_CACHES_ENV`).
