@@ -251,21 +251,26 @@ describe('daemon stop', () => {
       '--datadir',
       daemon.dataDir,
     ]);
-    let output = '';
-    follower.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitFor(() => output.includes('node started'), 15_000, 'the last log line');
-    await runCli(['daemon', 'stop', '--datadir', daemon.dataDir]);
-    await waitFor(
-      () => output.includes('INFO stopped'),
-      15_000,
-      'the stop to appear in the followed log',
-    );
     const exited = new Promise<number | null>((resolve) =>
       follower.once('exit', (code) => resolve(code)),
     );
-    follower.kill('SIGINT');
-    expect(await exited).toBe(0);
-    await daemon.stop();
+    let output = '';
+    follower.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await waitFor(() => output.includes('node started'), 15_000, 'the last log line');
+      await runCli(['daemon', 'stop', '--datadir', daemon.dataDir]);
+      await waitFor(
+        () => output.includes('INFO stopped'),
+        15_000,
+        'the stop to appear in the followed log',
+      );
+      follower.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      // A failed wait must not leave the follower or a daemon with an hour's block time behind.
+      follower.kill('SIGKILL');
+      await daemon.stop();
+    }
   });
 
   it('restarts on a data directory whose daemon was killed with SIGKILL (stale lock)', async () => {
