@@ -52,6 +52,23 @@ const EXCLUDED = new Set([
   'debug_writeMemProfile',
 ]);
 
+/**
+ * Longest a fuzzed request waits for its answer. Past it the request is a finding that names its
+ * method and parameters, where a test timeout would name nothing; the request loop's budget
+ * plus this stays below the test's timeout.
+ */
+const ANSWER_DEADLINE_MS = 45_000;
+const NO_ANSWER = `no answer within ${ANSWER_DEADLINE_MS / 1000} s`;
+
+/** What `pending` resolves to, or {@link NO_ANSWER} once the deadline has passed. */
+function answerWithin<T>(pending: Promise<T>): Promise<T | typeof NO_ANSWER> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<typeof NO_ANSWER>((resolve) => {
+    timer = setTimeout(() => resolve(NO_ANSWER), ANSWER_DEADLINE_MS);
+  });
+  return Promise.race([pending, deadline]).finally(() => clearTimeout(timer));
+}
+
 /** Methods whose first parameter is a count of blocks to mine, each a committed block. */
 const MINING = new Set(['anvil_mine', 'hardhat_mine']);
 /** Most blocks one fuzzed mining call makes. */
@@ -217,9 +234,10 @@ describe('JSON-RPC fuzzing (security #20)', () => {
           if (rounds % BATCH_SHARE === 0) {
             const calls = Array.from({ length: 2 + Math.floor(choose() * 3) }, nextCall);
             batches++;
-            const answers = (
-              await daemon.authedRpc.post(JSON.stringify(calls.map((c) => c.request)))
-            ).body;
+            const posted = await answerWithin(
+              daemon.authedRpc.post(JSON.stringify(calls.map((c) => c.request))),
+            );
+            const answers = posted === NO_ANSWER ? posted : posted.body;
             for (const call of calls) {
               const answer = Array.isArray(answers)
                 ? answers.find((item: { id?: unknown } | null) => item?.id === call.id)
@@ -230,10 +248,11 @@ describe('JSON-RPC fuzzing (security #20)', () => {
             const call = nextCall();
             if (!socket.open) socket = await FuzzSocket.open(daemon.endpoints.ws, daemon.token);
             overWs++;
-            record(call, await socket.send(JSON.stringify(call.request), call.id));
+            record(call, await answerWithin(socket.send(JSON.stringify(call.request), call.id)));
           } else {
             const call = nextCall();
-            record(call, (await daemon.authedRpc.post(JSON.stringify(call.request))).body);
+            const posted = await answerWithin(daemon.authedRpc.post(JSON.stringify(call.request)));
+            record(call, posted === NO_ANSWER ? posted : posted.body);
           }
         }
       };
