@@ -7,8 +7,9 @@
 // background entry itself is also written as CommonJS, dist/daemon/main.cjs, with the few
 // modules it imports (the code cache's loader), for `daemon start`: a process whose entry is an
 // ES module starts Node's ES module loader first, 30-40 ms on a slow machine. The call threads'
-// and the trace threads' code is bundled the same way, into dist/daemon/call-threads/call-thread.cjs
-// and dist/daemon/trace/trace-thread.cjs with code caches of their own, loaded by their entries,
+// and the trace threads' code is bundled the same way, into
+// dist/daemon/call-threads/call-thread.cjs and dist/daemon/trace/trace-thread.cjs with code
+// caches of their own, loaded by their entries,
 // call-thread-entry.cjs and trace-thread-entry.cjs (CommonJS beside their tsc output), so a
 // thread that starts on demand does not compile a megabyte of JavaScript first. Start-up was
 // dominated by Node resolving, reading and linking several hundred module files (EthereumJS,

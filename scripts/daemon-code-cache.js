@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Makes the V8 code caches of the daemon bundle, dist/daemon/run-daemon.<key>.v8cache, and of the
 // thread bundles, dist/daemon/call-threads/call-thread.<key>.v8cache and
-// dist/daemon/trace/trace-thread.<key>.v8cache (how they are used: src/daemon/daemon-bundle.ts). V8 takes a cache only in a process started with the V8 flags it
-// was made with, so there is one for each way the node is started: the background daemon's
-// flags (src/shared/daemon-runtime.ts) and none (`daemon start --foreground`, the entry run
-// directly). For each, a child Node process with those flags and no NODE_OPTIONS starts a node
+// dist/daemon/trace/trace-thread.<key>.v8cache (how they are used: src/daemon/daemon-bundle.ts).
+// V8 takes a cache only in a process started with the V8 flags it was made with, so there is one
+// for each way the node is started: the background daemon's flags (src/shared/daemon-runtime.ts)
+// and none (`daemon start --foreground`, the entry run directly). For each, a child Node process with those flags and no NODE_OPTIONS starts a node
 // on a temporary data directory, answers one eth_blockNumber over HTTP (so the request path is
 // in the cache too, as the first answer is what a start waits for), runs calls until its call
 // thread and a trace until its trace thread have written their caches after answering them,
