@@ -1,7 +1,8 @@
 /**
  * The transactions an interval block is offered (block-candidates.ts): the pool's executable
  * ones at its start, then those that arrived meanwhile, each once; before its tick it waits for
- * arrivals, after it it stops at the first pass without any, and none begins after `fillUntil`.
+ * arrivals, after it it stops at the first pass without any, and after `fillUntil` only one more
+ * pass begins.
  */
 import { describe, expect, it } from '@jest/globals';
 import { blockCandidates, type FillWindow } from '../../src/daemon/chain/block-candidates.js';
@@ -119,12 +120,24 @@ describe('blockCandidates', () => {
     expect(waited).toBe(0);
   });
 
-  it('begins no pass after fillUntil', async () => {
+  it('after fillUntil begins one last pass, of whatever is executable then', async () => {
     const pool = askedPool();
     const clock = { ms: 500 };
     const hashes = await offered(blockCandidates([tx('a')], pool, windowAt(clock, 100, 400)));
-    expect(hashes).toEqual(['a']);
-    expect(pool.asked).toBe(0);
+    expect(hashes).toEqual(['a', 'n1']);
+    expect(pool.asked).toBe(1);
+  });
+
+  it('after fillUntil begins no pass once a pass past its tick found fewer than minPass', async () => {
+    const pool = askedPool();
+    const clock = { ms: 200 };
+    const window = { ...windowAt(clock, 100, 400), minPass: 2 };
+    // The pass after 'a', past the tick, found one, fewer than two; it ran past fillUntil.
+    const hashes = await offered(blockCandidates([tx('a')], pool, window), (hash) => {
+      if (hash === 'n1') clock.ms = 450;
+    });
+    expect(hashes).toEqual(['a', 'n1']);
+    expect(pool.asked).toBe(1);
   });
 
   it('stops asking when the block takes no more', async () => {
