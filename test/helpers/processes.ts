@@ -34,3 +34,37 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/**
+ * Each thread of `pid` with its name, scheduler state (R running, S sleeping, D in the disk) and
+ * CPU time, twice `gapMs` apart: a thread that spins gains CPU time, one that waits does not.
+ * For reporting a process that stopped answering.
+ */
+export async function threadStates(pid: number, gapMs = 1_000): Promise<string> {
+  const sample = () => {
+    const threads = new Map<string, { name: string; state: string; cpuTicks: number }>();
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        threads.set(tid, {
+          name,
+          state: fields[0],
+          cpuTicks: Number(fields[11]) + Number(fields[12]),
+        });
+      } catch {
+        continue;
+      }
+    }
+    return threads;
+  };
+  const before = sample();
+  await new Promise((resolve) => setTimeout(resolve, gapMs));
+  return [...sample()]
+    .map(([tid, { name, state, cpuTicks }]) => {
+      const gained = cpuTicks - (before.get(tid)?.cpuTicks ?? cpuTicks);
+      return `${tid} ${name} ${state} +${gained} ticks`;
+    })
+    .join('; ');
+}

@@ -11,7 +11,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import WebSocket from 'ws';
 import { MAX_MINED_BLOCKS } from '../../src/daemon/dev/dev-control.js';
+import { daemonLogText } from '../helpers/daemon-log.js';
 import { ParamFuzzer, seededRandom, servedMethods } from '../helpers/param-fuzzer.js';
+import { threadStates } from '../helpers/processes.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20_2026);
@@ -60,11 +62,14 @@ const EXCLUDED = new Set([
 const ANSWER_DEADLINE_MS = 45_000;
 const NO_ANSWER = `no answer within ${ANSWER_DEADLINE_MS / 1000} s`;
 
-/** What `pending` resolves to, or {@link NO_ANSWER} once the deadline has passed. */
-function answerWithin<T>(pending: Promise<T>): Promise<T | typeof NO_ANSWER> {
+/** What `pending` resolves to, or {@link NO_ANSWER} once `deadlineMs` have passed. */
+function answerWithin<T>(
+  pending: Promise<T>,
+  deadlineMs = ANSWER_DEADLINE_MS,
+): Promise<T | typeof NO_ANSWER> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<typeof NO_ANSWER>((resolve) => {
-    timer = setTimeout(() => resolve(NO_ANSWER), ANSWER_DEADLINE_MS);
+    timer = setTimeout(() => resolve(NO_ANSWER), deadlineMs);
   });
   return Promise.race([pending, deadline]).finally(() => clearTimeout(timer));
 }
@@ -185,6 +190,15 @@ describe('JSON-RPC fuzzing (security #20)', () => {
     daemon = await startTestDaemon(['--keystore.light-kdf']);
   });
 
+  const describeDaemon = async () => {
+    const fresh = await answerWithin(
+      daemon.rpc.post(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber' })),
+      5_000,
+    );
+    const log = daemonLogText(daemon.dataDir).split('\n').slice(-40).join('\n');
+    return `threads: ${await threadStates(daemon.pid)}\neth_blockNumber then: ${JSON.stringify(fresh === NO_ANSWER ? fresh : fresh.body)}\nlast log lines:\n${log}`;
+  };
+
   afterAll(async () => {
     await daemon?.stop();
   });
@@ -217,7 +231,10 @@ describe('JSON-RPC fuzzing (security #20)', () => {
         if (params !== undefined) request.params = params;
         return { id, method: method.name, params, request };
       };
+      let stuck: Promise<string> | undefined;
       const record = (call: FuzzCall, answer: unknown) => {
+        // What the daemon was doing when it first left a request unanswered.
+        if (answer === NO_ANSWER) stuck ??= describeDaemon();
         perMethod.set(call.method, (perMethod.get(call.method) ?? 0) + 1);
         const error = (answer as { error?: { code?: unknown } } | null)?.error;
         const outcome = error === undefined ? 'result' : String(error.code);
@@ -263,6 +280,8 @@ describe('JSON-RPC fuzzing (security #20)', () => {
       console.log(
         `fuzz seed ${FUZZ_SEED}: ${sent} requests (${overWs} over WebSocket, ${batches} batches over HTTP) to ${perMethod.size} of ${methods.length} methods in ${elapsed} ms; answers by code ${JSON.stringify(Object.fromEntries([...codes].sort()))}; ${findings.length} findings`,
       );
+      if (stuck !== undefined)
+        console.log(`daemon at the first unanswered request: ${await stuck}`);
       for (const finding of findings.slice(0, 20)) {
         console.log(
           `finding: ${finding.method} ${finding.problem}: ${JSON.stringify(finding.params)?.slice(0, 300)} -> ${JSON.stringify(finding.answer)?.slice(0, 300)}`,
