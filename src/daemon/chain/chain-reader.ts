@@ -185,11 +185,18 @@ export class ChainReader {
   /**
    * A reader for a thread other than the producer's, over the same data directory, starting at
    * the head the producer has published. The producer must have opened the chain first.
+   *
+   * The store is opened read-only: opened for writing, lmdb opens each table in a write
+   * transaction of its own, which waits for LMDB's one writer lock. The producer's batched
+   * writes hold that lock while they wait for the main thread to run their callbacks, so a
+   * thread starting then waited for the main thread, and a main thread waiting for its threads
+   * (Node's diagnostic report, `debug_stacks`, waits for every thread to answer) never came:
+   * the daemon stopped answering (docs/architecture.md).
    */
   static async openFollower(options: FollowerOptions): Promise<ChainReader> {
     await initCrypto();
     const common = createChainCommon(options.parameters.chainId);
-    const store = ChainStore.open(options.dataDir);
+    const store = ChainStore.open(options.dataDir, { readOnly: true });
     const followed = new SharedHead(options.sharedHead);
     const record = store.blockRecord(Number(followed.read()));
     if (record === undefined) {
