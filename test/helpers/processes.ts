@@ -35,6 +35,15 @@ export async function waitFor(
   }
 }
 
+/** What `pending` resolves to, or `timedOut` once `ms` have passed without it. */
+export function within<T, S>(pending: Promise<T>, ms: number, timedOut: S): Promise<T | S> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<S>((resolve) => {
+    timer = setTimeout(() => resolve(timedOut), ms);
+  });
+  return Promise.race([pending, deadline]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Each thread of `pid` with its name, scheduler state (R running, S sleeping, D in the disk) and
  * CPU time, twice `gapMs` apart: a thread that spins gains CPU time, one that waits does not.

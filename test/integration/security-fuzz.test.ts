@@ -13,7 +13,7 @@ import WebSocket from 'ws';
 import { MAX_MINED_BLOCKS } from '../../src/daemon/dev/dev-control.js';
 import { daemonLogText } from '../helpers/daemon-log.js';
 import { ParamFuzzer, seededRandom, servedMethods } from '../helpers/param-fuzzer.js';
-import { threadStates } from '../helpers/processes.js';
+import { threadStates, within } from '../helpers/processes.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20_2026);
@@ -67,11 +67,7 @@ function answerWithin<T>(
   pending: Promise<T>,
   deadlineMs = ANSWER_DEADLINE_MS,
 ): Promise<T | typeof NO_ANSWER> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<typeof NO_ANSWER>((resolve) => {
-    timer = setTimeout(() => resolve(NO_ANSWER), deadlineMs);
-  });
-  return Promise.race([pending, deadline]).finally(() => clearTimeout(timer));
+  return within(pending, deadlineMs, NO_ANSWER);
 }
 
 /** Methods whose first parameter is a count of blocks to mine, each a committed block. */

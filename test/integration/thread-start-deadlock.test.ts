@@ -9,6 +9,7 @@
  * within 10 s of its start).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { within } from '../helpers/processes.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 /** Longest any one request may take here, far above what each takes when nothing is stuck. */
@@ -26,19 +27,13 @@ afterAll(async () => {
   await daemon?.stop();
 });
 
+const NO_ANSWER = Symbol('no answer');
+
 /** Calls `method`, failing with its name when no answer comes within the deadline. */
 async function answered(method: string, params: unknown[]): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${method} got no answer within ${ANSWER_DEADLINE_MS} ms`)),
-      ANSWER_DEADLINE_MS,
-    );
-  });
-  try {
-    await Promise.race([daemon.authedRpc.call(method, params), deadline]);
-  } finally {
-    clearTimeout(timer);
+  const answer = await within(daemon.authedRpc.call(method, params), ANSWER_DEADLINE_MS, NO_ANSWER);
+  if (answer === NO_ANSWER) {
+    throw new Error(`${method} got no answer within ${ANSWER_DEADLINE_MS} ms`);
   }
 }
 
