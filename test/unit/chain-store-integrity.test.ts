@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { open } from 'lmdb';
 import { Chain } from '../../src/daemon/chain/chain.js';
@@ -13,6 +14,8 @@ import {
 } from '../../src/daemon/chain/production-health.js';
 import { DamagedStoreError, StorageError } from '../../src/shared/errors.js';
 import { tempDataDir } from './chain-fixtures.js';
+
+const GROWING_WRITER = new URL('../fixtures/lmdb/growing-writer.mjs', import.meta.url);
 
 describe('chain store checks at start', () => {
   let dir: string;
@@ -42,6 +45,28 @@ describe('chain store checks at start', () => {
     expect(lmdbFileProblem(dataFile)).toBe('is empty (0 bytes)');
     rmSync(dataFile);
     expect(lmdbFileProblem(dataFile)).toBe('is missing');
+  });
+
+  it('reads a file another thread keeps growing as sound, wherever its commits fall', async () => {
+    const path = join(dir, 'growing');
+    const writer = new Worker(GROWING_WRITER, { workerData: path });
+    const said = (word: string) =>
+      new Promise<void>((resolve) =>
+        writer.on('message', (message) => message === word && resolve()),
+      );
+    try {
+      await said('ready');
+      const problems = new Set<string>();
+      for (let check = 0; check < 20_000; check += 1) {
+        const problem = lmdbFileProblem(join(path, 'data.mdb'));
+        if (problem !== undefined) problems.add(problem);
+      }
+      expect([...problems]).toEqual([]);
+    } finally {
+      const stopped = said('stopped');
+      writer.postMessage('stop');
+      await stopped;
+    }
   });
 
   it('never writes a new genesis into a directory that held a chain', async () => {

@@ -7,7 +7,7 @@
  * SIGSEGV without a word. Reading the two meta pages first (magic, format version, page size,
  * last page number) catches empty, truncated and overwritten files with one small read.
  */
-import { closeSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
 import type { Database, RootDatabase } from 'lmdb';
 import { StorageError } from '../../shared/errors.js';
 import type { Pause } from '../time-slice.js';
@@ -53,20 +53,25 @@ function metaPage(bytes: Buffer | undefined): MetaPage | undefined {
 /**
  * What is wrong with the LMDB data file at `path`, in words, or undefined when its header is
  * sound and the file is as long as its newest meta page says. A missing file is reported too.
+ *
+ * The meta pages are read before the file's size: a writer beside the check (a running daemon)
+ * writes a transaction's pages before its meta page and never shortens the file, so a size taken
+ * after the meta always covers it, while a size taken first can miss the pages of a transaction
+ * committed in between and report a sound file as truncated.
  */
 export function lmdbFileProblem(path: string): string | undefined {
-  let size: number;
+  let fd: number;
   try {
-    size = statSync(path).size;
+    fd = openSync(path, 'r');
   } catch {
     return 'is missing';
   }
-  if (size === 0) return 'is empty (0 bytes)';
-  const fd = openSync(path, 'r');
   try {
     const first = metaPage(readAt(fd, 0, META.end));
+    const second = first && metaPage(readAt(fd, first.pageSize, META.end));
+    const size = fstatSync(fd).size;
+    if (size === 0) return 'is empty (0 bytes)';
     if (first === undefined) return 'has no valid LMDB header (first meta page damaged)';
-    const second = metaPage(readAt(fd, first.pageSize, META.end));
     if (second === undefined || second.pageSize !== first.pageSize) {
       return 'has no valid LMDB header (second meta page damaged)';
     }
@@ -93,7 +98,7 @@ const DELETE_SPARE_PAGES = 64;
 
 /**
  * Extends (sparsely) the data file at `dataFile` past every page a transaction that deletes
- * from `trees` could allocate, before it runs.
+ * from `trees` could allocate. Called at the start of that transaction (`commitDeletes`).
  *
  * Why: a transaction that deletes many entries copies pages, merges them and frees the copies
  * again within itself; LMDB counts those pages in its header's last page number but never
@@ -102,7 +107,7 @@ const DELETE_SPARE_PAGES = 64;
  * the last one in use are free and never read, so zeros there are harmless, and a file extended
  * first is long enough whether the transaction then commits or the process dies.
  */
-export function extendForDeletes(
+function extendForDeletes(
   dataFile: string,
   root: { getStats(): unknown },
   trees: ReadonlyArray<{ getStats(): unknown }>,
@@ -136,6 +141,26 @@ export async function commitLmdb(
   } catch (error) {
     throw await storageFailure(error, what);
   }
+}
+
+/**
+ * `commitLmdb` for a transaction that deletes from `trees`, with the data file extended for it
+ * (`extendForDeletes`) inside the transaction. There LMDB's writer lock keeps every other write
+ * of the environment (lmdb's write thread included) from growing the file between the size read
+ * and the extension; outside it, such a write could land in between, and the extension, shorter
+ * than the file by then, would cut off the pages that write had just committed.
+ */
+export function commitDeletes(
+  root: RootDatabase,
+  dataFile: string,
+  trees: ReadonlyArray<{ getStats(): unknown }>,
+  what: string,
+  write: () => void,
+): Promise<void> {
+  return commitLmdb(root, what, () => {
+    extendForDeletes(dataFile, root, trees);
+    write();
+  });
 }
 
 /**

@@ -26,7 +26,7 @@ import { asBinary, open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import { ConflictError, ServerError } from '../../shared/errors.js';
 import type { Pause } from '../time-slice.js';
-import { commitLmdb, extendForDeletes, writeAsync } from './lmdb-file.js';
+import { commitDeletes, commitLmdb, writeAsync } from './lmdb-file.js';
 
 /** Where a committed transaction is, with its sender (so readers need not recover it). */
 export interface TxLocation {
@@ -296,8 +296,9 @@ export class ChainStore {
    */
   async writeFlatState(write: FlatStateWrite): Promise<void> {
     const { accounts, storage } = this.tables();
-    this.extendForDeletes([accounts, storage]);
-    await commitLmdb(this.root, 'the flat state tables', () => this.applyFlatState(write));
+    await this.commitDeletes([accounts, storage], 'the flat state tables', () =>
+      this.applyFlatState(write),
+    );
   }
 
   /**
@@ -389,9 +390,13 @@ export class ChainStore {
     accounts.putSync(FLAT_ROOT_KEY, write.stateRoot);
   }
 
-  /** See `extendForDeletes`: a transaction about to delete from `trees`. */
-  private extendForDeletes(trees: ReadonlyArray<{ getStats(): unknown }>): void {
-    extendForDeletes(join(this.path, 'data.mdb'), this.root, trees);
+  /** See `commitDeletes`: a transaction that deletes from `trees`. */
+  private commitDeletes(
+    trees: ReadonlyArray<{ getStats(): unknown }>,
+    what: string,
+    write: () => void,
+  ): Promise<void> {
+    return commitDeletes(this.root, join(this.path, 'data.mdb'), trees, what, write);
   }
 
   /** The development snapshots (`evm_snapshot`), kept with the chain they point into. */
@@ -418,7 +423,7 @@ export class ChainStore {
     snapshots: ChainSnapshots,
     flatState: FlatStateWrite,
   ): Promise<void> {
-    this.extendForDeletes([
+    const trees = [
       this.blocks,
       this.receipts,
       this.blockNumbers,
@@ -426,8 +431,8 @@ export class ChainStore {
       this.meta,
       this.tables().accounts,
       this.tables().storage,
-    ]);
-    await commitLmdb(this.root, `the rewind to block ${head.number}`, () => {
+    ];
+    await this.commitDeletes(trees, `the rewind to block ${head.number}`, () => {
       for (const block of removed) {
         for (const txHash of block.txHashes) this.txLocations.removeSync(Buffer.from(txHash));
         this.blockNumbers.removeSync(Buffer.from(block.hash));

@@ -30,7 +30,7 @@ import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Chain } from '../chain/chain.js';
 import { LMDB_MAP_SIZE } from '../chain/store.js';
-import { commitLmdb, extendForDeletes, lmdbFileProblem, writeAsync } from '../chain/lmdb-file.js';
+import { commitDeletes, commitLmdb, lmdbFileProblem, writeAsync } from '../chain/lmdb-file.js';
 import type { Pause } from '../time-slice.js';
 import { ServerError } from '../../shared/errors.js';
 import type { ChainReceipt } from '../chain/types.js';
@@ -324,15 +324,20 @@ export class LogIndex {
         const state: IndexState = { height: head, hash: event.head.hashHex };
         // Lowered first: queries meanwhile read the receipts of the new blocks above the head.
         this.height = head;
-        extendForDeletes(this.dataFile, this.root, [this.entries, this.meta]);
-        await commitLmdb(this.root, 'the log index', () => {
-          for (const { block, receipts } of indexed) {
-            for (const key of blockKeys(Number(block.number), receipts)) {
-              this.entries.removeSync(key);
+        await commitDeletes(
+          this.root,
+          this.dataFile,
+          [this.entries, this.meta],
+          'the log index',
+          () => {
+            for (const { block, receipts } of indexed) {
+              for (const key of blockKeys(Number(block.number), receipts)) {
+                this.entries.removeSync(key);
+              }
             }
-          }
-          this.meta.putSync(STATE_KEY, state);
-        });
+            this.meta.putSync(STATE_KEY, state);
+          },
+        );
       })
       .catch((error: unknown) => this.onError(error));
   }
