@@ -50,12 +50,16 @@ describe('chain store checks at start', () => {
   it('reads a file another thread keeps growing as sound, wherever its commits fall', async () => {
     const path = join(dir, 'growing');
     const writer = new Worker(GROWING_WRITER, { workerData: path });
-    const said = (word: string) =>
-      new Promise<void>((resolve) =>
-        writer.on('message', (message) => message === word && resolve()),
-      );
+    const exited = new Promise<number>((resolve) => writer.once('exit', resolve));
+    const ready = new Promise<void>((resolve) => writer.once('message', () => resolve()));
     try {
-      await said('ready');
+      // A writer that fails fails the test instead of leaving it waiting.
+      await Promise.race([
+        ready,
+        exited.then((code) => {
+          throw new Error(`the writer ended (exit code ${code}) before its first commit`);
+        }),
+      ]);
       const problems = new Set<string>();
       for (let check = 0; check < 20_000; check += 1) {
         const problem = lmdbFileProblem(join(path, 'data.mdb'));
@@ -63,9 +67,8 @@ describe('chain store checks at start', () => {
       }
       expect([...problems]).toEqual([]);
     } finally {
-      const stopped = said('stopped');
       writer.postMessage('stop');
-      await stopped;
+      await exited;
     }
   });
 
