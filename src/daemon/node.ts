@@ -124,6 +124,11 @@ async function startChain(
     layout.txpoolJournalDir,
     config['txpool.journal-interval'],
     pause,
+    ({ problem, movedTo }) =>
+      logger.warn('transaction pool journal damaged: set aside, the pool starts empty', {
+        problem,
+        movedTo,
+      }),
   );
   // Closed after block production stops, so the last block's removals reach it.
   shutdownSteps.push(() => journal.close());
@@ -235,7 +240,10 @@ async function restoreJournal(
   chain: Chain,
   logger: Logger,
 ): Promise<void> {
-  const txs = journal.transactions(chain.common);
+  const { transactions: txs, unreadable } = journal.transactions(chain.common);
+  if (unreadable.length > 0) {
+    logger.warn('journaled transactions unreadable, dropped', { hashes: unreadable });
+  }
   if (txs.length === 0) return;
   const refused = await pool.restore(txs);
   for (const { hashHex, reason } of refused) {

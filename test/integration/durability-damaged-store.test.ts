@@ -1,11 +1,12 @@
 /**
  * Damaged data (issue #12, item 5). A chain with token transfers (and so logs) is made once;
- * each case damages a copy of its data directory. At start a damaged chain store is refused
- * with the file named, exit 1 and no process left, never a new genesis; a damaged log index is
- * rebuilt and answers `eth_getLogs` as before. `daemon check` passes on the healthy store and
+ * each case damages a copy of its data directory. At start a damaged chain store or storage
+ * index is refused with the file named, exit 1 and no process left, never a new genesis; a
+ * damaged log index is rebuilt and answers `eth_getLogs` as before; a damaged transaction pool
+ * journal is set aside and the node starts with an empty pool. `daemon check` passes on the healthy store and
  * finds corruption planted in a block body, a receipt and the state trie.
  */
-import { cpSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -115,6 +116,45 @@ describe('damaged data at start', () => {
     },
     60_000,
   );
+
+  it('refuses a truncated storage index with the file named, exit 1 and no process left', async () => {
+    const dataDir = copy();
+    const file = join(dataDir, 'storage-index', 'data.mdb');
+    truncateSync(file, Math.floor(statSync(file).size / 2));
+    const result = await runCli(['daemon', 'start', '--datadir', dataDir, ...LOOPBACK_FLAGS]);
+    expect(result.code).toBe(1);
+    expect(result.message).toContain(`storage index ${file} is truncated`);
+    expect(result.message).toMatch(/Restore the data directory from a backup/);
+    expect(processesMentioning(dataDir)).toEqual([]);
+  }, 60_000);
+
+  it('sets a truncated transaction pool journal aside and starts with an empty pool', async () => {
+    const dataDir = copy();
+    const file = join(dataDir, 'txpool', 'data.mdb');
+    truncateSync(file, Math.floor(statSync(file).size / 2));
+    const daemon = await startTestDaemon(['--block-time', '0'], dataDir);
+    try {
+      expect(await daemon.rpc.call('eth_blockNumber')).toBe(`0x${template.head.toString(16)}`);
+      expect(existsSync(`${file}.damaged`)).toBe(true);
+      expect(daemonLogText(dataDir)).toMatch(
+        /WARN transaction pool journal damaged: set aside, the pool starts empty .*is truncated/,
+      );
+      // The fresh journal takes the next transaction: admission waits for its write.
+      const sender = devWallet(1);
+      const nonce = await daemon.rpc.call<string>('eth_getTransactionCount', [
+        sender.address,
+        'pending',
+      ]);
+      const raw = await signDynamicFeeTx(sender, {
+        nonce: Number(nonce),
+        to: devWallet(2).address,
+        value: 1n,
+      });
+      expect((await sendAndWait(daemon.rpc, raw)).status).toBe('0x1');
+    } finally {
+      await daemon.stop();
+    }
+  }, 60_000);
 
   it('rebuilds a damaged log index and answers eth_getLogs as before', async () => {
     const dataDir = copy();

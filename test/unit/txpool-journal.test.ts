@@ -1,12 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { bytesToHex } from '@ethereumjs/util';
+import { open } from 'lmdb';
 import { initCrypto } from '../../src/daemon/crypto/wasm-crypto.js';
 import { ServerError } from '../../src/shared/errors.js';
 import { PoolJournal } from '../../src/daemon/txpool/journal.js';
-import type { JournalWriter } from '../../src/daemon/txpool/journal.js';
+import type { JournalDamage, JournalWriter } from '../../src/daemon/txpool/journal.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from '../../src/daemon/txpool/txpool.js';
 import { CHAIN_ID, FakeState, GWEI, address, common, signTx } from './txpool-fixtures.js';
 
@@ -50,7 +51,7 @@ function poolWith(state: FakeState, journal?: JournalWriter): TxPool {
 const journaledHashes = (journal: PoolJournal): string[] =>
   journal
     .transactions(common)
-    .map((tx) => bytesToHex(tx.hash()))
+    .transactions.map((tx) => bytesToHex(tx.hash()))
     .sort();
 
 describe('pool journal', () => {
@@ -64,9 +65,59 @@ describe('pool journal', () => {
     journal.remove(bytesToHex(a.hash()));
     const reopened = await reopen(dir, journal);
     expect(journaledHashes(reopened)).toEqual([bytesToHex(b.hash())]);
-    const [restored] = reopened.transactions(common);
+    const [restored] = reopened.transactions(common).transactions;
     expect(restored.cache.senderPubKey).toEqual(b.getSenderPublicKey());
     expect(restored.getSenderAddress().equals(address(0))).toBe(true);
+  });
+
+  it('sets a truncated file aside and starts empty, saying what was wrong', async () => {
+    const { dir, journal } = openJournal();
+    const txs = Array.from({ length: 200 }, (_, nonce) => signTx(0, { nonce: BigInt(nonce) }));
+    await Promise.all(txs.map((tx) => journal.write(bytesToHex(tx.hash()), tx)));
+    journals.splice(journals.indexOf(journal), 1);
+    await journal.close();
+    const dataFile = join(dir, 'data.mdb');
+    truncateSync(dataFile, statSync(dataFile).size / 2);
+
+    const damages: JournalDamage[] = [];
+    const reopened = PoolJournal.open(dir, 0, undefined, (damage) => damages.push(damage));
+    journals.push(reopened);
+    expect(damages).toEqual([
+      {
+        problem: expect.stringMatching(
+          /^is truncated \(\d+ bytes, its header needs at least \d+\)$/,
+        ),
+        movedTo: join(dir, 'data.mdb.damaged'),
+      },
+    ]);
+    expect(existsSync(join(dir, 'data.mdb.damaged'))).toBe(true);
+    expect(journaledHashes(reopened)).toEqual([]);
+    const tx = signTx(1, { nonce: 0n });
+    await reopened.write(bytesToHex(tx.hash()), tx);
+    expect(journaledHashes(await reopen(dir, reopened))).toEqual([bytesToHex(tx.hash())]);
+  });
+
+  it('leaves out an entry that does not decode, and removes it', async () => {
+    const { dir, journal } = openJournal();
+    const tx = signTx(0, { nonce: 0n });
+    await journal.write(bytesToHex(tx.hash()), tx);
+    journals.splice(journals.indexOf(journal), 1);
+    await journal.close();
+    const garbage = `0x${'ab'.repeat(32)}`;
+    const root = open({ path: dir, maxDbs: 2, compression: false });
+    const entries = root.openDB<Uint8Array, Buffer>('transactions', {
+      keyEncoding: 'binary',
+      encoding: 'binary',
+    });
+    await entries.put(Buffer.from(garbage.slice(2), 'hex'), Buffer.alloc(80, 0xff));
+    await root.close();
+
+    const reopened = openJournal(dir).journal;
+    const held = reopened.transactions(common);
+    expect(held.unreadable).toEqual([garbage]);
+    expect(held.transactions.map((t) => bytesToHex(t.hash()))).toEqual([bytesToHex(tx.hash())]);
+    const after = await reopen(dir, reopened);
+    expect(after.transactions(common).unreadable).toEqual([]);
   });
 
   it('refuses writes once closed', async () => {
@@ -114,7 +165,7 @@ describe('pool journal', () => {
     const restored = poolWith(state, reopened);
     const announced: string[] = [];
     restored.onPending((pooled) => announced.push(`${pooled.senderHex}:${pooled.nonce}`));
-    const refused = await restored.restore(reopened.transactions(common));
+    const refused = await restored.restore(reopened.transactions(common).transactions);
 
     expect(refused.map((r) => r.reason).sort()).toEqual([
       'nonce too low: next nonce 2, tx nonce 0',

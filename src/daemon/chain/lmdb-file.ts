@@ -50,6 +50,10 @@ function metaPage(bytes: Buffer | undefined): MetaPage | undefined {
   return { pageSize, lastPage: Number(lastPage), txnId: bytes.readBigUInt64LE(META.txnId) };
 }
 
+/** `lmdbFileProblem`'s words for a file LMDB would create afresh. */
+export const LMDB_FILE_MISSING = 'is missing';
+export const LMDB_FILE_EMPTY = 'is empty (0 bytes)';
+
 /**
  * What is wrong with the LMDB data file at `path`, in words, or undefined when its header is
  * sound and the file is as long as its newest meta page says. A missing file is reported too.
@@ -64,13 +68,13 @@ export function lmdbFileProblem(path: string): string | undefined {
   try {
     fd = openSync(path, 'r');
   } catch {
-    return 'is missing';
+    return LMDB_FILE_MISSING;
   }
   try {
     const first = metaPage(readAt(fd, 0, META.end));
     const second = first && metaPage(readAt(fd, first.pageSize, META.end));
     const size = fstatSync(fd).size;
-    if (size === 0) return 'is empty (0 bytes)';
+    if (size === 0) return LMDB_FILE_EMPTY;
     if (first === undefined) return 'has no valid LMDB header (first meta page damaged)';
     if (second === undefined || second.pageSize !== first.pageSize) {
       return 'has no valid LMDB header (second meta page damaged)';
@@ -82,6 +86,15 @@ export function lmdbFileProblem(path: string): string | undefined {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * `lmdbFileProblem` of a file that must be sound if it is there: undefined as well when it is
+ * missing or empty, where LMDB creates a new environment.
+ */
+export function lmdbFileDamage(path: string): string | undefined {
+  const problem = lmdbFileProblem(path);
+  return problem === LMDB_FILE_MISSING || problem === LMDB_FILE_EMPTY ? undefined : problem;
 }
 
 interface TreeStats {

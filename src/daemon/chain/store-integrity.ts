@@ -17,7 +17,7 @@ import { dataDirLayout } from '../../shared/datadir-layout.js';
 import { writeFileAtomic } from '../../shared/atomic-write.js';
 import { DamagedStoreError } from '../../shared/errors.js';
 import { decodeBlockRecord } from './block-record.js';
-import { lmdbFileProblem } from './lmdb-file.js';
+import { LMDB_FILE_EMPTY, LMDB_FILE_MISSING, lmdbFileProblem } from './lmdb-file.js';
 import type { ChainIdentity, ChainStore } from './store.js';
 import type { StoredBlock } from './types.js';
 
@@ -67,7 +67,7 @@ export function checkStoreFile(dataDir: string): void {
   const file = chainDataFile(dataDir);
   const problem = lmdbFileProblem(file);
   if (problem === undefined) return;
-  const fresh = problem === 'is missing' || problem === 'is empty (0 bytes)';
+  const fresh = problem === LMDB_FILE_MISSING || problem === LMDB_FILE_EMPTY;
   if (fresh && !holdsChain(dataDir)) return;
   throw damagedStoreError(dataDir, problem);
 }

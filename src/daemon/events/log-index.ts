@@ -30,7 +30,14 @@ import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Chain } from '../chain/chain.js';
 import { LMDB_MAP_SIZE } from '../chain/store.js';
-import { commitDeletes, commitLmdb, lmdbFileProblem, writeAsync } from '../chain/lmdb-file.js';
+import {
+  LMDB_FILE_MISSING,
+  commitDeletes,
+  commitLmdb,
+  lmdbFileDamage,
+  lmdbFileProblem,
+  writeAsync,
+} from '../chain/lmdb-file.js';
 import type { Pause } from '../time-slice.js';
 import { ServerError } from '../../shared/errors.js';
 import type { ChainReceipt } from '../chain/types.js';
@@ -205,10 +212,8 @@ export class LogIndex {
   private static async openChecked(options: LogIndexOptions): Promise<OpenedIndex> {
     mkdirSync(options.dir, { recursive: true });
     const dataFile = join(options.dir, 'data.mdb');
-    const problem = lmdbFileProblem(dataFile);
-    if (problem !== undefined && problem !== 'is missing' && problem !== 'is empty (0 bytes)') {
-      throw new ServerError(`${dataFile} ${problem}`);
-    }
+    const problem = lmdbFileDamage(dataFile);
+    if (problem !== undefined) throw new ServerError(`${dataFile} ${problem}`);
     const root = open({
       path: options.dir,
       maxDbs: 2,
@@ -406,7 +411,7 @@ export async function checkLogIndex(
 ): Promise<{ height: number; problems: string[] }> {
   const dataFile = join(dir, 'data.mdb');
   const fileProblem = lmdbFileProblem(dataFile);
-  if (fileProblem === 'is missing') return { height: -1, problems: [] };
+  if (fileProblem === LMDB_FILE_MISSING) return { height: -1, problems: [] };
   if (fileProblem !== undefined) return { height: -1, problems: [`${dataFile} ${fileProblem}`] };
   const root = open({ path: dir, maxDbs: 2, compression: false, readOnly: true });
   let state: IndexState;

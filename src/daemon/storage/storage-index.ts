@@ -5,10 +5,11 @@
  * are durable on their volumes, so the index never names bytes that are not on disk.
  */
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { ChunkOwner, ReplicaState, UploadStatus } from '../../shared/storage-api.js';
-import { VolumeUnavailableError } from '../../shared/errors.js';
-import { commitLmdb } from '../chain/lmdb-file.js';
+import { DamagedStoreError, VolumeUnavailableError } from '../../shared/errors.js';
+import { commitLmdb, lmdbFileDamage } from '../chain/lmdb-file.js';
 
 /** Room for millions of chunk records; LMDB grows the file only as it fills. */
 const INDEX_MAP_SIZE = 4 * 1024 * 1024 * 1024;
@@ -62,7 +63,21 @@ export class StorageIndex implements Pick<IndexWriter, 'file' | 'chunk'> {
     private readonly uploads: Database<UploadRecord, string>,
   ) {}
 
+  /**
+   * Opens (creating if needed) the index in `path`. A damaged or truncated file is refused with
+   * `DamagedStoreError` before lmdb maps it (lmdb would die of SIGBUS on a page past the end):
+   * the index is the only record of which files the layer holds.
+   */
   static open(path: string): StorageIndex {
+    const dataFile = join(path, 'data.mdb');
+    const problem = lmdbFileDamage(dataFile);
+    if (problem !== undefined) {
+      throw new DamagedStoreError(
+        `storage index ${dataFile} ${problem}. Restore the data directory from a backup, or ` +
+          `move ${path} away to start with an empty storage layer (the files stored before are ` +
+          `then no longer listed)`,
+      );
+    }
     mkdirSync(path, { recursive: true });
     const root = open({ path, maxDbs: 3, compression: false, mapSize: INDEX_MAP_SIZE });
     return new StorageIndex(

@@ -27,14 +27,15 @@
  *   transaction was admitted; kept beside it, a restart need not recover it again (about 1 ms
  *   per transaction), as the chain store keeps the senders of mined transactions.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Common } from '@ethereumjs/common';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import { ServerError } from '../../shared/errors.js';
-import { writeAsync } from '../chain/lmdb-file.js';
+import { lmdbFileDamage, writeAsync } from '../chain/lmdb-file.js';
 import type { Pause } from '../time-slice.js';
 
 /** Address space for the journal's memory map: a full pool of 128 KiB transactions fits. */
@@ -57,6 +58,33 @@ export interface JournalWriter {
   write(hashHex: string, tx: TypedTransaction, encoded?: Uint8Array): Promise<void>;
   /** Queues the removal of a transaction for the next group commit. */
   remove(hashHex: string): void;
+}
+
+/** A journal file that could not be used: what was wrong, and where it was moved. */
+export interface JournalDamage {
+  problem: string;
+  movedTo: string;
+}
+
+/** What a journal holds at start. */
+export interface JournaledTransactions {
+  transactions: TypedTransaction[];
+  /** Hashes of entries that did not decode as transactions. */
+  unreadable: string[];
+}
+
+/**
+ * Moves a damaged journal file out of the way (replacing one moved earlier), so that a fresh
+ * journal starts in `dir`; answers where the damaged file went.
+ *
+ * Why not refuse to start, as a damaged chain store is refused: the journal only holds what the
+ * pool held, which clients can send again, and lmdb would die of SIGBUS on a truncated file
+ * rather than report it. geth too starts without a journal it cannot read.
+ */
+function setAside(dir: string): string {
+  const movedTo = join(dir, 'data.mdb.damaged');
+  renameSync(join(dir, 'data.mdb'), movedTo);
+  return movedTo;
 }
 
 function hashKey(hashHex: string): Buffer {
@@ -84,8 +112,15 @@ export class PoolJournal implements JournalWriter {
    * commits at the end of the current event-loop turn. A commit lets the event loop run at
    * `pause` (default: never).
    */
-  static open(dir: string, intervalMs: number, pause: Pause = () => undefined): PoolJournal {
+  static open(
+    dir: string,
+    intervalMs: number,
+    pause: Pause = () => undefined,
+    onDamaged: (damage: JournalDamage) => void = () => undefined,
+  ): PoolJournal {
     mkdirSync(dir, { recursive: true });
+    const problem = lmdbFileDamage(join(dir, 'data.mdb'));
+    if (problem !== undefined) onDamaged({ problem, movedTo: setAside(dir) });
     const root = open({ path: dir, maxDbs: 2, compression: false, mapSize: JOURNAL_MAP_SIZE });
     const entries = root.openDB<Uint8Array, Buffer>('transactions', {
       keyEncoding: 'binary',
@@ -94,17 +129,27 @@ export class PoolJournal implements JournalWriter {
     return new PoolJournal(root, entries, intervalMs, pause);
   }
 
-  /** Every journaled transaction, in no particular order, its sender known without recovery. */
-  transactions(common: Common): TypedTransaction[] {
-    return [
-      ...this.entries.getRange({}).map(({ value }) => {
-        // A copy: the transaction's fields are views of these bytes and outlive the read.
-        const entry = new Uint8Array(value);
+  /**
+   * Every journaled transaction, in no particular order, its sender known without recovery. An
+   * entry that does not decode is left out, and removed with the next commit.
+   */
+  transactions(common: Common): JournaledTransactions {
+    const transactions: TypedTransaction[] = [];
+    const unreadable: string[] = [];
+    for (const { key, value } of this.entries.getRange({})) {
+      // A copy: the transaction's fields are views of these bytes and outlive the read.
+      const entry = new Uint8Array(value);
+      try {
         const tx = createTxFromRLP(entry.subarray(PUBLIC_KEY_BYTES), { common });
         tx.cache.senderPubKey = entry.subarray(0, PUBLIC_KEY_BYTES);
-        return tx;
-      }),
-    ];
+        transactions.push(tx);
+      } catch {
+        const hashHex = `0x${Buffer.from(key).toString('hex')}`;
+        unreadable.push(hashHex);
+        this.remove(hashHex);
+      }
+    }
+    return { transactions, unreadable };
   }
 
   write(hashHex: string, tx: TypedTransaction, encoded?: Uint8Array): Promise<void> {
