@@ -4,7 +4,9 @@
  * index is refused with the file named, exit 1 and no process left, never a new genesis; a
  * damaged log index is rebuilt and answers `eth_getLogs` as before; a damaged transaction pool
  * journal is set aside and the node starts with an empty pool. `daemon check` passes on the healthy store and
- * finds corruption planted in a block body, a receipt and the state trie.
+ * finds corruption planted in a block body, a receipt and the state trie. A running node answers a
+ * read of a damaged block record or receipts with an error naming the block, not an internal
+ * error, and serves the rest of the chain.
  */
 import { cpSync, existsSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +21,7 @@ import { devWallet, sendAndWait, signDynamicFeeTx } from '../helpers/dev-chain.j
 import { processesMentioning } from '../helpers/processes.js';
 import { LOOPBACK_FLAGS, makeDataDir, startTestDaemon } from '../helpers/test-daemon.js';
 import { daemonLogText } from '../helpers/daemon-log.js';
+import { rpcError } from '../helpers/rpc-errors.js';
 
 const TRANSFERS = 3;
 
@@ -273,6 +276,62 @@ describe('damaged data at start', () => {
     expect(code).toBe(1);
     // Reported once, at the first sampled block whose state reaches it.
     expect(report.problems.map((p) => p.problem)).toContain(`trie node ${deleted} is missing`);
+  }, 60_000);
+
+  it('names a damaged block record or receipts in the answer, logs it, and keeps serving the rest', async () => {
+    const receiptsBlock = TRANSFER_BLOCK + 1;
+    // Bytes that are no RLP list at all, as a stray write would leave them.
+    const garbage = Buffer.from('ff'.repeat(40), 'hex');
+    const dataDir = await plant(({ blocks, receipts }) => {
+      blocks.putSync(TRANSFER_BLOCK, garbage);
+      receipts.putSync(receiptsBlock, garbage);
+    });
+    const daemon = await startTestDaemon(['--block-time', '0'], dataDir);
+    try {
+      const damaged = (part: string, block: number) =>
+        new RegExp(
+          `the chain store holds ${part} of block ${block}, which cannot be read\\. ` +
+            'node-cli daemon check lists what is damaged',
+        );
+      const blockError = await rpcError(
+        daemon.rpc.call('eth_getBlockByNumber', [`0x${TRANSFER_BLOCK.toString(16)}`, false]),
+      );
+      expect(blockError.code).toBe(-32000);
+      expect(blockError.message).toMatch(damaged('a damaged record', TRANSFER_BLOCK));
+      const withTxs = await rpcError(
+        daemon.rpc.call('eth_getBlockByNumber', [`0x${TRANSFER_BLOCK.toString(16)}`, true]),
+      );
+      expect(withTxs.message).toMatch(damaged('a damaged record', TRANSFER_BLOCK));
+
+      // The block after it is whole; only its receipts are damaged.
+      const next = await daemon.rpc.call<{ transactions: string[] }>('eth_getBlockByNumber', [
+        `0x${receiptsBlock.toString(16)}`,
+        false,
+      ]);
+      const receiptError = await rpcError(
+        daemon.rpc.call('eth_getTransactionReceipt', [next.transactions[0]]),
+      );
+      expect(receiptError.code).toBe(-32000);
+      expect(receiptError.message).toMatch(damaged('damaged receipts', receiptsBlock));
+      const blockReceipts = await rpcError(
+        daemon.rpc.call('eth_getBlockReceipts', [`0x${receiptsBlock.toString(16)}`]),
+      );
+      expect(blockReceipts.message).toMatch(damaged('damaged receipts', receiptsBlock));
+
+      // Blocks on either side answer as before, and so does the head.
+      const head = `0x${template.head.toString(16)}`;
+      expect(await daemon.rpc.call('eth_blockNumber')).toBe(head);
+      const first = await daemon.rpc.call<{ number: string }>('eth_getBlockByNumber', [
+        '0x1',
+        true,
+      ]);
+      expect(first.number).toBe('0x1');
+      expect(daemonLogText(dataDir)).toMatch(
+        new RegExp(`WARN read of a damaged store refused .*record of block ${TRANSFER_BLOCK}`),
+      );
+    } finally {
+      await daemon.stop();
+    }
   }, 60_000);
 });
 

@@ -23,7 +23,7 @@ import type { Proof } from '@ethereumjs/statemanager';
 import { ValueEncoding, setLengthLeft } from '@ethereumjs/util';
 import type { Account, Address } from '@ethereumjs/util';
 import { initCrypto } from '../crypto/wasm-crypto.js';
-import { NotFoundError, ServerError } from '../../shared/errors.js';
+import { DamagedStoreError, NotFoundError, ServerError } from '../../shared/errors.js';
 import { nextBaseFee } from './base-fee.js';
 import { blockFees, headerFees, type BlockFees } from './block-fees.js';
 import {
@@ -100,6 +100,31 @@ export interface FollowerOptions {
 }
 
 const HEAD_ACCOUNTS = 100_000;
+
+/** What the store keeps of a block apart: its record (header, body, senders) and its receipts. */
+type StoredPart = 'record' | 'receipts';
+
+const DAMAGED_PART: Record<StoredPart, string> = {
+  record: 'a damaged record',
+  receipts: 'damaged receipts',
+};
+
+/**
+ * Decodes what the store holds of block `number`. The node wrote it, so only damage (a bad
+ * disk, a stray write) makes it undecodable: that is reported as such, naming the block and
+ * what to do, instead of as an internal error.
+ */
+function decodeStored<T>(number: bigint | number, part: StoredPart, decode: () => T): T {
+  try {
+    return decode();
+  } catch (error) {
+    throw new DamagedStoreError(
+      `the chain store holds ${DAMAGED_PART[part]} of block ${number}, which cannot be read. ` +
+        'node-cli daemon check lists what is damaged; restore the data directory from a backup',
+      { cause: error },
+    );
+  }
+}
 
 /**
  * Blocks and receipts (and the logs kept for `eth_getLogs`) nobody asked for in this long leave
@@ -207,7 +232,7 @@ export class ChainReader {
       common,
       store,
       options.parameters,
-      decodeBlockRecord(record, common),
+      decodeStored(followed.read(), 'record', () => decodeBlockRecord(record, common)),
       options.cacheBytes,
       followed,
     );
@@ -254,7 +279,7 @@ export class ChainReader {
     if (cached !== undefined) return cached;
     const record = this.store.blockRecord(Number(number));
     if (record === undefined) return undefined;
-    const stored = decodeBlockRecord(record, this.common);
+    const stored = decodeStored(number, 'record', () => decodeBlockRecord(record, this.common));
     this.blocksByNumber.set(number, stored);
     return stored;
   }
@@ -287,7 +312,7 @@ export class ChainReader {
     else {
       const record = this.store.blockRecord(Number(number));
       if (record === undefined) return undefined;
-      outline = decodeBlockOutline(record, this.common);
+      outline = decodeStored(number, 'record', () => decodeBlockOutline(record, this.common));
     }
     this.outlinesByNumber.set(number, outline);
     return outline;
@@ -321,7 +346,9 @@ export class ChainReader {
       return { tx, blockNumber: number, blockHash, index, sender: senders[index] };
     }
     const record = this.store.blockRecord(Number(number));
-    const found = record && decodeRecordTransaction(record, index, this.common);
+    const found =
+      record &&
+      decodeStored(number, 'record', () => decodeRecordTransaction(record, index, this.common));
     return found && { ...found, blockNumber: number, index };
   }
 
@@ -331,7 +358,9 @@ export class ChainReader {
     const stored = this.getBlockByNumber(number);
     const encoded = this.store.receiptsRlp(Number(number));
     if (stored === undefined || encoded === undefined) return undefined;
-    const receipts = receiptsOfBlock(stored, decodeReceipts(encoded));
+    const receipts = decodeStored(number, 'receipts', () =>
+      receiptsOfBlock(stored, decodeReceipts(encoded)),
+    );
     this.receiptsByNumber.set(number, receipts);
     return receipts;
   }
@@ -349,7 +378,8 @@ export class ChainReader {
     const record = this.store.blockRecord(Number(number));
     const encoded = this.store.receiptsRlp(Number(number));
     if (record === undefined || encoded === undefined) return undefined;
-    return logsOfReceipts(number, encoded, recordHashes(record));
+    const hashes = decodeStored(number, 'record', () => recordHashes(record));
+    return decodeStored(number, 'receipts', () => logsOfReceipts(number, encoded, hashes));
   }
 
   /**
@@ -367,7 +397,11 @@ export class ChainReader {
     const record = this.store.blockRecord(Number(number));
     const encoded = this.store.receiptsRlp(Number(number));
     if (record === undefined || encoded === undefined) return undefined;
-    return blockFees(recordHeaderFees(record), decodeReceipts(encoded));
+    const fees = decodeStored(number, 'record', () => recordHeaderFees(record));
+    return blockFees(
+      fees,
+      decodeStored(number, 'receipts', () => decodeReceipts(encoded)),
+    );
   }
 
   /**
@@ -388,10 +422,12 @@ export class ChainReader {
     const encoded = this.store.receiptsRlp(location.blockNumber);
     const placed = this.transactionAt(number, index);
     if (encoded === undefined || placed === undefined) return undefined;
-    const records = decodeReceipts(encoded);
-    let firstLogIndex = 0;
-    for (let before = 0; before < index; before++) firstLogIndex += records[before].logs.length;
-    return receiptOf(placed, records[index], firstLogIndex);
+    return decodeStored(number, 'receipts', () => {
+      const records = decodeReceipts(encoded);
+      let firstLogIndex = 0;
+      for (let before = 0; before < index; before++) firstLogIndex += records[before].logs.length;
+      return receiptOf(placed, records[index], firstLogIndex);
+    });
   }
 
   /** The account at the end of block `blockNumber`, or undefined if it does not exist. */
@@ -566,7 +602,9 @@ export class ChainReader {
     if (record === undefined) {
       throw new ServerError(`block ${published} was published but is not in the chain store`);
     }
-    this.advanceHead(decodeBlockRecord(record, this.common));
+    this.advanceHead(
+      decodeStored(published, 'record', () => decodeBlockRecord(record, this.common)),
+    );
   }
 
   /** The state under `stateRoot`: from the flat tables while they describe it, else the trie. */

@@ -4,6 +4,7 @@
  * access control, parameter validation and error conversion all happen here, once, for every
  * transport.
  */
+import { DamagedStoreError } from '../../shared/errors.js';
 import { WarningThrottle } from '../log/warning-throttle.js';
 import { validateParams } from './params.js';
 import { toRpcError } from './error-mapping.js';
@@ -265,7 +266,13 @@ export class RpcDispatcher {
         error: String((internal as Error)?.stack ?? internal),
       }),
     );
-    if (this.registry.resolve(envelope.method).kind === 'found') {
+    if (error instanceof DamagedStoreError) {
+      // The operator must hear of it, but every client asking for that block would repeat it.
+      this.warnings.report('damaged store', 'read of a damaged store refused', {
+        method: envelope.method,
+        problem: error.message,
+      });
+    } else if (this.registry.resolve(envelope.method).kind === 'found') {
       this.reportRefusal(envelope.method, rpcError, context);
     }
     this.observer.rpcCall(envelope.method, rpcError.code, startedAt);
