@@ -2,10 +2,11 @@
  * Damaged data (issue #12, item 5). A chain with token transfers (and so logs) is made once;
  * each case damages a copy of its data directory. At start a damaged chain store or storage
  * index is refused with the file named, exit 1 and no process left, never a new genesis; a
- * damaged log index is rebuilt and answers `eth_getLogs` as before; a damaged transaction pool
- * journal is set aside and the node starts with an empty pool. `daemon check` passes on the healthy store and
- * finds corruption planted in a block body, a receipt and the state trie. A running node answers a
- * read of a damaged block record or receipts with an error naming the block, not an internal
+ * damaged log index is rebuilt and answers `eth_getLogs` as before, also when the damage is a
+ * page pointer inside its file, its header whole; a damaged transaction pool journal is set
+ * aside and the node starts with an empty pool. `daemon check` passes on the healthy store and
+ * finds corruption planted in a block body, a receipt and the state trie. A running node answers
+ * a read of a damaged block record or receipts with an error naming the block, not an internal
  * error, and serves the rest of the chain.
  */
 import { cpSync, existsSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
@@ -17,8 +18,9 @@ import { ContractFactory, Interface } from 'ethers';
 import { open, type Database } from 'lmdb';
 import { runCli } from '../helpers/cli.js';
 import { loadContract } from '../helpers/contracts.js';
+import { pointTreePastTheFile } from '../helpers/lmdb-damage.js';
 import { devWallet, sendAndWait, signDynamicFeeTx } from '../helpers/dev-chain.js';
-import { processesMentioning } from '../helpers/processes.js';
+import { processesMentioning, waitFor } from '../helpers/processes.js';
 import { LOOPBACK_FLAGS, makeDataDir, startTestDaemon } from '../helpers/test-daemon.js';
 import { daemonLogText } from '../helpers/daemon-log.js';
 import { rpcError } from '../helpers/rpc-errors.js';
@@ -175,6 +177,32 @@ describe('damaged data at start', () => {
       await daemon.stop();
     }
   }, 60_000);
+
+  it('rebuilds a log index damaged inside its file, its header whole, and answers eth_getLogs as before', async () => {
+    const dataDir = copy();
+    pointTreePastTheFile(join(dataDir, 'log-index', 'data.mdb'), 'entries');
+    const daemon = await startTestDaemon(['--block-time', '0'], dataDir);
+    try {
+      const everything = { fromBlock: '0x0', toBlock: 'latest' };
+      expect(await daemon.rpc.call('eth_getLogs', [everything])).toEqual(template.logs);
+      expect(daemonLogText(dataDir)).toMatch(
+        /WARN log index damaged: deleting it and rebuilding it from the chain .*(?:page|MDB_)/,
+      );
+      // Read-only beside the daemon: the rebuilt index covers the chain and matches its logs.
+      let report: CheckReport | undefined;
+      await waitFor(
+        async () => {
+          report = (await check(dataDir)).report;
+          return report.logIndexHeight === template.head;
+        },
+        30_000,
+        'the rebuilt index to reach the head',
+      );
+      expect(report?.problems).toEqual([]);
+    } finally {
+      await daemon.stop();
+    }
+  }, 90_000);
 
   interface CheckReport {
     head: number;

@@ -21,7 +21,9 @@
  *   no longer has that block at that height (a re-initialised data directory).
  * - Being derived, a damaged index is deleted and rebuilt, never refused: its file is checked
  *   before lmdb maps it (`lmdbFileProblem`), and an index that cannot be opened or read, or
- *   that claims blocks the chain does not have, starts over (logged at warn).
+ *   that claims blocks the chain does not have, starts over (logged at warn). Damage inside the
+ *   file passes those checks; it shows when a query or a write fails on it, and the index is
+ *   then rebuilt while the node runs, queries reading receipts meanwhile.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,7 +41,7 @@ import {
   writeAsync,
 } from '../chain/lmdb-file.js';
 import type { Pause } from '../time-slice.js';
-import { ServerError } from '../../shared/errors.js';
+import { ServerError, StorageError } from '../../shared/errors.js';
 import type { ChainReceipt } from '../chain/types.js';
 import type { BlockCommittedEvent, ChainRewoundEvent, EventBus, Unsubscribe } from './event-bus.js';
 import type { LogCriteria } from './log-filter.js';
@@ -147,22 +149,54 @@ function intersectSorted(a: readonly number[], b: readonly number[]): number[] {
   return result;
 }
 
+/**
+ * Whether a failed write of the index (a `StorageError`) failed for its disk (full, read-only,
+ * I/O error), which a later block may get past, rather than for damage inside the index.
+ */
+function diskFailure(error: unknown): boolean {
+  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && DISK_ERROR_CODES.has(code)) return true;
+  return DISK_ERROR_TEXT.test(cause instanceof Error ? cause.message : String(cause));
+}
+
+const DISK_ERROR_CODES = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS']);
+const DISK_ERROR_TEXT = /No space left|Disk quota|Input\/output error|Read-only file system/i;
+
+/**
+ * Whether an indexing step failed for damage inside the index: a write its own environment
+ * refused for something other than its disk. A disk failure may pass with the next block, and a
+ * block the chain cannot give (damage to the chain, `DamagedStoreError`) is no reason to delete
+ * the index.
+ */
+function indexDamage(error: unknown): boolean {
+  return error instanceof StorageError && !diskFailure(error);
+}
+
 export class LogIndex {
   private height: number;
   private writing: Promise<void> = Promise.resolve();
   private unsubscribe: Unsubscribe | undefined;
+  /**
+   * The open environment: undefined while a rebuild after damage runs, and for good once that
+   * rebuild failed or damage was found again.
+   */
+  private opened: OpenedIndex | undefined;
+  /** Whether damage found while running has already been answered with a rebuild. */
+  private rebuilt = false;
 
   private constructor(
-    private readonly dataFile: string,
-    private readonly root: RootDatabase,
-    private readonly entries: Database<Uint8Array, Buffer>,
-    private readonly meta: Database<IndexState, string>,
-    private readonly chain: Chain,
+    private readonly options: LogIndexOptions,
+    opened: OpenedIndex,
     private readonly onError: (error: unknown) => void,
     private readonly pause: Pause,
-    state: IndexState,
   ) {
-    this.height = state.height;
+    this.opened = opened;
+    this.height = opened.state.height;
+  }
+
+  private get dataFile(): string {
+    return join(this.options.dir, 'data.mdb');
   }
 
   /**
@@ -178,21 +212,16 @@ export class LogIndex {
       rmSync(options.dir, { recursive: true, force: true });
       opened = await LogIndex.openChecked(options);
     }
-    const { root, entries, meta, state } = opened;
     const index = new LogIndex(
-      join(options.dir, 'data.mdb'),
-      root,
-      entries,
-      meta,
-      options.chain,
+      options,
+      opened,
       options.onError ?? ((error) => console.error('log index: indexing failed', error)),
       options.pause ?? (() => undefined),
-      state,
     );
     try {
       await index.catchUp(Number(options.chain.head().number));
     } catch (error) {
-      await root.close();
+      await opened.root.close();
       throw error;
     }
     const stopBlocks = options.bus.onBlock((event) => index.follow(event));
@@ -226,6 +255,11 @@ export class LogIndex {
         encoding: 'binary',
       });
       const meta = root.openDB<IndexState, string>('meta', {});
+      // Both edges of the entries tree, root to leaf: a damaged page pointer there fails this
+      // read, and the index is rebuilt; met by a write instead, lmdb-js may never answer it.
+      for (const reverse of [false, true]) {
+        for (const key of entries.getKeys({ limit: 1, reverse })) void key;
+      }
       let state = meta.get(STATE_KEY) ?? EMPTY_STATE;
       if (!Number.isSafeInteger(state.height) || typeof state.hash !== 'string') {
         throw new ServerError(`${dataFile} holds an unreadable index state`);
@@ -277,10 +311,16 @@ export class LogIndex {
     });
     if (groups.length === 0) groups.push([prefix(KIND_ANY)]);
     let result: number[] | undefined;
-    for (const group of groups) {
-      const numbers = this.blocksOf(group, first, last);
-      result = result === undefined ? numbers : intersectSorted(result, numbers);
-      if (result.length === 0) break;
+    try {
+      for (const group of groups) {
+        const numbers = this.blocksOf(group, first, last);
+        result = result === undefined ? numbers : intersectSorted(result, numbers);
+        if (result.length === 0) break;
+      }
+    } catch (error) {
+      // The caller reads every block above `indexedHeight` from its receipts, now all of them.
+      this.damaged(error);
+      return [];
     }
     return result ?? [];
   }
@@ -294,14 +334,71 @@ export class LogIndex {
   async close(): Promise<void> {
     this.unsubscribe?.();
     await this.writing;
-    await this.root.close();
+    await this.opened?.root.close();
+    this.opened = undefined;
+  }
+
+  private get env(): OpenedIndex {
+    if (this.opened === undefined) throw new ServerError('the log index is closed');
+    return this.opened;
+  }
+
+  /**
+   * Damage found while running (an index read or write that failed for something other than
+   * its disk). Damage inside the file passes the checks at open (its header and state are
+   * whole), so without this the index would stay unreadable for good. The damaged environment
+   * is dropped at once (queries read receipts from here on) and, the first time, deleted and
+   * rebuilt from the chain in turn with the index's writes; damage found again after that leaves
+   * the node without an index until its next start.
+   */
+  private damaged(error: unknown): void {
+    const old = this.opened;
+    this.opened = undefined;
+    this.height = -1;
+    const problem = error instanceof Error ? error.message : String(error);
+    const closing = async () => {
+      // A damaged environment may fail to close; it is deleted or left either way.
+      await old?.root.close().catch(() => undefined);
+    };
+    if (this.rebuilt) {
+      this.writing = this.writing.then(closing);
+      if (old !== undefined) {
+        this.onError(
+          new ServerError(
+            `log index damaged again after its rebuild: eth_getLogs reads receipts until the ` +
+              `next start (${problem})`,
+            { cause: error },
+          ),
+        );
+      }
+      return;
+    }
+    this.rebuilt = true;
+    this.options.onRebuild?.(problem);
+    this.writing = this.writing
+      .then(async () => {
+        await closing();
+        rmSync(this.options.dir, { recursive: true, force: true });
+        const opened = await LogIndex.openChecked(this.options);
+        this.opened = opened;
+        this.height = opened.state.height;
+        await this.catchUp(Number(this.options.chain.head().number));
+      })
+      .catch((failure: unknown) => this.onError(failure));
+  }
+
+  /** A failed indexing step: the index is rebuilt after damage, else the next block tries again. */
+  private writeFailed(error: unknown): void {
+    if (indexDamage(error)) this.damaged(error);
+    else this.onError(error);
   }
 
   private blocksOf(prefixes: readonly Uint8Array[], first: number, last: number): number[] {
     const numbers = new Set<number>();
+    const { entries } = this.env;
     for (const p of prefixes) {
       const range = { start: entryKey(p, first), end: entryKey(p, last + 1) };
-      for (const key of this.entries.getKeys(range)) numbers.add(decodeNumber(key));
+      for (const key of entries.getKeys(range)) numbers.add(decodeNumber(key));
     }
     const sorted = [...numbers];
     if (prefixes.length > 1) sorted.sort((a, b) => a - b);
@@ -312,7 +409,7 @@ export class LogIndex {
     const target = Number(event.block.number);
     this.writing = this.writing
       .then(() => this.catchUp(target, event))
-      .catch((error: unknown) => this.onError(error));
+      .catch((error: unknown) => this.writeFailed(error));
   }
 
   /**
@@ -325,26 +422,19 @@ export class LogIndex {
     this.writing = this.writing
       .then(async () => {
         const indexed = event.removed.filter(({ block }) => Number(block.number) <= this.height);
-        if (indexed.length === 0) return;
+        if (indexed.length === 0 || this.opened === undefined) return;
         const state: IndexState = { height: head, hash: event.head.hashHex };
         // Lowered first: queries meanwhile read the receipts of the new blocks above the head.
         this.height = head;
-        await commitDeletes(
-          this.root,
-          this.dataFile,
-          [this.entries, this.meta],
-          'the log index',
-          () => {
-            for (const { block, receipts } of indexed) {
-              for (const key of blockKeys(Number(block.number), receipts)) {
-                this.entries.removeSync(key);
-              }
-            }
-            this.meta.putSync(STATE_KEY, state);
-          },
-        );
+        const { root, entries, meta } = this.env;
+        await commitDeletes(root, this.dataFile, [entries, meta], 'the log index', () => {
+          for (const { block, receipts } of indexed) {
+            for (const key of blockKeys(Number(block.number), receipts)) entries.removeSync(key);
+          }
+          meta.putSync(STATE_KEY, state);
+        });
       })
-      .catch((error: unknown) => this.onError(error));
+      .catch((error: unknown) => this.writeFailed(error));
   }
 
   /**
@@ -356,6 +446,8 @@ export class LogIndex {
    * again.
    */
   private async catchUp(target: number, event?: BlockCommittedEvent): Promise<void> {
+    // No environment: dropped for damage (and logged); queries read receipts.
+    if (this.opened === undefined) return;
     while (this.height < target) {
       const first = this.height + 1;
       const last = Math.min(target, first + CATCH_UP_BATCH - 1);
@@ -363,8 +455,9 @@ export class LogIndex {
       let hash = '';
       for (let number = first; number <= last; number++) {
         const fromEvent = event !== undefined && Number(event.block.number) === number;
-        const block = fromEvent ? event.block : this.chain.getBlockByNumber(BigInt(number));
-        const receipts = fromEvent ? event.receipts : this.chain.getBlockReceipts(BigInt(number));
+        const { chain } = this.options;
+        const block = fromEvent ? event.block : chain.getBlockByNumber(BigInt(number));
+        const receipts = fromEvent ? event.receipts : chain.getBlockReceipts(BigInt(number));
         if (block === undefined || receipts === undefined) {
           throw new ServerError(`block ${number} or its receipts are missing`);
         }
@@ -378,8 +471,11 @@ export class LogIndex {
       }
       const state: IndexState = { height: last, hash };
       const entries = keys.map((key) => [key, PRESENT] as const);
-      await writeAsync(this.root, this.entries, entries, 'the log index', this.pause);
-      await commitLmdb(this.root, 'the log index', () => this.meta.putSync(STATE_KEY, state));
+      const env = this.env;
+      await writeAsync(env.root, env.entries, entries, 'the log index', this.pause);
+      await commitLmdb(env.root, 'the log index', () => env.meta.putSync(STATE_KEY, state));
+      // Damage found meanwhile dropped this environment: its height means nothing any more.
+      if (this.opened !== env) return;
       this.height = last;
     }
   }

@@ -49,8 +49,9 @@ export class LogQuery {
     const range = this.resolveRange(filter.fromBlock, filter.toBlock, beyondHead);
     if (range === undefined) return [];
     const [from, to] = range;
-    const indexed = this.index.indexedHeight;
     const blocks: Array<bigint | number> = this.index.candidateBlocks(filter.criteria, from, to);
+    // Read after the candidates: an index found damaged while reading them drops to -1.
+    const indexed = this.index.indexedHeight;
     for (let number = from > indexed ? from : indexed + 1n; number <= to; number++) {
       blocks.push(number);
     }
