@@ -120,7 +120,7 @@ async function startChain(
     onListenerError: (error, channel) =>
       logger.error('event listener failed', { channel, error: String(error) }),
   });
-  const journal = PoolJournal.open(
+  const journal = await PoolJournal.open(
     layout.txpoolJournalDir,
     config['txpool.journal-interval'],
     pause,

@@ -1,13 +1,14 @@
 /**
  * Damaged data (issue #12, item 5). A chain with token transfers (and so logs) is made once;
  * each case damages a copy of its data directory. At start a damaged chain store or storage
- * index is refused with the file named, exit 1 and no process left, never a new genesis; a
- * damaged log index is rebuilt and answers `eth_getLogs` as before, also when the damage is a
- * page pointer inside its file, its header whole; a damaged transaction pool journal is set
- * aside and the node starts with an empty pool. `daemon check` passes on the healthy store and
- * finds corruption planted in a block body, a receipt and the state trie. A running node answers
- * a read of a damaged block record or receipts with an error naming the block, not an internal
- * error, and serves the rest of the chain.
+ * index (the index also when damaged inside, its header whole) is refused with the file named,
+ * exit 1 and no process left, never a new genesis; a damaged log index is rebuilt and answers
+ * `eth_getLogs` as before, also when the damage is a page pointer inside its file, its header
+ * whole; a damaged transaction pool journal is set aside and the node starts with an empty pool.
+ * `daemon check` passes on the healthy store and finds corruption planted in a block body, a
+ * receipt and the state trie. A running node answers a read of a damaged block record or
+ * receipts with an error naming the block, not an internal error, and serves the rest of the
+ * chain.
  */
 import { cpSync, existsSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -89,30 +90,51 @@ describe('damaged data at start', () => {
       if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const damages: Array<[string, (file: string) => void, RegExp]> = [
-    ['a 0-byte', (file) => truncateSync(file, 0), /is empty \(0 bytes\)/],
+  const halve = (file: string) => truncateSync(file, Math.floor(statSync(file).size / 2));
+  /** The damage, the store (as its refusal names it), its directory, the problem named. */
+  const refusals: Array<[string, string, string, (file: string) => void, RegExp]> = [
+    ['a 0-byte', 'chain store', 'chain', (file) => truncateSync(file, 0), /is empty \(0 bytes\)/],
     [
       'a truncated',
-      (file) => truncateSync(file, Math.floor(statSync(file).size / 2)),
+      'chain store',
+      'chain',
+      halve,
       /is truncated \(\d+ bytes, its header needs at least \d+\)/,
     ],
     [
       'a garbage-filled',
+      'chain store',
+      'chain',
       (file) => writeFileSync(file, randomBytes(statSync(file).size)),
       /has no valid LMDB header/,
     ],
-    ['a missing', (file) => rmSync(file), /is missing/],
+    ['a missing', 'chain store', 'chain', (file) => rmSync(file), /is missing/],
+    [
+      'an inside-damaged (header whole)',
+      'chain store',
+      'chain',
+      (file) => pointTreePastTheFile(file, 'blocks'),
+      /cannot be read \(MDB_/,
+    ],
+    ['a truncated', 'storage index', 'storage-index', halve, /is truncated/],
+    [
+      'an inside-damaged (header whole)',
+      'storage index',
+      'storage-index',
+      (file) => pointTreePastTheFile(file, 'chunks'),
+      /cannot be read \(MDB_/,
+    ],
   ];
 
-  it.each(damages)(
-    'refuses %s chain/data.mdb with the file named, exit 1 and no process left',
-    async (_name, damage, problem) => {
+  it.each(refusals)(
+    'refuses %s %s (%s/data.mdb) with the file named, exit 1 and no process left',
+    async (_name, store, dir, damage, problem) => {
       const dataDir = copy();
-      const file = join(dataDir, 'chain', 'data.mdb');
+      const file = join(dataDir, dir, 'data.mdb');
       damage(file);
       const result = await runCli(['daemon', 'start', '--datadir', dataDir, ...LOOPBACK_FLAGS]);
       expect(result.code).toBe(1);
-      expect(result.message).toContain(`chain store ${file}`);
+      expect(result.message).toContain(`${store} ${file} `);
       expect(result.message).toMatch(problem);
       expect(result.message).toMatch(/Restore the data directory from a backup/);
       // The previous run's log lines are not shown as if they explained this start.
@@ -121,17 +143,6 @@ describe('damaged data at start', () => {
     },
     60_000,
   );
-
-  it('refuses a truncated storage index with the file named, exit 1 and no process left', async () => {
-    const dataDir = copy();
-    const file = join(dataDir, 'storage-index', 'data.mdb');
-    truncateSync(file, Math.floor(statSync(file).size / 2));
-    const result = await runCli(['daemon', 'start', '--datadir', dataDir, ...LOOPBACK_FLAGS]);
-    expect(result.code).toBe(1);
-    expect(result.message).toContain(`storage index ${file} is truncated`);
-    expect(result.message).toMatch(/Restore the data directory from a backup/);
-    expect(processesMentioning(dataDir)).toEqual([]);
-  }, 60_000);
 
   it('sets a truncated transaction pool journal aside and starts with an empty pool', async () => {
     const dataDir = copy();

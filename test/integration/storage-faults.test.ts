@@ -532,7 +532,7 @@ describe('a repair interrupted by a stop', () => {
 
     // What a kill between "repairing" and the rename leaves: the state, and no replica file.
     const [id] = file.chunkIds;
-    const index = StorageIndex.open(join(dataDir, 'storage-index'));
+    const index = await StorageIndex.open(join(dataDir, 'storage-index'));
     await index.change('a repair in progress', (w) => {
       const record = w.chunk(id);
       if (record)

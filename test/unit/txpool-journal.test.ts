@@ -10,6 +10,7 @@ import { PoolJournal } from '../../src/daemon/txpool/journal.js';
 import type { JournalDamage, JournalWriter } from '../../src/daemon/txpool/journal.js';
 import { DEFAULT_POOL_LIMITS, TxPool } from '../../src/daemon/txpool/txpool.js';
 import { CHAIN_ID, FakeState, GWEI, address, common, signTx } from './txpool-fixtures.js';
+import { pointTreePastTheFile } from '../helpers/lmdb-damage.js';
 
 beforeAll(async () => {
   await initCrypto();
@@ -22,12 +23,12 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function openJournal(dir = mkdtempSync(join(tmpdir(), 'txpool-journal-'))): {
+async function openJournal(dir = mkdtempSync(join(tmpdir(), 'txpool-journal-'))): Promise<{
   dir: string;
   journal: PoolJournal;
-} {
+}> {
   if (!dirs.includes(dir)) dirs.push(dir);
-  const journal = PoolJournal.open(dir, 0);
+  const journal = await PoolJournal.open(dir, 0);
   journals.push(journal);
   return { dir, journal };
 }
@@ -35,7 +36,7 @@ function openJournal(dir = mkdtempSync(join(tmpdir(), 'txpool-journal-'))): {
 async function reopen(dir: string, journal: PoolJournal): Promise<PoolJournal> {
   journals.splice(journals.indexOf(journal), 1);
   await journal.close();
-  return openJournal(dir).journal;
+  return (await openJournal(dir)).journal;
 }
 
 function poolWith(state: FakeState, journal?: JournalWriter): TxPool {
@@ -56,7 +57,7 @@ const journaledHashes = (journal: PoolJournal): string[] =>
 
 describe('pool journal', () => {
   it('keeps what was written, with its sender, across a reopen, and forgets what was removed', async () => {
-    const { dir, journal } = openJournal();
+    const { dir, journal } = await openJournal();
     const [a, b] = [signTx(0, { nonce: 0n }), signTx(0, { nonce: 1n })];
     await Promise.all([
       journal.write(bytesToHex(a.hash()), a),
@@ -70,25 +71,30 @@ describe('pool journal', () => {
     expect(restored.getSenderAddress().equals(address(0))).toBe(true);
   });
 
-  it('sets a truncated file aside and starts empty, saying what was wrong', async () => {
-    const { dir, journal } = openJournal();
+  it.each([
+    [
+      'a truncated file',
+      (dataFile: string) => truncateSync(dataFile, statSync(dataFile).size / 2),
+      /^is truncated \(\d+ bytes, its header needs at least \d+\)$/,
+    ],
+    [
+      'a file damaged inside, its header whole,',
+      (dataFile: string) => pointTreePastTheFile(dataFile, 'transactions'),
+      /^cannot be read \(.+\)$/,
+    ],
+  ])('sets %s aside and starts empty, saying what was wrong', async (_name, damage, problem) => {
+    const { dir, journal } = await openJournal();
     const txs = Array.from({ length: 200 }, (_, nonce) => signTx(0, { nonce: BigInt(nonce) }));
     await Promise.all(txs.map((tx) => journal.write(bytesToHex(tx.hash()), tx)));
     journals.splice(journals.indexOf(journal), 1);
     await journal.close();
-    const dataFile = join(dir, 'data.mdb');
-    truncateSync(dataFile, statSync(dataFile).size / 2);
+    damage(join(dir, 'data.mdb'));
 
     const damages: JournalDamage[] = [];
-    const reopened = PoolJournal.open(dir, 0, undefined, (damage) => damages.push(damage));
+    const reopened = await PoolJournal.open(dir, 0, undefined, (found) => damages.push(found));
     journals.push(reopened);
     expect(damages).toEqual([
-      {
-        problem: expect.stringMatching(
-          /^is truncated \(\d+ bytes, its header needs at least \d+\)$/,
-        ),
-        movedTo: join(dir, 'data.mdb.damaged'),
-      },
+      { problem: expect.stringMatching(problem), movedTo: join(dir, 'data.mdb.damaged') },
     ]);
     expect(existsSync(join(dir, 'data.mdb.damaged'))).toBe(true);
     expect(journaledHashes(reopened)).toEqual([]);
@@ -98,7 +104,7 @@ describe('pool journal', () => {
   });
 
   it('leaves out an entry that does not decode, and removes it', async () => {
-    const { dir, journal } = openJournal();
+    const { dir, journal } = await openJournal();
     const tx = signTx(0, { nonce: 0n });
     await journal.write(bytesToHex(tx.hash()), tx);
     journals.splice(journals.indexOf(journal), 1);
@@ -112,7 +118,7 @@ describe('pool journal', () => {
     await entries.put(Buffer.from(garbage.slice(2), 'hex'), Buffer.alloc(80, 0xff));
     await root.close();
 
-    const reopened = openJournal(dir).journal;
+    const reopened = (await openJournal(dir)).journal;
     const held = reopened.transactions(common);
     expect(held.unreadable).toEqual([garbage]);
     expect(held.transactions.map((t) => bytesToHex(t.hash()))).toEqual([bytesToHex(tx.hash())]);
@@ -121,14 +127,14 @@ describe('pool journal', () => {
   });
 
   it('refuses writes once closed', async () => {
-    const { journal } = openJournal();
+    const { journal } = await openJournal();
     await journal.close();
     const tx = signTx(0, { nonce: 0n });
     await expect(journal.write(bytesToHex(tx.hash()), tx)).rejects.toBeInstanceOf(ServerError);
   });
 
   it('holds every transaction the pool accepted, and only those it still holds', async () => {
-    const { journal } = openJournal();
+    const { journal } = await openJournal();
     const state = new FakeState();
     const pool = poolWith(state, journal);
     const mined = signTx(0, { nonce: 0n });
@@ -153,7 +159,7 @@ describe('pool journal', () => {
   });
 
   it('restores each sender in nonce order and drops, from pool and journal, what became invalid', async () => {
-    const { dir, journal } = openJournal();
+    const { dir, journal } = await openJournal();
     const state = new FakeState();
     const first = poolWith(state, journal);
     const txs = [0n, 1n, 2n, 3n].flatMap((nonce) => [signTx(0, { nonce }), signTx(1, { nonce })]);

@@ -136,6 +136,21 @@ function extendForDeletes(
   if (statSync(dataFile).size < wanted) truncateSync(dataFile, wanted);
 }
 
+/** LMDB's own error codes (`MDB_KEYEXIST` -30799 to `MDB_BAD_DBI` -30780), as lmdb-js reports them. */
+const LMDB_ERROR_CODES = { first: -30799, last: -30780 };
+
+/**
+ * Whether `error` is LMDB reporting on the file itself (`MDB_CORRUPTED`, `MDB_PAGE_NOTFOUND`,
+ * or `MDB_BAD_TXN` after either), as a damaged page pointer makes it, rather than a failure of
+ * the caller's or the system's.
+ */
+export function isLmdbError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return (
+    typeof code === 'number' && code >= LMDB_ERROR_CODES.first && code <= LMDB_ERROR_CODES.last
+  );
+}
+
 function ignore(): void {}
 
 /**

@@ -66,27 +66,38 @@ export class StorageIndex implements Pick<IndexWriter, 'file' | 'chunk'> {
   /**
    * Opens (creating if needed) the index in `path`. A damaged or truncated file is refused with
    * `DamagedStoreError` before lmdb maps it (lmdb would die of SIGBUS on a page past the end):
-   * the index is the only record of which files the layer holds.
+   * the index is the only record of which files the layer holds. So is one whose trees cannot
+   * be read along their edges (first and last record, root to leaf): damage inside the file that
+   * its header does not show, which would otherwise stop the start with LMDB's bare error.
    */
-  static open(path: string): StorageIndex {
+  static async open(path: string): Promise<StorageIndex> {
     const dataFile = join(path, 'data.mdb');
-    const problem = lmdbFileDamage(dataFile);
-    if (problem !== undefined) {
-      throw new DamagedStoreError(
+    const refusal = (problem: string) =>
+      new DamagedStoreError(
         `storage index ${dataFile} ${problem}. Restore the data directory from a backup, or ` +
           `move ${path} away to start with an empty storage layer (the files stored before are ` +
           `then no longer listed)`,
       );
-    }
+    const problem = lmdbFileDamage(dataFile);
+    if (problem !== undefined) throw refusal(problem);
     mkdirSync(path, { recursive: true });
     const root = open({ path, maxDbs: 3, compression: false, mapSize: INDEX_MAP_SIZE });
-    return new StorageIndex(
-      path,
-      root,
+    const trees = [
       root.openDB<FileRecord, string>('files', { keyEncoding: 'ordered-binary' }),
       root.openDB<ChunkRecord, string>('chunks', { keyEncoding: 'ordered-binary' }),
       root.openDB<UploadRecord, string>('uploads', { keyEncoding: 'ordered-binary' }),
-    );
+    ] as const;
+    try {
+      for (const tree of trees) {
+        for (const reverse of [false, true]) {
+          for (const key of tree.getKeys({ limit: 1, reverse })) void key;
+        }
+      }
+    } catch (error) {
+      await root.close().catch(() => undefined);
+      throw refusal(`cannot be read (${error instanceof Error ? error.message : String(error)})`);
+    }
+    return new StorageIndex(path, root, ...trees);
   }
 
   file(id: string): FileRecord | undefined {

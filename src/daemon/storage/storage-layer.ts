@@ -176,7 +176,7 @@ export class StorageLayer {
     }
     const layer = new StorageLayer(
       options,
-      StorageIndex.open(options.indexDir),
+      await StorageIndex.open(options.indexDir),
       new ReplicaSet(volumes, chunkIo ? (bytes) => chunkIo.sha256Hex(bytes) : chunkIdOfAsync),
     );
     await layer.recover();

@@ -87,6 +87,32 @@ function setAside(dir: string): string {
   return movedTo;
 }
 
+function openJournal(dir: string): {
+  root: RootDatabase;
+  entries: Database<Uint8Array, Buffer>;
+} {
+  const root = open({ path: dir, maxDbs: 2, compression: false, mapSize: JOURNAL_MAP_SIZE });
+  const entries = root.openDB<Uint8Array, Buffer>('transactions', {
+    keyEncoding: 'binary',
+    encoding: 'binary',
+  });
+  return { root, entries };
+}
+
+/**
+ * Reads every entry once, as the start reads them anyway: what fails, if anything. Damage inside
+ * the file (a bad page pointer) passes the header check and would otherwise stop the start with
+ * LMDB's bare error, or leave a later write that meets it unanswered by lmdb-js.
+ */
+function readProblem(entries: Database<Uint8Array, Buffer>): string | undefined {
+  try {
+    for (const entry of entries.getRange({})) void entry;
+    return undefined;
+  } catch (error) {
+    return `cannot be read (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
 function hashKey(hashHex: string): Buffer {
   return Buffer.from(hashHex.slice(2), 'hex');
 }
@@ -110,23 +136,27 @@ export class PoolJournal implements JournalWriter {
    * Opens (creating if needed) the journal in `dir`. `intervalMs` is the group-commit window:
    * how long the first write of a batch waits for others before the batch is committed; 0
    * commits at the end of the current event-loop turn. A commit lets the event loop run at
-   * `pause` (default: never).
+   * `pause` (default: never). A damaged journal (its file's header or length, or an entry that
+   * cannot be read) is set aside and a fresh one started, told to `onDamaged`.
    */
-  static open(
+  static async open(
     dir: string,
     intervalMs: number,
     pause: Pause = () => undefined,
     onDamaged: (damage: JournalDamage) => void = () => undefined,
-  ): PoolJournal {
+  ): Promise<PoolJournal> {
     mkdirSync(dir, { recursive: true });
     const problem = lmdbFileDamage(join(dir, 'data.mdb'));
     if (problem !== undefined) onDamaged({ problem, movedTo: setAside(dir) });
-    const root = open({ path: dir, maxDbs: 2, compression: false, mapSize: JOURNAL_MAP_SIZE });
-    const entries = root.openDB<Uint8Array, Buffer>('transactions', {
-      keyEncoding: 'binary',
-      encoding: 'binary',
-    });
-    return new PoolJournal(root, entries, intervalMs, pause);
+    let opened = openJournal(dir);
+    const unreadable = readProblem(opened.entries);
+    if (unreadable !== undefined) {
+      // A damaged environment may fail to close; its file is set aside either way.
+      await opened.root.close().catch(() => undefined);
+      onDamaged({ problem: unreadable, movedTo: setAside(dir) });
+      opened = openJournal(dir);
+    }
+    return new PoolJournal(opened.root, opened.entries, intervalMs, pause);
   }
 
   /**
