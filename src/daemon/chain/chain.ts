@@ -44,7 +44,7 @@ import {
 import { MAIN_THREAD_SLICE_MS, TimeSlicer } from '../time-slice.js';
 import type { Pause } from '../time-slice.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
-import { isLmdbError } from './lmdb-file.js';
+import { isLmdbError, unreadable } from './lmdb-file.js';
 import type {
   BeforeVisible,
   ChainReceipt,
@@ -224,7 +224,7 @@ export class Chain extends ChainReader implements PoolStateView {
       await store.close();
       // Damage the checks above did not name: a page pointer inside the file, met by a read.
       if (isLmdbError(error)) {
-        throw damagedStoreError(dataDir, `cannot be read (${(error as Error).message})`);
+        throw damagedStoreError(dataDir, unreadable(error));
       }
       throw error;
     }

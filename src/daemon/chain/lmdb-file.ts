@@ -151,6 +151,24 @@ export function isLmdbError(error: unknown): boolean {
   );
 }
 
+/** The problem a store that LMDB could not read is refused or set aside with. */
+export function unreadable(error: unknown): string {
+  return `cannot be read (${error instanceof Error ? error.message : String(error)})`;
+}
+
+/**
+ * Reads the first and the last key of `tree`, root to leaf. Damage inside the file that its
+ * header does not show (a bad page pointer along either edge) then throws here, at open, rather
+ * than meet a later write, which lmdb-js may never answer (it prints `do_write error`).
+ */
+export function readTreeEdges(tree: {
+  getKeys(options: { limit: number; reverse: boolean }): Iterable<unknown>;
+}): void {
+  for (const reverse of [false, true]) {
+    for (const key of tree.getKeys({ limit: 1, reverse })) void key;
+  }
+}
+
 function ignore(): void {}
 
 /**

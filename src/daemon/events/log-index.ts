@@ -38,6 +38,7 @@ import {
   commitLmdb,
   lmdbFileDamage,
   lmdbFileProblem,
+  readTreeEdges,
   writeAsync,
 } from '../chain/lmdb-file.js';
 import type { Pause } from '../time-slice.js';
@@ -255,11 +256,8 @@ export class LogIndex {
         encoding: 'binary',
       });
       const meta = root.openDB<IndexState, string>('meta', {});
-      // Both edges of the entries tree, root to leaf: a damaged page pointer there fails this
-      // read, and the index is rebuilt; met by a write instead, lmdb-js may never answer it.
-      for (const reverse of [false, true]) {
-        for (const key of entries.getKeys({ limit: 1, reverse })) void key;
-      }
+      // A damaged page pointer along either edge fails here, and the index is rebuilt.
+      readTreeEdges(entries);
       let state = meta.get(STATE_KEY) ?? EMPTY_STATE;
       if (!Number.isSafeInteger(state.height) || typeof state.hash !== 'string') {
         throw new ServerError(`${dataFile} holds an unreadable index state`);

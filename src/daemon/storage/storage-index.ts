@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { ChunkOwner, ReplicaState, UploadStatus } from '../../shared/storage-api.js';
 import { DamagedStoreError, VolumeUnavailableError } from '../../shared/errors.js';
-import { commitLmdb, lmdbFileDamage } from '../chain/lmdb-file.js';
+import { commitLmdb, lmdbFileDamage, readTreeEdges, unreadable } from '../chain/lmdb-file.js';
 
 /** Room for millions of chunk records; LMDB grows the file only as it fills. */
 const INDEX_MAP_SIZE = 4 * 1024 * 1024 * 1024;
@@ -88,14 +88,10 @@ export class StorageIndex implements Pick<IndexWriter, 'file' | 'chunk'> {
       root.openDB<UploadRecord, string>('uploads', { keyEncoding: 'ordered-binary' }),
     ] as const;
     try {
-      for (const tree of trees) {
-        for (const reverse of [false, true]) {
-          for (const key of tree.getKeys({ limit: 1, reverse })) void key;
-        }
-      }
+      for (const tree of trees) readTreeEdges(tree);
     } catch (error) {
       await root.close().catch(() => undefined);
-      throw refusal(`cannot be read (${error instanceof Error ? error.message : String(error)})`);
+      throw refusal(unreadable(error));
     }
     return new StorageIndex(path, root, ...trees);
   }

@@ -35,7 +35,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import { ServerError } from '../../shared/errors.js';
-import { lmdbFileDamage, writeAsync } from '../chain/lmdb-file.js';
+import { lmdbFileDamage, unreadable, writeAsync } from '../chain/lmdb-file.js';
 import type { Pause } from '../time-slice.js';
 
 /** Address space for the journal's memory map: a full pool of 128 KiB transactions fits. */
@@ -109,7 +109,7 @@ function readProblem(entries: Database<Uint8Array, Buffer>): string | undefined 
     for (const entry of entries.getRange({})) void entry;
     return undefined;
   } catch (error) {
-    return `cannot be read (${error instanceof Error ? error.message : String(error)})`;
+    return unreadable(error);
   }
 }
 
