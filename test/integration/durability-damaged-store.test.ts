@@ -7,8 +7,8 @@
  * whole; a damaged transaction pool journal is set aside and the node starts with an empty pool.
  * `daemon check` passes on the healthy store and finds corruption planted in a block body, a
  * receipt and the state trie. A running node answers a read of a damaged block record or
- * receipts with an error naming the block, not an internal error, and serves the rest of the
- * chain.
+ * receipts with an error naming the block, and a read LMDB refuses with an error saying the store
+ * is damaged, not an internal error, and serves the rest of the chain.
  */
 import { cpSync, existsSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -315,6 +315,30 @@ describe('damaged data at start', () => {
     expect(code).toBe(1);
     // Reported once, at the first sampled block whose state reaches it.
     expect(report.problems.map((p) => p.problem)).toContain(`trie node ${deleted} is missing`);
+  }, 60_000);
+
+  it('answers a read that LMDB refuses inside the chain store with what is wrong, and keeps serving', async () => {
+    const dataDir = copy();
+    // The transaction index is not read at start: its damage shows at the first lookup.
+    pointTreePastTheFile(join(dataDir, 'chain', 'data.mdb'), 'txLocations');
+    const daemon = await startTestDaemon(['--block-time', '0'], dataDir);
+    try {
+      const block = await daemon.rpc.call<{ transactions: string[] }>('eth_getBlockByNumber', [
+        `0x${TRANSFER_BLOCK.toString(16)}`,
+        false,
+      ]);
+      const refused = await rpcError(
+        daemon.rpc.call('eth_getTransactionReceipt', [block.transactions[0]]),
+      );
+      expect(refused.code).toBe(-32000);
+      expect(refused.message).toMatch(
+        /^a store of the data directory cannot be read \(MDB_\w+.*\): it is damaged\. node-cli daemon check/,
+      );
+      expect(await daemon.rpc.call('eth_blockNumber')).toBe(`0x${template.head.toString(16)}`);
+      expect(daemonLogText(dataDir)).toMatch(/ERROR JSON-RPC handler failed .*MDB_/);
+    } finally {
+      await daemon.stop();
+    }
   }, 60_000);
 
   it('names a damaged block record or receipts in the answer, logs it, and keeps serving the rest', async () => {

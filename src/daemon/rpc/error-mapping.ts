@@ -12,6 +12,7 @@ import {
   UnauthorizedError,
   UnsupportedError,
 } from '../../shared/errors.js';
+import { isLmdbError, unreadable } from '../chain/lmdb-file.js';
 import { RpcError, RpcErrorCode } from './rpc-error.js';
 
 const CODE_BY_CLASS: ReadonlyArray<[abstract new (...args: never[]) => NodeError, number]> = [
@@ -28,6 +29,7 @@ const CODE_BY_CLASS: ReadonlyArray<[abstract new (...args: never[]) => NodeError
 /**
  * Converts anything thrown by a handler. Unknown errors become `-32603` with a generic message
  * (their detail goes to the log, not to the caller); `onInternal` receives them for logging.
+ * An LMDB error (a store's file damaged) is logged the same way and answered as -32000 saying so.
  */
 export function toRpcError(error: unknown, onInternal?: (error: unknown) => void): RpcError {
   if (error instanceof RpcError) return error;
@@ -36,5 +38,13 @@ export function toRpcError(error: unknown, onInternal?: (error: unknown) => void
     return new RpcError(entry ? entry[1] : RpcErrorCode.serverError, error.message, error.data);
   }
   onInternal?.(error);
+  // LMDB refusing a read of its own file: damage no check had found yet (a bad page pointer).
+  if (isLmdbError(error)) {
+    return new RpcError(
+      RpcErrorCode.serverError,
+      `a store of the data directory ${unreadable(error)}: it is damaged. node-cli daemon ` +
+        'check lists what is damaged in the chain store; restore the data directory from a backup',
+    );
+  }
   return new RpcError(RpcErrorCode.internalError, 'internal error');
 }
