@@ -22,7 +22,12 @@ import { loadContract } from '../helpers/contracts.js';
 import { pointTreePastTheFile } from '../helpers/lmdb-damage.js';
 import { devWallet, sendAndWait, signDynamicFeeTx } from '../helpers/dev-chain.js';
 import { processesMentioning, waitFor } from '../helpers/processes.js';
-import { LOOPBACK_FLAGS, makeDataDir, startTestDaemon } from '../helpers/test-daemon.js';
+import {
+  LOOPBACK_FLAGS,
+  makeDataDir,
+  startTestDaemon,
+  type TestDaemon,
+} from '../helpers/test-daemon.js';
 import { daemonLogText } from '../helpers/daemon-log.js';
 import { rpcError } from '../helpers/rpc-errors.js';
 
@@ -317,19 +322,22 @@ describe('damaged data at start', () => {
     expect(report.problems.map((p) => p.problem)).toContain(`trie node ${deleted} is missing`);
   }, 60_000);
 
+  /** The error `eth_getTransactionReceipt` answers for the first transaction of block `number`. */
+  async function firstReceiptRefusal(daemon: TestDaemon, number: number) {
+    const block = await daemon.rpc.call<{ transactions: string[] }>('eth_getBlockByNumber', [
+      `0x${number.toString(16)}`,
+      false,
+    ]);
+    return rpcError(daemon.rpc.call('eth_getTransactionReceipt', [block.transactions[0]]));
+  }
+
   it('answers a read that LMDB refuses inside the chain store with what is wrong, and keeps serving', async () => {
     const dataDir = copy();
     // The transaction index is not read at start: its damage shows at the first lookup.
     pointTreePastTheFile(join(dataDir, 'chain', 'data.mdb'), 'txLocations');
     const daemon = await startTestDaemon(['--block-time', '0'], dataDir);
     try {
-      const block = await daemon.rpc.call<{ transactions: string[] }>('eth_getBlockByNumber', [
-        `0x${TRANSFER_BLOCK.toString(16)}`,
-        false,
-      ]);
-      const refused = await rpcError(
-        daemon.rpc.call('eth_getTransactionReceipt', [block.transactions[0]]),
-      );
+      const refused = await firstReceiptRefusal(daemon, TRANSFER_BLOCK);
       expect(refused.code).toBe(-32000);
       expect(refused.message).toMatch(
         /^a store of the data directory cannot be read \(MDB_\w+.*\): it is damaged\. node-cli daemon check/,
@@ -367,13 +375,7 @@ describe('damaged data at start', () => {
       expect(withTxs.message).toMatch(damaged('a damaged record', TRANSFER_BLOCK));
 
       // The block after it is whole; only its receipts are damaged.
-      const next = await daemon.rpc.call<{ transactions: string[] }>('eth_getBlockByNumber', [
-        `0x${receiptsBlock.toString(16)}`,
-        false,
-      ]);
-      const receiptError = await rpcError(
-        daemon.rpc.call('eth_getTransactionReceipt', [next.transactions[0]]),
-      );
+      const receiptError = await firstReceiptRefusal(daemon, receiptsBlock);
       expect(receiptError.code).toBe(-32000);
       expect(receiptError.message).toMatch(damaged('damaged receipts', receiptsBlock));
       const blockReceipts = await rpcError(
