@@ -9,7 +9,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
 import type { Database, RootDatabase } from 'lmdb';
-import { StorageError } from '../../shared/errors.js';
+import { DamagedStoreError, StorageError } from '../../shared/errors.js';
 import type { Pause } from '../time-slice.js';
 
 const MDB_MAGIC = 0xbeefc0de;
@@ -154,6 +154,19 @@ export function isLmdbError(error: unknown): boolean {
 /** The problem a store that LMDB could not read is refused or set aside with. */
 export function unreadable(error: unknown): string {
   return `cannot be read (${error instanceof Error ? error.message : String(error)})`;
+}
+
+/**
+ * What a read LMDB refused while the node runs (damage no check had found yet, such as a bad
+ * page pointer) is told to a client as, over JSON-RPC and REST alike; undefined for any other
+ * failure.
+ */
+export function lmdbDamage(error: unknown): DamagedStoreError | undefined {
+  if (!isLmdbError(error)) return undefined;
+  return new DamagedStoreError(
+    `a store of the data directory ${unreadable(error)}: it is damaged. node-cli daemon ` +
+      'check lists what is damaged in the chain store; restore the data directory from a backup',
+  );
 }
 
 /**

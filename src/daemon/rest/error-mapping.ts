@@ -3,12 +3,16 @@
  * HTTP status, and the framework's own failures (schema validation, body limit, malformed
  * JSON) are first told as those classes (a body over the size is a `PayloadTooLargeError`, 413;
  * any other limit is 429). Bodies are `{error: {code, message}}` with `code` the
- * HTTP status; a 500 never shows the internal message.
+ * HTTP status. A 500 shows its message only for damage to the data directory (a
+ * `DamagedStoreError`, or a read LMDB refused), which names the store and what to do; any other
+ * 500 says "internal error" and its detail goes to the log.
  */
 import type { RestErrorBody } from '../../shared/rest-api.js';
+import { lmdbDamage } from '../chain/lmdb-file.js';
 import {
   ChunkLostError,
   ConflictError,
+  DamagedStoreError,
   ExecutionRevertedError,
   InvalidInputError,
   LimitExceededError,
@@ -95,10 +99,12 @@ export function restErrorOf(
     error instanceof NodeError
       ? error
       : error instanceof Error
-        ? fromFramework(error as FrameworkError, maxBodySize, bodyType)
+        ? (lmdbDamage(error) ?? fromFramework(error as FrameworkError, maxBodySize, bodyType))
         : undefined;
   const status = nodeError ? statusOf(nodeError) : 500;
-  const message = nodeError && status !== 500 ? nodeError.message : INTERNAL_ERROR_MESSAGE;
+  const shown =
+    nodeError !== undefined && (status !== 500 || nodeError instanceof DamagedStoreError);
+  const message = shown ? nodeError.message : INTERNAL_ERROR_MESSAGE;
   return { status, body: { error: { code: status, message } } };
 }
 

@@ -12,7 +12,7 @@ import {
   UnauthorizedError,
   UnsupportedError,
 } from '../../shared/errors.js';
-import { isLmdbError, unreadable } from '../chain/lmdb-file.js';
+import { lmdbDamage } from '../chain/lmdb-file.js';
 import { RpcError, RpcErrorCode } from './rpc-error.js';
 
 const CODE_BY_CLASS: ReadonlyArray<[abstract new (...args: never[]) => NodeError, number]> = [
@@ -38,13 +38,7 @@ export function toRpcError(error: unknown, onInternal?: (error: unknown) => void
     return new RpcError(entry ? entry[1] : RpcErrorCode.serverError, error.message, error.data);
   }
   onInternal?.(error);
-  // LMDB refusing a read of its own file: damage no check had found yet (a bad page pointer).
-  if (isLmdbError(error)) {
-    return new RpcError(
-      RpcErrorCode.serverError,
-      `a store of the data directory ${unreadable(error)}: it is damaged. node-cli daemon ` +
-        'check lists what is damaged in the chain store; restore the data directory from a backup',
-    );
-  }
+  const damage = lmdbDamage(error);
+  if (damage !== undefined) return new RpcError(RpcErrorCode.serverError, damage.message);
   return new RpcError(RpcErrorCode.internalError, 'internal error');
 }
