@@ -60,6 +60,82 @@ const WORD_BYTES_WHY =
   'falling back to the imported ones for anything but a non-negative number or a short array.';
 
 /**
+ * Opcodes flagged `isAsync` whose handlers wait for nothing (they read the message, the block or
+ * the return data through the interpreter's getters, or copy bytes into memory).
+ */
+export const WAITLESS_ASYNC_FLAGGED_OPS = {
+  ADDRESS: 0x30,
+  ORIGIN: 0x32,
+  CALLER: 0x33,
+  CALLVALUE: 0x34,
+  CALLDATALOAD: 0x35,
+  CALLDATASIZE: 0x36,
+  CALLDATACOPY: 0x37,
+  RETURNDATASIZE: 0x3d,
+  RETURNDATACOPY: 0x3e,
+  COINBASE: 0x41,
+  TIMESTAMP: 0x42,
+  NUMBER: 0x43,
+  GASLIMIT: 0x45,
+};
+
+/**
+ * Dynamic gas handlers declared `async` that wait for nothing (memory expansion, word counts,
+ * the warm-slot check of SLOAD): the edits drop their `async`.
+ */
+export const WAITLESS_GAS_HANDLERS = {
+  EXP: 0x0a,
+  KECCAK256: 0x20,
+  CALLDATACOPY: 0x37,
+  CODECOPY: 0x39,
+  RETURNDATACOPY: 0x3e,
+  MLOAD: 0x51,
+  MSTORE: 0x52,
+  MSTORE8: 0x53,
+  SLOAD: 0x54,
+  MCOPY: 0x5e,
+  LOG: 0xa0,
+  RETURN: 0xf3,
+  REVERT: 0xfd,
+};
+
+const opList = (ops) =>
+  Object.values(ops)
+    .map((op) => `0x${op.toString(16).padStart(2, '0')}`)
+    .join(', ');
+
+/** The edit that drops `async` from the gas handler of `name` (its opcode `op`). */
+function waitlessGasHandler(name, op) {
+  const head = `        /* ${name} */\n        0x${op.toString(16).padStart(2, '0')},\n`;
+  return {
+    why:
+      `The gas handler of ${name} waits for nothing but was declared async: a promise for ` +
+      'every such opcode, and the opcode could not run inline (see interpreter.js).',
+    find: `${head}        async function (runState, gas, common) {`,
+    replace: `${head}        function (runState, gas, common) {`,
+  };
+}
+
+/**
+ * The edit that marks the handlers of `ops` in the map `map` as waiting for nothing, for
+ * `runsInline` (see codes.js): made after the file's last statement, which gives the LOG
+ * opcodes their shared handler `logHandler`.
+ */
+function markWaitless(map, logHandler, ops) {
+  const last = `for (let i = 0xa1; i <= 0xa4; i++) {
+    ${map}.set(i, ${logHandler});
+}`;
+  return {
+    why: `Marks the handlers in ${map} that wait for nothing (${Object.keys(ops).join(', ')}).`,
+    find: last,
+    replace: `${last}
+for (const op of [${opList(ops)}]) {
+    ${map}.get(op).waitsForNothing = true;
+}`,
+  };
+}
+
+/**
  * The edits, by file of `@ethereumjs/evm` (the ES module build esbuild bundles). Each has the
  * reason it exists; `find` must occur exactly once in the file.
  */
@@ -93,20 +169,23 @@ export const EVM_PATCHES = {
     {
       why:
         'Every opcode went through the async `runStep`, so each one cost a promise and a ' +
-        'suspension even when nothing in it waits. An opcode whose handler is synchronous and ' +
-        'whose gas is fixed now runs inline, in the same order of checks as in `runStep`, ' +
-        'when nothing observes steps (no step listener, no debug or profiler, no code-chunk ' +
-        'witness charges); anything else goes through `runStep` as before.',
+        'suspension even when nothing in it waits. An opcode whose handler and gas handler ' +
+        'wait for nothing (`runsInline`, see codes.js) now runs inline, in the same order of ' +
+        'checks as in `runStep`, when nothing observes steps (no step listener, no debug or ' +
+        'profiler, no code-chunk witness charges); anything else goes through `runStep` as before.',
       find: `                await this.runStep(opCodeObj);`,
       replace: `                const opEntry = opCodeObj ?? this.lookupOpInfo(opCode);
                 if (inlineSteps &&
-                    !opEntry.opcodeInfo.isAsync &&
-                    !opEntry.opcodeInfo.dynamicGas &&
+                    opEntry.runsInline === true &&
                     this._evm.events.listenerCount('step') === 0) {
-                    if (opEntry.opcodeInfo.isInvalid) {
+                    const opInfo = opEntry.opcodeInfo;
+                    const gas = opInfo.dynamicGas
+                        ? opEntry.gasHandler(this._runState, opInfo.feeBigInt, this.common)
+                        : opInfo.feeBigInt;
+                    if (opInfo.isInvalid) {
                         throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
                     }
-                    this.useGas(opEntry.opcodeInfo.feeBigInt, opEntry.opcodeInfo);
+                    this.useGas(gas, opInfo);
                     this._runState.programCounter++;
                     consumeEip7928PostTargetCallOog(this._runState);
                     opEntry.opHandler(this._runState, this.common);
@@ -166,6 +245,7 @@ export const EVM_PATCHES = {
     },
   ],
   'dist/esm/opcodes/functions.js': [
+    markWaitless('handlers', 'logFn', WAITLESS_ASYNC_FLAGGED_OPS),
     {
       why: WORD_BYTES_WHY,
       find: `bigIntToAddressBytes, bigIntToBytes, bytesToBigInt, bytesToHex, bytesToInt, concatBytes, setLengthLeft, setLengthRight, } from '@ethereumjs/util';`,
@@ -173,10 +253,34 @@ export const EVM_PATCHES = {
     },
   ],
   'dist/esm/opcodes/gas.js': [
+    ...Object.entries(WAITLESS_GAS_HANDLERS).map(([name, op]) => waitlessGasHandler(name, op)),
+    markWaitless('dynamicGasHandlers', 'logDynamicFunc', WAITLESS_GAS_HANDLERS),
     {
       why: WORD_BYTES_WHY,
       find: `BIGINT_64, bigIntToBytes, equalsBytes, generateAddress, generateAddress2, setLengthLeft, } from '@ethereumjs/util';`,
       replace: `BIGINT_64, bigIntToBytes as utilBigIntToBytes, equalsBytes, generateAddress, generateAddress2, setLengthLeft as utilSetLengthLeft, } from '@ethereumjs/util';${WORD_BYTES}`,
+    },
+  ],
+  'dist/esm/opcodes/codes.js': [
+    {
+      why:
+        'Whether an opcode may run inline in the interpreter loop, decided once per opcode ' +
+        'table: its handler is synchronous (not flagged async, or flagged but marked as waiting ' +
+        'for nothing) and its gas is fixed or computed by a handler marked the same way. An ' +
+        "opcode added through the EVM's customOpcodes option has no mark and goes through " +
+        '`runStep` unless it is synchronous with fixed gas.',
+      find: `        opcodeMap[opNumber] = {
+            opcodeInfo: op,
+            opHandler: handler,
+            gasHandler: dynamicGas,
+        };`,
+      replace: `        opcodeMap[opNumber] = {
+            opcodeInfo: op,
+            opHandler: handler,
+            gasHandler: dynamicGas,
+            runsInline: (!op.isAsync || handler?.waitsForNothing === true) &&
+                (!op.dynamicGas || dynamicGas?.waitsForNothing === true),
+        };`,
     },
   ],
   'dist/esm/evm.js': [

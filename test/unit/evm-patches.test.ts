@@ -2,7 +2,8 @@
  * The edits the daemon's bundle makes to EthereumJS's EVM and state manager
  * (scripts/ethereumjs-patches.js) fit the installed releases: its version is the one they were written for, each piece they replace
  * is found exactly once, the patched files still parse, and a piece that is missing fails the
- * build with the edit named. What the edits must not change is pinned against a real daemon in
+ * build with the edit named; the opcodes the edits run inline give the library's results. What
+ * else the edits must not change is pinned against a real daemon in
  * test/integration/evm-patches.test.ts and test/integration/state-manager-patches.test.ts.
  */
 import { readFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Common, Hardfork, Mainnet, type ParamsDict } from '@ethereumjs/common';
+import { createEVM, type EVMResult } from '@ethereumjs/evm';
 import { RLP, type Input as RLPInput } from '@ethereumjs/rlp';
 import {
   createFeeMarket1559Tx,
@@ -61,6 +63,8 @@ interface PatchesModule {
   ethereumjsPatches(): { plugin: Plugin; applied(): string[] };
   patchEvmSource(file: string, source: string): string;
   checkEvmVersion(packageDir?: string): void;
+  WAITLESS_ASYNC_FLAGGED_OPS: Record<string, number>;
+  WAITLESS_GAS_HANDLERS: Record<string, number>;
 }
 
 const patches = (await import(
@@ -89,6 +93,10 @@ async function bundledWithEdits<T>(pkg: string, names: string[], edited: string[
     format: 'esm',
     platform: 'node',
     write: false,
+    // The EVM's logging library requires Node's built-ins as it loads.
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
     plugins: [patching.plugin],
   });
   expect(patching.applied()).toEqual(expect.arrayContaining(edited));
@@ -113,6 +121,150 @@ const patchedUtil = () =>
     ['bigIntToBytes', 'bytesToBigInt', 'setLengthLeft', 'setLengthRight'],
     ['@ethereumjs/util/dist/esm/bytes.js'],
   );
+
+/** The opcodes the probes below use, by name: those the edits run inline, and a few more. */
+const OPCODES: Record<string, number> = {
+  ...patches.WAITLESS_ASYNC_FLAGGED_OPS,
+  ...patches.WAITLESS_GAS_HANDLERS,
+  STOP: 0x00,
+  POP: 0x50,
+  MSIZE: 0x59,
+  GAS: 0x5a,
+  LOG0: 0xa0,
+  LOG1: 0xa1,
+  LOG2: 0xa2,
+  LOG3: 0xa3,
+  LOG4: 0xa4,
+  STATICCALL: 0xfa,
+  INVALID: 0xfe,
+};
+
+/** Code from opcode names and numbers (each number a PUSH of the fewest bytes that hold it). */
+function assemble(...parts: Array<string | number | bigint>): Uint8Array {
+  const bytes: number[] = [];
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      bytes.push(OPCODES[part]);
+      continue;
+    }
+    const hex = part.toString(16);
+    const digits = hex.length % 2 === 0 ? hex : `0${hex}`;
+    bytes.push(0x5f + digits.length / 2, ...hexToBytes(`0x${digits}`));
+  }
+  return Uint8Array.from(bytes);
+}
+
+/** `value` stored as the word at `offset`. */
+const stored = (offset: number, ...value: Array<string | number | bigint>) => [
+  ...value,
+  offset,
+  'MSTORE',
+];
+
+/**
+ * Every opcode that the edits let run inline because its handlers wait for nothing, with inputs
+ * from the call data so gas and results differ from call to call; it returns the hash of its
+ * whole memory, the gas left and the memory size, and logs with up to four topics.
+ */
+const INLINE_PROBE = assemble(
+  ...stored(0x00, 'ADDRESS'),
+  ...stored(0x20, 'ORIGIN'),
+  ...stored(0x40, 'CALLER'),
+  ...stored(0x60, 'CALLVALUE'),
+  ...stored(0x80, 0, 'CALLDATALOAD'),
+  ...stored(0xa0, 0x30, 'CALLDATALOAD'),
+  ...stored(0xc0, 'CALLDATASIZE'),
+  'CALLDATASIZE',
+  0,
+  0x200,
+  'CALLDATACOPY',
+  ...stored(0xe0, 'COINBASE'),
+  ...stored(0x100, 'TIMESTAMP'),
+  ...stored(0x120, 'NUMBER'),
+  ...stored(0x140, 'GASLIMIT'),
+  ...stored(0x160, 0, 'CALLDATALOAD', 7, 'EXP'),
+  0xab,
+  0x181,
+  'MSTORE8',
+  0x20,
+  3,
+  0x1a0,
+  'CODECOPY',
+  0x40,
+  0x80,
+  0x700,
+  'MCOPY',
+  0,
+  0,
+  0x40,
+  0x80,
+  4,
+  'GAS',
+  'STATICCALL',
+  'POP',
+  ...stored(0x1c0, 'RETURNDATASIZE'),
+  'RETURNDATASIZE',
+  0,
+  0x400,
+  'RETURNDATACOPY',
+  ...stored(0x1e0, 0x200, 'MLOAD'),
+  0x20,
+  0x80,
+  'LOG0',
+  1,
+  0x21,
+  0x80,
+  'LOG1',
+  2,
+  1,
+  0x22,
+  0x80,
+  'LOG2',
+  3,
+  2,
+  1,
+  0x23,
+  0x80,
+  'LOG3',
+  4,
+  3,
+  2,
+  1,
+  0x24,
+  0x80,
+  'LOG4',
+  ...stored(0x00, 'MSIZE', 0, 'KECCAK256'),
+  ...stored(0x20, 'GAS'),
+  ...stored(0x40, 'MSIZE'),
+  0x60,
+  0,
+  'RETURN',
+);
+
+/** Probes that end otherwise, with the failure each ends in. */
+const ENDING_PROBES: Array<[Uint8Array, string | undefined]> = [
+  [assemble(...stored(0, 0x2a), 0x20, 0, 'REVERT'), 'revert'],
+  [assemble(0, 0x0fffffff, 'MSTORE'), 'out of gas'],
+  [assemble(0x0fffffff, 0, 'KECCAK256'), 'out of gas'],
+  [assemble(...stored(0, 1), 'INVALID'), 'invalid opcode'],
+  // The exponent's 32 bytes are priced; it ends normally.
+  [assemble(2n ** 255n, 3, 'EXP', 'STOP'), undefined],
+];
+
+/** What a call's result shows of the run: output, gas, failure and logs. */
+function shownResult(result: EVMResult) {
+  const { execResult } = result;
+  return {
+    returnValue: bytesToHex(execResult.returnValue),
+    gasUsed: execResult.executionGasUsed,
+    error: execResult.exceptionError?.error,
+    logs: (execResult.logs ?? []).map((log) =>
+      log.map((part) =>
+        Array.isArray(part) ? part.map(bytesToHex) : bytesToHex(part as Uint8Array),
+      ),
+    ),
+  };
+}
 
 describe('edits to EthereumJS', () => {
   it('were written for the installed releases', () => {
@@ -372,6 +524,96 @@ describe('edits to EthereumJS', () => {
       expect(() => patched.RLP.encode(refused)).toThrow();
       expect(() => RLP.encode(refused)).toThrow();
     }
+  });
+
+  it('mark as waiting for nothing only handlers that are not async and await nothing', () => {
+    /** The source of the handler of `op` in a map of handlers by opcode: up to the next entry. */
+    const handlerSource = (source: string, op: number) => {
+      const head = `        0x${op.toString(16).padStart(2, '0')},\n`;
+      const start = source.indexOf(head);
+      expect(start).toBeGreaterThan(-1);
+      return source.slice(start + head.length, source.indexOf('\n    ],', start));
+    };
+    const functions = installed('dist/esm/opcodes/functions.js');
+    for (const op of Object.values(patches.WAITLESS_ASYNC_FLAGGED_OPS)) {
+      const handler = handlerSource(functions, op);
+      expect(handler).toMatch(/^ {8}function \(runState\) \{/);
+      expect(handler).not.toMatch(/await|stateManager|Promise/);
+    }
+    const gasPackage = patches.PATCHED_PACKAGES.find((pkg) => pkg.name === '@ethereumjs/evm')!;
+    const gas = patches.patchSource(
+      gasPackage,
+      'dist/esm/opcodes/gas.js',
+      installed('dist/esm/opcodes/gas.js'),
+    );
+    for (const op of Object.values(patches.WAITLESS_GAS_HANDLERS)) {
+      const handler = handlerSource(gas, op);
+      expect(handler).toMatch(/^ {8}function \(runState, gas, common\) \{/);
+      expect(handler).not.toMatch(/await|stateManager|Promise/);
+    }
+  });
+
+  it('run the opcodes whose handlers wait for nothing inline with the results, gas and failures of the library', async () => {
+    const patched = await bundledWithEdits<{ createEVM: typeof createEVM }>(
+      '@ethereumjs/evm',
+      ['createEVM'],
+      [
+        '@ethereumjs/evm/dist/esm/interpreter.js',
+        '@ethereumjs/evm/dist/esm/opcodes/codes.js',
+        '@ethereumjs/evm/dist/esm/opcodes/functions.js',
+        '@ethereumjs/evm/dist/esm/opcodes/gas.js',
+      ],
+    );
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
+    const target = new Address(hexToBytes(`0x${'cd'.repeat(20)}`));
+    const caller = new Address(hexToBytes(`0x${'11'.repeat(20)}`));
+    const codes = [INLINE_PROBE, ...ENDING_PROBES.map(([code]) => code)];
+    const inputs = [
+      new Uint8Array(0),
+      Uint8Array.of(1),
+      hexToBytes(`0x${'00'.repeat(31)}05${'ee'.repeat(40)}`),
+      hexToBytes(`0x${'ff'.repeat(32)}`),
+    ];
+    /** Runs every probe with every input on an EVM made by `make`, optionally watching steps. */
+    const runAll = async (make: typeof createEVM, watchSteps: boolean) => {
+      const evm = await make({ common: common.copy() });
+      let steps = 0;
+      if (watchSteps) evm.events!.on('step', () => steps++);
+      const shown = [];
+      for (const code of codes) {
+        await evm.stateManager.putCode(target, code);
+        for (const data of inputs) {
+          shown.push(
+            shownResult(
+              await evm.runCall({
+                caller,
+                origin: caller,
+                to: target,
+                data,
+                value: 3n,
+                skipBalance: true,
+                gasLimit: 1_000_000n,
+              }),
+            ),
+          );
+        }
+      }
+      return { shown, steps };
+    };
+    const library = await runAll(createEVM, false);
+    const inline = await runAll(patched.createEVM, false);
+    const stepped = await runAll(patched.createEVM, true);
+    expect(inline.shown).toEqual(library.shown);
+    expect(stepped.shown).toEqual(library.shown);
+    expect(stepped.steps).toBeGreaterThan(codes.length * inputs.length * 5);
+    // The probes did run to their ends: each input its own output, logs, and each ending its own.
+    const probeRuns = library.shown.slice(0, inputs.length);
+    expect(new Set(probeRuns.map((run) => run.returnValue)).size).toBe(inputs.length);
+    expect(probeRuns.every((run) => run.error === undefined && run.logs.length === 5)).toBe(true);
+    ENDING_PROBES.forEach(([, error], probe) => {
+      const runs = library.shown.slice((probe + 1) * inputs.length, (probe + 2) * inputs.length);
+      expect(runs.map((run) => run.error)).toEqual(inputs.map(() => error));
+    });
   });
 
   it('fail the build, naming the edit, when a piece is missing', () => {
