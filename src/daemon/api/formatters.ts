@@ -7,6 +7,7 @@ import type { BlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bigIntToHex, type Address } from '@ethereumjs/util';
 import type { BlockOutline, ChainLog, ChainReceipt, StoredBlock } from '../chain/types.js';
+import { authorizationListJson } from '../txpool/transaction-json.js';
 
 export interface FormatOptions {
   ethereumCompat: boolean;
@@ -84,7 +85,8 @@ export function formatTransaction(
   if (json.maxPriorityFeePerGas !== undefined)
     formatted.maxPriorityFeePerGas = json.maxPriorityFeePerGas;
   if (json.yParity !== undefined) formatted.yParity = json.yParity;
-  if (json.authorizationList !== undefined) formatted.authorizationList = json.authorizationList;
+  const authorizationList = authorizationListJson(tx);
+  if (authorizationList !== undefined) formatted.authorizationList = authorizationList;
   return formatted;
 }
 

@@ -3,7 +3,7 @@
  * a transaction not yet in a block: block fields null, and `gasPrice` equal to the fee cap for
  * fee-market transactions.
  */
-import { bigIntToHex, bytesToHex } from '@ethereumjs/util';
+import { bigIntToHex, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { PooledTransaction } from './types.js';
 
@@ -25,11 +25,39 @@ export interface RpcTransaction {
   input: string;
   chainId?: string;
   accessList?: unknown[];
-  authorizationList?: unknown[];
+  authorizationList?: RpcAuthorization[];
   v: string;
   r: string;
   s: string;
   yParity?: string;
+}
+
+/** One EIP-7702 authorization as geth gives it: its numbers as quantities, without leading zeros. */
+export interface RpcAuthorization {
+  chainId: string;
+  address: string;
+  nonce: string;
+  yParity: string;
+  r: string;
+  s: string;
+}
+
+/**
+ * The authorization list of a set-code transaction, or undefined for every other type. The
+ * library's own JSON form keeps each number's bytes as they were signed (`0x` for zero), which
+ * quantity parsers such as ethers' refuse.
+ */
+export function authorizationListJson(tx: TypedTransaction): RpcAuthorization[] | undefined {
+  if (!('authorizationList' in tx)) return undefined;
+  const quantityOf = (bytes: Uint8Array) => bigIntToHex(bytesToBigInt(bytes));
+  return tx.authorizationList.map(([chainId, address, nonce, yParity, r, s]) => ({
+    chainId: quantityOf(chainId),
+    address: bytesToHex(address),
+    nonce: quantityOf(nonce),
+    yParity: quantityOf(yParity),
+    r: quantityOf(r),
+    s: quantityOf(s),
+  }));
 }
 
 /** Chain id of a legacy signature, or `undefined` when it predates EIP-155. */
@@ -55,6 +83,7 @@ export function pendingTransactionJson(pooled: PooledTransaction): RpcTransactio
   const { tx } = pooled;
   const v = tx.v ?? 0n;
   const json = tx.toJSON();
+  const authorizationList = authorizationListJson(tx);
   const typed = 'chainId' in tx;
   const chainId = typed ? tx.chainId : legacyChainId(v);
   return {
@@ -72,7 +101,7 @@ export function pendingTransactionJson(pooled: PooledTransaction): RpcTransactio
     input: bytesToHex(tx.data),
     ...(chainId === undefined ? {} : { chainId: bigIntToHex(chainId) }),
     ...(json.accessList === undefined ? {} : { accessList: json.accessList }),
-    ...(json.authorizationList === undefined ? {} : { authorizationList: json.authorizationList }),
+    ...(authorizationList === undefined ? {} : { authorizationList }),
     v: bigIntToHex(v),
     r: bigIntToHex(tx.r ?? 0n),
     s: bigIntToHex(tx.s ?? 0n),
