@@ -1,17 +1,18 @@
 /**
  * The storage layer across a SIGKILL: a large upload killed half-way never lists as a file, the
  * restart marks it failed and collects every byte it left, and the files stored before are
- * untouched and readable.
+ * untouched and readable. And across a move of the data directory: the files stay readable.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { RestClient } from '../../src/client/rest-client.js';
 import { isAlive, waitFor } from '../helpers/processes.js';
 import { makeDataDir, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { daemonLogText } from '../helpers/daemon-log.js';
+import { runCli } from '../helpers/cli.js';
 
 const MiB = 1024 * 1024;
 
@@ -82,7 +83,47 @@ describe('SIGKILL during a large upload', () => {
       const log = daemonLogText(dataDir);
       expect(log).toMatch(/upload interrupted by a stop: marked failed .*localPath=interrupted/);
       expect(log).toMatch(
-        /storage recovered failedUploads=1 tempFiles=\d+ orphanChunks=([89]|\d\d+)/,
+        /storage recovered failedUploads=1 tempFiles=\d+ adoptedReplicas=0 orphanChunks=([89]|\d\d+)/,
+      );
+    } finally {
+      await after.close();
+    }
+  });
+});
+
+describe('a data directory moved while the daemon is stopped', () => {
+  const dataDir = makeDataDir();
+  const moved = `${dataDir}-moved`;
+  let restarted: TestDaemon | undefined;
+
+  afterAll(async () => {
+    if (restarted !== undefined) await restarted.stop();
+    for (const dir of [dataDir, moved]) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps every stored byte: the replicas are recorded under the new path', async () => {
+    const first = await startTestDaemon([], dataDir);
+    const rest = new RestClient(first.endpoints.rest as string, { token: first.token });
+    const bytes = randomBytes(2 * MiB + 7);
+    const file = await rest.upload(bytes, { name: 'moved' });
+    await rest.close();
+    await Promise.all([first.rpc.close(), first.authedRpc.close()]);
+    await runCli(['daemon', 'stop', '--datadir', dataDir]);
+    renameSync(dataDir, moved);
+
+    restarted = await startTestDaemon([], moved);
+    const after = new RestClient(restarted.endpoints.rest as string, { token: restarted.token });
+    try {
+      expect(filesUnder(join(moved, 'storage', 'chunks')).sort()).toEqual(
+        [...new Set(file.chunkIds)].sort(),
+      );
+      const content = Buffer.from(await after.fileContent(file.id, 'base64'), 'base64');
+      expect(content.equals(bytes)).toBe(true);
+      expect((await after.file(file.id)).ul_status).toBe('uploaded');
+      expect(daemonLogText(moved)).toMatch(
+        new RegExp(
+          `storage recovered .*adoptedReplicas=${new Set(file.chunkIds).size} orphanChunks=0`,
+        ),
       );
     } finally {
       await after.close();

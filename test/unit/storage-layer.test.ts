@@ -485,6 +485,62 @@ describe.each(variants)('chunks through %s', (_name, variantIo) => {
       expect(await read(storage, file.id)).toEqual(bytes);
     });
 
+    it('a volume reached by another path than before (its data directory moved) keeps its replicas: they are verified and recorded under the new path', async () => {
+      const first = await openStorage(1);
+      const bytes = randomBytes(2 * CHUNK + 5);
+      const file = await upload(first.storage, bytes);
+      const corrupt = await upload(first.storage, randomBytes(CHUNK));
+      await first.storage.close();
+      open.splice(open.indexOf(first), 1);
+      const moved = join(first.root, 'moved');
+      renameSync(first.volumes[0], moved);
+      // A replica damaged on the way is not taken for the chunk: it is removed as an orphan.
+      writeFileSync(replicaPath(moved, corrupt.chunkIds[0]), 'not the chunk');
+
+      const { storage, events } = await openStorage(0, [moved], first.root);
+      for (const id of file.chunkIds) expect(existsSync(replicaPath(moved, id))).toBe(true);
+      expect(await read(storage, file.id)).toEqual(bytes);
+      expect(storage.fileDetail(file.id).ul_status).toBe('uploaded');
+      expect(file.chunkIds.map((id) => storage.chunkDetail(id).dl_status)).toEqual(
+        file.chunkIds.map(() => 'downloaded'),
+      );
+      const adopted = events.flatMap((event) =>
+        event.type === 'chunk' && event.data.volume === moved
+          ? [[event.data.id, event.data.replica]]
+          : [],
+      );
+      expect(adopted.sort()).toEqual(file.chunkIds.map((id) => [id, 'ok']).sort());
+      expect(existsSync(replicaPath(moved, corrupt.chunkIds[0]))).toBe(false);
+      await storage.scrub(corrupt.chunkIds[0]);
+      expect(storage.fileDetail(corrupt.id).ul_status).toBe('degraded');
+    });
+
+    it('a lost or emptied index is refused while a volume holds replicas, and nothing is removed', async () => {
+      const first = await openStorage(1);
+      const file = await upload(first.storage, randomBytes(2 * CHUNK));
+      await first.storage.close();
+      open.splice(open.indexOf(first), 1);
+      const index = join(first.root, 'index');
+      const refused = () =>
+        expect(openStorage(0, first.volumes, first.root)).rejects.toThrow(
+          /storage index .* is missing or empty, but storage volume .* holds 2 chunk replicas/,
+        );
+
+      writeFileSync(join(index, 'data.mdb'), '');
+      await refused();
+      rmSync(index, { recursive: true });
+      await refused();
+      // Refused twice: the first refusal made no new index that a second start would trust.
+      await refused();
+      for (const id of file.chunkIds)
+        expect(existsSync(replicaPath(first.volumes[0], id))).toBe(true);
+
+      // The way out the message names: the chunks moved away, the layer starts empty.
+      renameSync(join(first.volumes[0], 'chunks'), join(first.root, 'chunks.away'));
+      const { storage } = await openStorage(0, first.volumes, first.root);
+      expect(storage.fileCount()).toBe(0);
+    });
+
     it('a volume that returns empty gets its replicas rewritten by the scrubber', async () => {
       const { storage, volumes } = await openStorage(2);
       const file = await upload(storage, randomBytes(CHUNK), 2);

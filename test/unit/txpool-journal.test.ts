@@ -77,6 +77,7 @@ describe('pool journal', () => {
       (dataFile: string) => truncateSync(dataFile, statSync(dataFile).size / 2),
       /^is truncated \(\d+ bytes, its header needs at least \d+\)$/,
     ],
+    ['an emptied file', (dataFile: string) => truncateSync(dataFile, 0), /^is empty \(0 bytes\)$/],
     [
       'a file damaged inside, its header whole,',
       (dataFile: string) => pointTreePastTheFile(dataFile, 'transactions'),

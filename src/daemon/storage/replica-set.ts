@@ -99,12 +99,8 @@ export class ReplicaSet {
       .map(([path]) => path);
     const inspection: ReplicaInspection = { bad: new Map(), good: [] };
     for (const path of order) {
-      const replica = await this.volume(path)
-        // One byte past the length is enough to tell a longer replica.
-        ?.read(record.id, record.length + 1)
-        .catch(() => undefined);
-      if (replica === undefined) inspection.bad.set(path, 'missing');
-      else if (!(await this.verified(replica, record))) inspection.bad.set(path, 'corrupt');
+      const replica = await this.check(this.volume(path), record);
+      if (typeof replica === 'string') inspection.bad.set(path, replica);
       else {
         inspection.good.push(path);
         inspection.bytes ??= replica.bytes;
@@ -112,6 +108,17 @@ export class ReplicaSet {
       }
     }
     return inspection;
+  }
+
+  /** The replica of `record` on `volume`, read and verified; or what is wrong with it. */
+  async check(
+    volume: StorageVolume | undefined,
+    record: ChunkRecord,
+  ): Promise<ReplicaRead | 'missing' | 'corrupt'> {
+    // One byte past the length is enough to tell a longer replica.
+    const replica = await volume?.read(record.id, record.length + 1).catch(() => undefined);
+    if (replica === undefined) return 'missing';
+    return (await this.verified(replica, record)) ? replica : 'corrupt';
   }
 
   /** Whether the replica has the chunk's length and hash. */

@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { ChunkOwner, ReplicaState, UploadStatus } from '../../shared/storage-api.js';
 import { DamagedStoreError, VolumeUnavailableError } from '../../shared/errors.js';
-import { commitLmdb, lmdbFileDamage, readTreeEdges, unreadable } from '../chain/lmdb-file.js';
+import {
+  commitLmdb,
+  LMDB_FILE_EMPTY,
+  LMDB_FILE_MISSING,
+  lmdbFileProblem,
+  readTreeEdges,
+  unreadable,
+} from '../chain/lmdb-file.js';
 
 /** Room for millions of chunk records; LMDB grows the file only as it fills. */
 const INDEX_MAP_SIZE = 4 * 1024 * 1024 * 1024;
@@ -75,11 +82,11 @@ export class StorageIndex implements Pick<IndexWriter, 'file' | 'chunk'> {
     const refusal = (problem: string) =>
       new DamagedStoreError(
         `storage index ${dataFile} ${problem}. Restore the data directory from a backup, or ` +
-          `move ${path} away to start with an empty storage layer (the files stored before are ` +
-          `then no longer listed)`,
+          `move ${path} and the chunks/ directory of every storage volume away to start with an ` +
+          `empty storage layer (the files stored before are then no longer served)`,
       );
-    const problem = lmdbFileDamage(dataFile);
-    if (problem !== undefined) throw refusal(problem);
+    const problem = lmdbFileProblem(dataFile);
+    if (problem !== undefined && StorageIndex.exists(path)) throw refusal(problem);
     mkdirSync(path, { recursive: true });
     const root = open({ path, maxDbs: 3, compression: false, mapSize: INDEX_MAP_SIZE });
     const trees = [
@@ -94,6 +101,12 @@ export class StorageIndex implements Pick<IndexWriter, 'file' | 'chunk'> {
       throw refusal(unreadable(error));
     }
     return new StorageIndex(path, root, ...trees);
+  }
+
+  /** Whether there is an index in `path` to open; opening one that is not makes a new, empty one. */
+  static exists(path: string): boolean {
+    const problem = lmdbFileProblem(join(path, 'data.mdb'));
+    return problem !== LMDB_FILE_MISSING && problem !== LMDB_FILE_EMPTY;
   }
 
   file(id: string): FileRecord | undefined {

@@ -25,6 +25,7 @@ import type {
 } from '../../shared/storage-api.js';
 import {
   ChunkLostError,
+  DamagedStoreError,
   InvalidInputError,
   NotFoundError,
   PayloadTooLargeError,
@@ -125,6 +126,28 @@ export function chunkStatusOf(replicas: Record<string, ReplicaState>): ChunkStat
   return 'downloaded';
 }
 
+/**
+ * Refuses to start the layer on a new index while a volume holds replicas: the index was lost
+ * (removed, emptied), and the start's orphan collection would remove every replica it does not
+ * list, that is all of them.
+ */
+async function refuseUnlistedReplicas(
+  indexDir: string,
+  volumes: readonly StorageVolume[],
+): Promise<void> {
+  for (const volume of volumes) {
+    const held = volume.present() ? (await volume.chunkIds()).length : 0;
+    if (held === 0) continue;
+    throw new DamagedStoreError(
+      `the storage index ${indexDir} is missing or empty, but storage volume ${volume.path} ` +
+        `holds ${held} chunk replicas: the index is the only record of the files they belong ` +
+        `to, and a start without it would remove them. Restore the data directory from a ` +
+        `backup, or move the chunks/ directory of every storage volume away to start with an ` +
+        `empty storage layer`,
+    );
+  }
+}
+
 function goodReplicas(record: ChunkRecord): number {
   return Object.values(record.replicas).filter((state) => state === 'ok').length;
 }
@@ -173,6 +196,9 @@ export class StorageLayer {
           error: String((error as Error).message),
         }),
       );
+    }
+    if (!StorageIndex.exists(options.indexDir)) {
+      await refuseUnlistedReplicas(options.indexDir, volumes);
     }
     const layer = new StorageLayer(
       options,
@@ -651,6 +677,36 @@ export class StorageLayer {
     return collected;
   }
 
+  /**
+   * Records as good the replicas a configured volume holds of listed chunks without the index
+   * naming them there, once read and verified: the index names volumes by path, so a volume
+   * reached by another path than before (a data directory moved, restored elsewhere from a
+   * backup or reached through a symlink; a disk mounted elsewhere) holds replicas listed under
+   * its old path. Answers how many it recorded.
+   */
+  async adoptUnlisted(): Promise<number> {
+    let adopted = 0;
+    for (const volume of this.replicas.volumes) {
+      if (!volume.present()) continue;
+      for (const id of await volume.chunkIds()) {
+        if (!(await this.adopt(volume, id))) continue;
+        adopted += 1;
+        await this.forgetRetired(id);
+      }
+    }
+    return adopted;
+  }
+
+  private adopt(volume: StorageVolume, id: string): Promise<boolean> {
+    return this.chunkLocks.run(id, async () => {
+      const record = this.index.chunk(id);
+      if (!record || record.replicas[volume.path] !== undefined) return false;
+      if (typeof (await this.replicas.check(volume, record)) === 'string') return false;
+      await this.setReplicaStates(id, new Map([[volume.path, 'ok']]));
+      return true;
+    });
+  }
+
   private async collectOrphansOn(volume: StorageVolume): Promise<number> {
     if (!volume.present()) return 0;
     let collected = 0;
@@ -676,6 +732,7 @@ export class StorageLayer {
 
   /**
    * Removes the replica of `id` on `volume` unless the index lists it there or an upload uses it.
+   * At start, `adoptUnlisted` has recorded every intact replica of a listed chunk first.
    * A replica that cannot be removed (volume read-only or failing) is left for `collectStrays`.
    */
   private collectUnlisted(volume: StorageVolume, id: string): Promise<number> {
@@ -914,14 +971,16 @@ export class StorageLayer {
     let temp = 0;
     for (const volume of this.replicas.volumes)
       if (volume.present()) temp += await volume.clearTemp();
+    const adopted = await this.adoptUnlisted();
     const orphans = await this.collectOrphans();
     // A replica still `repairing` was being rewritten when the node stopped: check it again.
     const repairs = this.index.chunkIdsRepairing();
     for (const id of repairs) await this.scrub(id);
-    if (interrupted.length + temp + orphans + repairs.length > 0) {
+    if (interrupted.length + temp + adopted + orphans + repairs.length > 0) {
       this.options.logger.info('storage recovered', {
         failedUploads: interrupted.length,
         tempFiles: temp,
+        adoptedReplicas: adopted,
         orphanChunks: orphans,
         interruptedRepairs: repairs.length,
       });

@@ -35,7 +35,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { open } from 'lmdb';
 import type { Database, RootDatabase } from 'lmdb';
 import { ServerError } from '../../shared/errors.js';
-import { lmdbFileDamage, unreadable, writeAsync } from '../chain/lmdb-file.js';
+import { LMDB_FILE_MISSING, lmdbFileProblem, unreadable, writeAsync } from '../chain/lmdb-file.js';
 import type { Pause } from '../time-slice.js';
 
 /** Address space for the journal's memory map: a full pool of 128 KiB transactions fits. */
@@ -146,8 +146,12 @@ export class PoolJournal implements JournalWriter {
     onDamaged: (damage: JournalDamage) => void = () => undefined,
   ): Promise<PoolJournal> {
     mkdirSync(dir, { recursive: true });
-    const problem = lmdbFileDamage(join(dir, 'data.mdb'));
-    if (problem !== undefined) onDamaged({ problem, movedTo: setAside(dir) });
+    // An empty file is damage too: LMDB writes its header as it makes the file, so a journal
+    // that once held transactions and was emptied would otherwise start over without a word.
+    const problem = lmdbFileProblem(join(dir, 'data.mdb'));
+    if (problem !== undefined && problem !== LMDB_FILE_MISSING) {
+      onDamaged({ problem, movedTo: setAside(dir) });
+    }
     let opened = openJournal(dir);
     const unreadable = readProblem(opened.entries);
     if (unreadable !== undefined) {
