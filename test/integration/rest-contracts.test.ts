@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Contract, Interface, JsonRpcProvider, computeAddress, type Wallet } from 'ethers';
+import { request } from 'undici';
 import { RestClient } from '../../src/client/rest-client.js';
 import { Chain } from '../../src/daemon/chain/chain.js';
 import { DEV_ADDRESSES, devGenesis } from '../../src/daemon/chain/genesis.js';
@@ -147,6 +148,81 @@ describe('contracts registry', () => {
     expectError(await anonymous.request('GET', '/contracts/Token'), 401, /unauthorized/);
     expectError(await anonymous.request('GET', '/contracts'), 401, /unauthorized/);
     expectError(await post(anonymous, '/contracts', {}), 401, /unauthorized/);
+  });
+});
+
+describe('input the interface used to fail on', () => {
+  /** An address in mixed case whose EIP-55 checksum is wrong: matched in any case all the same. */
+  const miscased = (address: string) => {
+    const lower = address.toLowerCase();
+    const flipped = lower.slice(0, 2) + lower[2].toUpperCase() + lower.slice(3);
+    return /[a-f]/.test(lower[2]) ? flipped : lower.slice(0, -1) + lower.at(-1)!.toUpperCase();
+  };
+
+  it('an address whose checksum is wrong is matched in any case, not a 500', async () => {
+    const address = miscased(tokenAddress);
+    expect(address.toLowerCase()).toBe(tokenAddress.toLowerCase());
+    expect(address).not.toBe(tokenAddress);
+    const found = await rest.request('GET', `/contracts/${address}`);
+    expect(found.status).toBe(200);
+    expect(found.body).toMatchObject({ data: { address: tokenAddress } });
+    const called = await post(rest, '/contracts/call', {
+      contract: address,
+      method: 'totalSupply',
+      params: [],
+    });
+    expect(called.body).toEqual({ data: [SUPPLY.toString()] });
+    const owner = await rest.request('GET', `/owners/${miscased(DEV_ADDRESSES[7])}/identity`);
+    expectError(owner, 404, /has no identity/);
+  });
+
+  it('an answer that does not fit the ABI is a 400 saying so', async () => {
+    const abi = [
+      {
+        type: 'function',
+        name: 'totalSupply',
+        inputs: [],
+        outputs: [{ type: 'uint256' }],
+        stateMutability: 'view',
+      },
+    ];
+    const registered = await post(rest, '/contracts', {
+      name: 'NoCode',
+      address: ZERO_CODE_ADDRESS,
+      abi,
+    });
+    expect(registered.status).toBe(200);
+    expectError(
+      await post(rest, '/contracts/call', {
+        contract: 'NoCode',
+        method: 'totalSupply',
+        params: [],
+      }),
+      400,
+      /^totalSupply\(\) returned no data, not \(uint256\): is there a contract at 0x/,
+    );
+  });
+
+  it('a number beyond 2^53 in a body is refused, not rounded: amountInWei is sent exactly or not at all', async () => {
+    const raw = (text: string) =>
+      request(`${daemon.endpoints.rest}/contracts/send`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+        body: text,
+      }).then(async (answer) => ({ status: answer.statusCode, body: await answer.body.json() }));
+    expectError(
+      await raw(
+        '{"contract":"Fixture","method":"deposit","params":[],"amountInWei":1000000000000000001}',
+      ),
+      400,
+      /the number at "amountInWei" is beyond .* send it as a decimal or 0x string/,
+    );
+    expectError(
+      await raw('{"contract":"Fixture","method":"deposit","params":[],"__proto__":{"x":1}}'),
+      400,
+      /the key "__proto__" is not accepted/,
+    );
+    expectError(await raw('{"contract":'), 400, /request body is not valid JSON/);
   });
 });
 

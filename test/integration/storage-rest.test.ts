@@ -7,6 +7,7 @@
  * finds is the read's doing (storage-volumes.test.ts runs it).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { RawConnection } from '../helpers/raw-http.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -339,6 +340,31 @@ describe('bad input', () => {
     else expect(error).toBeInstanceOf(Error);
     expect((await rest.files()).files.length).toBe(before.files);
     expect(replicaFiles().length).toBe(before.replicas);
+  });
+});
+
+describe('an upload refused as too large while its body is still to come', () => {
+  it('gets its 413 at once, before the body, on the open connection', async () => {
+    const connection = await RawConnection.open(daemon.endpoints.rest as string);
+    try {
+      connection.write(
+        [
+          'POST /v1/api/storage/files HTTP/1.1',
+          'Host: 127.0.0.1',
+          `Authorization: Bearer ${daemon.token}`,
+          'Content-Type: application/octet-stream',
+          `Content-Length: ${MAX_UPLOAD + 1}`,
+          '',
+          '',
+        ].join('\r\n'),
+      );
+      // Not one byte of the body is sent: the answer cannot wait for it.
+      const [answer] = await connection.responses(1);
+      expect(answer?.status).toBe(413);
+      expect(answer?.body).toMatch(/--storage.max-upload-size/);
+    } finally {
+      connection.end();
+    }
   });
 });
 

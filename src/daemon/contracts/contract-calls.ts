@@ -33,7 +33,17 @@ export class ContractCalls {
     if (result.error) {
       throw new TransactionRejectedError(`${fragment.format('sighash')} failed: ${result.error}`);
     }
-    return decodeResults(fragment, result.returnData);
+    try {
+      return decodeResults(fragment, result.returnData);
+    } catch {
+      // The answer does not fit the ABI: the ABI is not this contract's, or nothing is there.
+      const outputs = `(${fragment.outputs.map((output) => output.format()).join(',')})`;
+      throw new InvalidInputError(
+        result.returnData.length === 0
+          ? `${fragment.format('sighash')} returned no data, not ${outputs}: is there a contract at ${target}?`
+          : `${fragment.format('sighash')} returned ${result.returnData.length} bytes that do not decode as ${outputs}: the ABI does not fit the contract at ${target}`,
+      );
+    }
   }
 
   /**

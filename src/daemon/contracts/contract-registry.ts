@@ -10,7 +10,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { getAddress } from 'ethers';
+import { checksumAddress } from '../../shared/address.js';
 import { writeFileAtomic } from '../../shared/atomic-write.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../shared/errors.js';
 import { parseAbi, type AbiEntry } from './contract-abi.js';
@@ -58,7 +58,7 @@ export class ContractRegistry {
    */
   async get(nameOrAddress: string): Promise<NamedContract> {
     if (ADDRESS.test(nameOrAddress)) {
-      const address = getAddress(nameOrAddress);
+      const address = checksumAddress(nameOrAddress);
       const found = (await this.list()).find((contract) => contract.address === address);
       if (found) return found;
     } else {
@@ -106,7 +106,7 @@ export class ContractRegistry {
       throw new ConflictError(`name: ${name} is the ABI file ${join(this.dir, `${name}.json`)}`);
     }
     const registered = this.registered();
-    registered[name] = { address: getAddress(address), abi };
+    registered[name] = { address: checksumAddress(address), abi };
     mkdirSync(this.dir, { recursive: true });
     writeFileAtomic(this.registryFile, `${JSON.stringify(registered, null, 2)}\n`);
     return { name, address: registered[name].address, abi, source: 'registered' };
@@ -152,7 +152,7 @@ export class ContractRegistry {
     }
     return {
       name,
-      address: address === undefined ? null : getAddress(address),
+      address: address === undefined ? null : checksumAddress(address),
       abi: parseAbi(artifact.abi, `ABI file ${path}`),
       source: 'file',
     };

@@ -4,6 +4,7 @@
  * are transactions of the registry (`POST /contracts/send` to `IdentityRegistry`).
  */
 import { ZeroAddress } from 'ethers';
+import { checksumAddress } from '../../shared/address.js';
 import type { ContractCalls } from '../contracts/contract-calls.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { IDENTITY_REGISTRY_NAME } from '../identity/identity-registry.js';
@@ -68,7 +69,8 @@ export function identityResource(lookup: IdentityLookup): RestResource {
         }),
         errors: [404, 409],
         handle: async ({ params }) => ({
-          data: { identity: await lookup.handleOf(params.owner) },
+          // Any case, as everywhere in this interface: the checksum is not checked.
+          data: { identity: await lookup.handleOf(checksumAddress(params.owner)) },
         }),
       }),
     ],

@@ -25,6 +25,8 @@ import { endpointUrl, listenError } from '../transport/listen.js';
 import { limitNodeHttpServer, nodeHttpServerOptions } from '../transport/node-http-limits.js';
 import type { RestErrorBody } from '../../shared/rest-api.js';
 import { ERROR_BODY_SCHEMA, restErrorOf } from './error-mapping.js';
+import { parseJsonBody } from './json-body.js';
+import { discardRest } from './lingering-close.js';
 import {
   JSON_CONTENT_TYPE,
   RawContent,
@@ -246,6 +248,14 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
   app.addContentTypeParser('application/octet-stream', (_request, payload, done) =>
     done(null, payload),
   );
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    try {
+      done(null, parseJsonBody(text as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
 
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith(REST_PREFIX)) return;
@@ -311,8 +321,13 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
         error: String((error as Error)?.stack ?? error),
       });
     }
-    // A refused body may still be arriving: end the connection instead of reading it.
-    if (hasBody(request) && !request.raw.complete) reply.header('connection', 'close');
+    // A refused body may still be arriving. A streamed one (an upload) may be gigabytes that
+    // the client is still sending: answer on the open connection while discarding the rest.
+    // Any other is small: end the connection instead of reading it.
+    if (hasBody(request) && !request.raw.complete) {
+      if (request.routeOptions.config.streamedBody) discardRest(request.raw);
+      else reply.header('connection', 'close');
+    }
     // A download that failed before its first byte had its headers set for the bytes.
     reply.removeHeader('content-length');
     reply.header('content-type', JSON_CONTENT_TYPE);

@@ -153,29 +153,6 @@ function contentLength(headers: IncomingHttpHeaders): number | undefined {
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** How long a refused upload's remaining bytes are read and discarded before its connection closes. */
-const LINGER_MS = 5_000;
-
-/**
- * Reads and discards the rest of a refused upload, for at most LINGER_MS, before the 413 goes
- * out: a client still sending its body would otherwise meet a reset connection instead of the
- * answer (the lingering close of nginx and others). Past the time the request is destroyed.
- */
-function discardRest(body: Readable): Promise<void> {
-  if (body.readableEnded || body.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      body.destroy();
-      resolve();
-    }, LINGER_MS);
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    body.once('end', done).once('error', done).once('close', done).resume();
-  });
-}
-
 /** The file's bytes as a string in `encoding`; utf-8 refuses bytes that are not UTF-8. */
 export function encodeContent(bytes: Buffer, encoding: ContentEncoding): string {
   switch (encoding) {
@@ -309,7 +286,6 @@ export function storageResource(options: StorageRouteOptions): RestResource {
             });
             return { file };
           } catch (error) {
-            if (error instanceof PayloadTooLargeError) await discardRest(body);
             // The client went away mid-body: its fault, not a fault of the node to log as one.
             if ((error as NodeJS.ErrnoException).code === 'ECONNRESET') {
               throw new InvalidInputError('body: the client closed the connection mid-upload', {
