@@ -15,6 +15,7 @@ import WebSocket from 'ws';
 import { RestClient } from '../../src/client/rest-client.js';
 import type { NodeBlockEvent, SignedContent } from '../../src/shared/rest-api.js';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
+import { RawConnection } from '../helpers/raw-http.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const MAX_BODY = 64 * 1024;
@@ -402,6 +403,56 @@ describe('the listener', () => {
       'content-type': 'application/json',
     });
     expect(answer.status).toBe(400);
+  });
+
+  it('refuses a body of another type than the route takes, naming the type', async () => {
+    const send = async (path: string, type: string | undefined, body: string) => {
+      const response = await fetch(`${daemon.endpoints.rest}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${daemon.token}`,
+          ...(type === undefined ? {} : { 'content-type': type }),
+        },
+        body: type === undefined ? new Blob([body]) : body,
+      });
+      return { status: response.status, body: (await response.json()) as unknown };
+    };
+    const json = /^request body must be application\/json \(Content-Type\)$/;
+    expectError(await send('/crypto/sign', 'text/plain', '{"data":{}}'), 400, json);
+    expectError(await send('/crypto/sign', 'application/octet-stream', '{"data":{}}'), 400, json);
+    expectError(await send('/crypto/sign', undefined, '{"data":{}}'), 400, json);
+    expectError(
+      await send('/storage/files', 'application/json', '{"bytes":"x"}'),
+      400,
+      /^request body must be application\/octet-stream \(Content-Type\)$/,
+    );
+  });
+
+  it('answers a request the HTTP parser refuses in the interface error shape', async () => {
+    const answerTo = async (head: string) => {
+      const connection = await RawConnection.open(daemon.endpoints.rest as string);
+      try {
+        connection.write(head);
+        const [answer] = await connection.responses(1);
+        return { status: answer.status, body: JSON.parse(answer.body) as unknown };
+      } finally {
+        connection.end();
+      }
+    };
+    expectError(
+      await answerTo(
+        'POST /v1/api/crypto/sign HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n',
+      ),
+      400,
+      /^malformed HTTP request \(HPE_/,
+    );
+    expectError(
+      await answerTo(
+        `GET /v1/api/status/ping?${'x'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
+      ),
+      431,
+      /^request head too large/,
+    );
   });
 
   it('refuses a forged Host and an unlisted browser Origin with 403, serves allowed ones', async () => {

@@ -10,6 +10,7 @@
  * by the storage layer's idle limits instead.
  */
 import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -91,6 +92,29 @@ function errorBody(code: number, message: string): RestErrorBody {
   return { error: { code, message } };
 }
 
+/**
+ * Answers a request Node's HTTP parser refused (a malformed head, one over the header size
+ * limit, one not received in time) with the interface's error body; fastify's default answers
+ * these in a shape of its own. The connection is closed after it, as Node does.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request head not received in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'request head too large: the request line and headers exceed 16 KiB']
+        : [400, `malformed HTTP request (${error.code ?? error.message})`];
+  const body = JSON.stringify(errorBody(status, message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n` +
+        `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 function isUpgrade(request: FastifyRequest): boolean {
   return request.headers.upgrade?.toLowerCase() === 'websocket';
 }
@@ -98,6 +122,21 @@ function isUpgrade(request: FastifyRequest): boolean {
 function hasBody(request: FastifyRequest): boolean {
   const { headers } = request;
   return headers['transfer-encoding'] !== undefined || Number(headers['content-length']) > 0;
+}
+
+/**
+ * Refuses a body of another type than the route takes, before a parser reads it: fastify's own
+ * parsers would take a text/plain or octet-stream body to a JSON route and leave the schema to
+ * say `body must be object`, and a JSON body to an upload would reach the handler.
+ */
+function refuseOtherBodyType(request: FastifyRequest): void {
+  const streamed = request.routeOptions.config.streamedBody === true;
+  if (!streamed && request.routeOptions.schema?.body === undefined) return;
+  const expected = streamed ? 'application/octet-stream' : 'application/json';
+  const sent = request.headers['content-type']?.split(';')[0].trim().toLowerCase();
+  if (sent !== expected) {
+    throw new InvalidInputError(`request body must be ${expected} (Content-Type)`);
+  }
 }
 
 /** The statuses a route can answer besides 200, each with the error body schema. */
@@ -212,6 +251,7 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     http: { ...nodeOptions, requestTimeout: 0 },
     keepAliveTimeout: nodeOptions.keepAliveTimeout,
     bodyLimit: maxBodySize,
+    clientErrorHandler: answerClientError,
     exposeHeadRoutes: false,
     logger: false,
     schemaController: {
@@ -301,7 +341,9 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
   });
 
   app.addHook('preParsing', async (request, _reply, payload) => {
-    if (request.routeOptions.config.streamedBody || !hasBody(request)) return payload;
+    if (!hasBody(request)) return payload;
+    refuseOtherBodyType(request);
+    if (request.routeOptions.config.streamedBody) return payload;
     return bodyWithDeadline(
       payload,
       readTimeoutMs,
