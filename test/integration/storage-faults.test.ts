@@ -98,9 +98,11 @@ describe('query strings', () => {
       expect(error.status).toBe(400);
       expect(error.message).toMatch(new RegExp(`${field} must be written in decimal digits`));
     }
-    const named = await refusal(rest.upload(bytes, { name: 'evil\u001b[2Jname' }));
-    expect(named.status).toBe(400);
-    expect(named.message).toMatch(/name: control characters are not allowed/);
+    for (const name of ['evil\u001b[2Jname', 'evil\u009b2Jname']) {
+      const named = await refusal(rest.upload(bytes, { name }));
+      expect(named.status).toBe(400);
+      expect(named.message).toMatch(/name: control characters are not allowed/);
+    }
     const encoding = await rest.request('GET', `/storage/files/${file.id}/content?encoding=utf8`);
     expect(encoding).toMatchObject({
       status: 400,
@@ -118,6 +120,20 @@ describe('query strings', () => {
         error: { code: 400, message: 'querystring/lmit is not a parameter of this operation' },
       },
     });
+    // Operations without parameters refuse any, as the others refuse those they lack.
+    for (const path of [
+      `/storage/files/${file.id}?x=1`,
+      `/storage/files/${file.id}/raw?encoding=hex`,
+      `/storage/chunks/${file.chunkIds[0]}?limit=5`,
+    ]) {
+      const extra = await rest.request('GET', path);
+      expect(extra.status).toBe(400);
+      expect(JSON.stringify(extra.body)).toMatch(
+        /querystring\/\w+ is not a parameter of this operation/,
+      );
+    }
+    const removal = await rest.request('DELETE', `/storage/files/${file.id}?force=1`);
+    expect(removal.status).toBe(400);
     for (const limit of [Infinity, -Infinity, '1e3' as unknown as number]) {
       const error = await refusal(rest.files({ limit }));
       expect(error.status).toBe(400);

@@ -20,8 +20,9 @@ import type { Logger } from '../logger.js';
 import { downloadStream } from './download-stream.js';
 import { JSON_CONTENT_TYPE, RawContent, restRoute, type RestResource } from './resource.js';
 
+// C0, DEL and C1: a terminal takes U+009B as CSI, as it takes ESC [.
 // eslint-disable-next-line no-control-regex -- finding them is the point
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Items of a list page when `limit` is not given, and the most a page may hold. */
 const DEFAULT_PAGE = 1000;
@@ -55,6 +56,8 @@ const PAGE_QUERY = {
   },
   additionalProperties: false,
 };
+/** The query of an operation that has no parameters: any parameter is refused, named. */
+const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false };
 const NEXT_CURSOR = { type: 'string', description: 'Present when more items follow.' };
 const LEASE_PROPERTIES = {
   redundancy: { type: 'integer', description: 'Wanted replicas on distinct volumes.' },
@@ -302,6 +305,7 @@ export function storageResource(options: StorageRouteOptions): RestResource {
         operationId: 'getFile',
         summary: "One file's metadata and upload status.",
         params: ID_PARAMS,
+        querystring: NO_QUERY,
         response: { type: 'object', required: ['file'], properties: { file: FILE_DETAIL } },
         errors: [404],
         handle: ({ params }) => ({ file: storage.fileDetail(params.id) }),
@@ -339,6 +343,7 @@ export function storageResource(options: StorageRouteOptions): RestResource {
         description:
           'Each chunk is verified before it is sent; should no replica of a chunk be intact, the connection ends before Content-Length bytes (503 when it is the first chunk). A client that takes no bytes for --storage.download-idle-timeout (default 60 s) is disconnected the same way.',
         params: ID_PARAMS,
+        querystring: NO_QUERY,
         produces: ['application/octet-stream'],
         response: { type: 'string', format: 'binary' },
         errors: [404, 503],
@@ -351,6 +356,7 @@ export function storageResource(options: StorageRouteOptions): RestResource {
         operationId: 'deleteFile',
         summary: 'Removes a file and the chunks no other file holds.',
         params: ID_PARAMS,
+        querystring: NO_QUERY,
         response: {
           type: 'object',
           required: ['data'],
@@ -393,6 +399,7 @@ export function storageResource(options: StorageRouteOptions): RestResource {
         operationId: 'getChunk',
         summary: "One chunk's metadata: the files holding it and the state of its replicas.",
         params: ID_PARAMS,
+        querystring: NO_QUERY,
         response: {
           type: 'object',
           required: ['chunk'],
