@@ -328,6 +328,15 @@ describe('contracts/call and contracts/send', () => {
       /^execution reverted: insufficient balance$/,
     );
     expectError(
+      await post(rest, '/contracts/call', {
+        contract: 'Fixture',
+        method: 'failCustom',
+        params: ['7'],
+      }),
+      400,
+      new RegExp(`^execution reverted: Refused\\("7", "${nodeAddress}"\\)$`),
+    );
+    expectError(
       await send({ contract: 'Fixture', method: 'fail' }),
       400,
       /^method: fail\(\) is pure; use contracts\/call$/,

@@ -221,6 +221,21 @@ export function decodeResults(fragment: FunctionFragment, returnData: Uint8Array
   return toJson(result) as unknown[];
 }
 
+/**
+ * A revert's data read as one of the custom errors of `abi`, as `Name(arg, …)` with the
+ * arguments as `decodeResults` gives them; undefined when none of them fits.
+ */
+export function describeCustomError(abi: readonly AbiEntry[], data: string): string | undefined {
+  try {
+    const parsed = new Interface(abi as AbiEntry[]).parseError(data);
+    if (parsed === null) return undefined;
+    const args = (toJson(parsed.args) as unknown[]).map((arg) => JSON.stringify(arg));
+    return `${parsed.name}(${args.join(', ')})`;
+  } catch {
+    return undefined;
+  }
+}
+
 function toJson(value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Result || Array.isArray(value)) return [...value].map(toJson);

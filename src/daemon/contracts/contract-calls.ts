@@ -7,9 +7,19 @@ import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { FunctionFragment } from 'ethers';
 import type { SentTransaction } from '../../shared/rest-api.js';
 import type { CallRequest, CallResult } from '../chain/call.js';
-import { InvalidInputError, TransactionRejectedError } from '../../shared/errors.js';
+import {
+  ExecutionRevertedError,
+  InvalidInputError,
+  TransactionRejectedError,
+} from '../../shared/errors.js';
 import type { IdentityTransactions } from '../identity/identity-transactions.js';
-import { decodeResults, encodeCall, resolveMethod } from './contract-abi.js';
+import {
+  decodeResults,
+  describeCustomError,
+  encodeCall,
+  resolveMethod,
+  type AbiEntry,
+} from './contract-abi.js';
 import type { ContractRegistry, NamedContract } from './contract-registry.js';
 
 export interface ContractCallsDeps {
@@ -24,12 +34,15 @@ export class ContractCalls {
 
   /** The decoded results of `method` of `contract` (a name or an address). */
   async call(contract: string, method: string, params: readonly unknown[]): Promise<unknown[]> {
-    const { target, fragment, data } = await this.prepare(contract, method, params);
-    const result = await this.deps.callAtHead({
-      from: toAddress(this.deps.transactions.address),
-      to: toAddress(target),
-      data,
-    });
+    const { target, fragment, data, abi } = await this.prepare(contract, method, params);
+    const result = await namingCustomErrors(
+      abi,
+      this.deps.callAtHead({
+        from: toAddress(this.deps.transactions.address),
+        to: toAddress(target),
+        data,
+      }),
+    );
     if (result.error) {
       throw new TransactionRejectedError(`${fragment.format('sighash')} failed: ${result.error}`);
     }
@@ -58,7 +71,7 @@ export class ContractCalls {
     params: readonly unknown[],
     amountInWei: bigint,
   ): Promise<SentTransaction> {
-    const { target, fragment, data } = await this.prepare(contract, method, params);
+    const { target, fragment, data, abi } = await this.prepare(contract, method, params);
     if (fragment.constant) {
       throw new InvalidInputError(
         `method: ${fragment.format('sighash')} is ${fragment.stateMutability}; use contracts/call`,
@@ -69,7 +82,10 @@ export class ContractCalls {
         `amountInWei: ${fragment.format('sighash')} is not payable; send 0`,
       );
     }
-    const receipt = await this.deps.transactions.send({ to: target, data, value: amountInWei });
+    const receipt = await namingCustomErrors(
+      abi,
+      this.deps.transactions.send({ to: target, data, value: amountInWei }),
+    );
     return {
       transactionHash: `0x${Buffer.from(receipt.transactionHash).toString('hex')}`,
       blockNumber: Number(receipt.blockNumber),
@@ -86,7 +102,12 @@ export class ContractCalls {
     contract: string,
     method: string,
     params: readonly unknown[],
-  ): Promise<{ target: string; fragment: FunctionFragment; data: Uint8Array }> {
+  ): Promise<{
+    target: string;
+    fragment: FunctionFragment;
+    data: Uint8Array;
+    abi: readonly AbiEntry[];
+  }> {
     const named: NamedContract = await this.deps.registry.get(contract);
     if (named.address === null) {
       throw new InvalidInputError(
@@ -94,7 +115,27 @@ export class ContractCalls {
       );
     }
     const fragment = resolveMethod(named.abi, method, named.name);
-    return { target: named.address, fragment, data: encodeCall(fragment, params) };
+    return {
+      target: named.address,
+      fragment,
+      data: encodeCall(fragment, params),
+      abi: named.abi,
+    };
+  }
+}
+
+/**
+ * A revert without a reason string whose data is one of the contract's custom errors says
+ * which, with its arguments (`execution reverted: Refused("7", "0x…")`), as cast and ethers do.
+ */
+async function namingCustomErrors<T>(abi: readonly AbiEntry[], work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    const bare = error instanceof ExecutionRevertedError && error.message === 'execution reverted';
+    if (!bare || typeof error.data !== 'string') throw error;
+    const custom = describeCustomError(abi, error.data);
+    throw custom === undefined ? error : new ExecutionRevertedError(error.data, custom);
   }
 }
 
