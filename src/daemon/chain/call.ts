@@ -72,6 +72,20 @@ export interface CallEnvironment {
 const ERROR_SELECTOR = '0x08c379a0';
 const PANIC_SELECTOR = '0x4e487b71';
 
+/** What the Solidity compiler's panic codes mean, in geth's words (clients match on them). */
+const PANIC_REASONS = new Map<bigint, string>([
+  [0x00n, 'generic panic'],
+  [0x01n, 'assert(false)'],
+  [0x11n, 'arithmetic underflow or overflow'],
+  [0x12n, 'division or modulo by zero'],
+  [0x21n, 'enum overflow'],
+  [0x22n, 'invalid encoded storage byte array accessed'],
+  [0x31n, 'out-of-bounds array access; popping on empty array'],
+  [0x32n, 'out-of-bounds access of an array or bytesN'],
+  [0x41n, 'out of memory'],
+  [0x51n, 'uninitialized function'],
+]);
+
 /** Decodes `Error(string)` and `Panic(uint256)` revert data into a reason, when it is one. */
 export function decodeRevertReason(data: Uint8Array): string | undefined {
   const hex = bytesToHex(data);
@@ -81,7 +95,8 @@ export function decodeRevertReason(data: Uint8Array): string | undefined {
     return new TextDecoder().decode(data.subarray(68, 68 + length));
   }
   if (hex.startsWith(PANIC_SELECTOR) && data.length === 36) {
-    return `panic: 0x${BigInt(bytesToHex(data.subarray(4))).toString(16)}`;
+    const code = BigInt(bytesToHex(data.subarray(4)));
+    return PANIC_REASONS.get(code) ?? `unknown panic code: 0x${code.toString(16)}`;
   }
   return undefined;
 }
