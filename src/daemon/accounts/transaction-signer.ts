@@ -149,7 +149,7 @@ export class TransactionSigner {
   private async fill(fields: TransactionFields): Promise<TxData[TransactionType]> {
     const { common, pool } = this.deps;
     if (fields.chainId !== undefined && fields.chainId !== common.chainId()) {
-      throw new InvalidInputError(
+      throw new TransactionRejectedError(
         `invalid chain id: have ${fields.chainId} want ${common.chainId()}`,
       );
     }

@@ -14,6 +14,7 @@ import { InvalidInputError, NotFoundError, UnsupportedError } from '../../shared
 import type { JsonSchema } from '../rpc/params.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { TRACE_THREAD_ENTRY } from '../thread-entries.js';
+import { refuseGenesis } from '../trace/replay.js';
 import { checkStateOverrides, type StateOverrides } from '../trace/state-overrides.js';
 import { traceOptions, type TraceConfig } from '../trace/trace-options.js';
 import type { TraceJob } from '../trace/trace-protocol.js';
@@ -129,7 +130,7 @@ export function debugTraceMethods(services: NodeServices): MethodDefinition[] {
   const trace = (job: TraceJob, config: TraceCallConfig | undefined) =>
     threads.run(job, blockTraceOptions(config));
   const traceBlock = (stored: StoredBlock, config: TraceCallConfig | undefined) => {
-    if (stored.number === 0n) throw new InvalidInputError('genesis is not traceable');
+    refuseGenesis(stored.number);
     return trace({ kind: 'block', number: stored.number }, config);
   };
 
@@ -163,7 +164,7 @@ export function debugTraceMethods(services: NodeServices): MethodDefinition[] {
         } catch (error) {
           throw new InvalidInputError(`could not decode block: ${(error as Error).message}`);
         }
-        if (block.header.number === 0n) throw new InvalidInputError('genesis is not traceable');
+        refuseGenesis(block.header.number);
         const parentHash = block.header.parentHash;
         if (chain.getBlockByHash(parentHash) === undefined) {
           throw new NotFoundError(`parent ${hex(parentHash)} not found`);
