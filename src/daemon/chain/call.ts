@@ -140,12 +140,15 @@ export function buildTx(
   return tx;
 }
 
-/** Whether the request names a price, and so pays for its gas. */
+/**
+ * Whether the request names a price, and so pays for its gas. Fee fields that are all zero name
+ * none: geth runs such a call without fees, whichever fields spell the zero.
+ */
 export function hasFee(request: CallRequest): boolean {
   return (
     (request.gasPrice ?? 0n) > 0n ||
-    request.maxFeePerGas !== undefined ||
-    request.maxPriorityFeePerGas !== undefined
+    (request.maxFeePerGas ?? 0n) > 0n ||
+    (request.maxPriorityFeePerGas ?? 0n) > 0n
   );
 }
 
