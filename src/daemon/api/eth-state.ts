@@ -4,14 +4,7 @@ import { ServerError } from '../../shared/errors.js';
 import { callerOf, defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { JsonText } from '../rpc/dispatcher.js';
-import {
-  accessListCallObjectSchema,
-  callObjectSchema,
-  toAccessListRequest,
-  toCallRequest,
-  type AccessListCallObject,
-  type CallObject,
-} from './call-request.js';
+import { callObjectSchema, toCallRequest, type CallObject } from './call-request.js';
 import { hex, quantity } from './formatters.js';
 import { unprefixedHex } from '../chain/byte-strings.js';
 import { addressSchema, blockSelectorSchema, toAddress } from './hex-schemas.js';
@@ -139,12 +132,12 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
         return new JsonText(['"0x', unprefixedHex(result.returnData), '"']);
       },
     }),
-    defineMethod<[AccessListCallObject, BlockSelector?]>({
+    defineMethod<[CallObject, BlockSelector?]>({
       name: 'eth_createAccessList',
-      params: [{ name: 'transaction', schema: accessListCallObjectSchema }, block],
+      params: [{ name: 'transaction', schema: callObjectSchema }, block],
       handler: async ([call, selector], context) => {
         const result = await chain.createAccessList(
-          toAccessListRequest(call),
+          toCallRequest(call),
           requireBlockNumber(chain, selector),
           callerOf(context),
         );

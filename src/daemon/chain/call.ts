@@ -24,7 +24,7 @@ import { CallStateManager, CommittedReads } from './call-state.js';
 import { latin1Key, unprefixedHex } from './byte-strings.js';
 import { checksumAddress } from './checksum-address.js';
 import type { FlatStateView } from './flat-state.js';
-import { MIN_TX_GAS, rejectionReason } from './executor.js';
+import { rejectionReason } from './executor.js';
 import { LruCache } from './lru-cache.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
 import type { TrieNodeReader } from './trie-node-overlay.js';
@@ -40,7 +40,7 @@ export interface CallRequest {
   value?: bigint;
   data?: Uint8Array;
   nonce?: bigint;
-  /** EIP-2930 access list; only `eth_createAccessList` sets it (it then runs as a typed tx). */
+  /** EIP-2930 access list: the call runs as a typed transaction carrying it. */
   accessList?: AccessList;
 }
 
@@ -373,6 +373,8 @@ function addressKey(address: Address | undefined): string {
 function outcomeKey(env: CallEnvironment, request: CallRequest): string | undefined {
   const { data } = request;
   if (data !== undefined && data.length > CACHED_CALL_MAX_BYTES) return undefined;
+  // Calls with an access list are rare, and the list would make the key as large as data.
+  if (request.accessList !== undefined) return undefined;
   const { gas, gasPrice, maxFeePerGas, maxPriorityFeePerGas, value, nonce } = request;
   return (
     env.vms.blockKey(env.block) +
@@ -387,9 +389,15 @@ function outcomeSize(outcome: CallOutcome): number {
   return 'reverted' in outcome ? outcome.reverted.length : outcome.result.returnData.length;
 }
 
-/** Runs a call on this thread. */
+/**
+ * Runs a call on this thread. A call with an access list runs as the transaction it stands for
+ * even without fees: the list's intrinsic gas is charged and its entries start warm, exactly as
+ * `runTx` does for a transaction (geth counts both in a call's gas too).
+ */
 export const runCall: CallRunner = (env, request) =>
-  hasFee(request) ? runFeeCall(env, request) : runFeelessCall(env, request);
+  hasFee(request) || request.accessList !== undefined
+    ? runTransactionCall(env, request)
+    : runFeelessCall(env, request);
 
 /**
  * Executes a call through `run`; reverts throw `ExecutionRevertedError` with the revert data.
@@ -466,8 +474,11 @@ export async function refuseUnaffordableWith(
   return balance;
 }
 
-/** A call with fee fields runs as a transaction, so the sender must afford gas and value. */
-async function runFeeCall(env: CallEnvironment, request: CallRequest): Promise<CallOutcome> {
+/** A call run as a transaction; with fee fields the sender must afford gas and value. */
+async function runTransactionCall(
+  env: CallEnvironment,
+  request: CallRequest,
+): Promise<CallOutcome> {
   await refuseUnaffordable(env, request, callGasLimit(env, request));
   const result = await runOnce(env, request, callGasLimit(env, request));
   return outcomeOf(result.execResult, result.totalGasSpent, capNote(env, request));
@@ -572,16 +583,18 @@ export async function estimateGas(env: CallEnvironment, request: CallRequest): P
     const allowance = (balance - (request.value ?? 0n)) / price;
     if (allowance < hi) hi = allowance;
   }
-  // As geth does: a transfer without data to an account without code is tried with the
-  // intrinsic gas first, which the search below would overshoot by up to its 1.5% tolerance.
-  const plainTransfer =
-    (request.data?.length ?? 0) === 0 && request.to !== undefined && hi >= MIN_TX_GAS;
-  if (
-    plainTransfer &&
-    (await hasNoCode(env, request.to!)) &&
-    (await succeeds(env, request, MIN_TX_GAS))
-  ) {
-    return MIN_TX_GAS;
+  // As geth does: a transfer without data to an account without code is tried with its
+  // intrinsic gas first (21000, and its access list's), which the search below would
+  // overshoot by up to its 1.5% tolerance.
+  if ((request.data?.length ?? 0) === 0 && request.to !== undefined) {
+    const intrinsic = buildTx(env, request, hi).getIntrinsicGas();
+    if (
+      hi >= intrinsic &&
+      (await hasNoCode(env, request.to)) &&
+      (await succeeds(env, request, intrinsic))
+    ) {
+      return intrinsic;
+    }
   }
   const allowanceNote =
     hi === env.gasCap && cappedByGasCap(env, request) ? ' (--json-rpc.gas-cap)' : '';
