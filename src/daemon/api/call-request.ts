@@ -7,6 +7,7 @@ import type { AccessList } from '@ethereumjs/tx';
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { CallRequest } from '../chain/call.js';
 import { InvalidInputError } from '../../shared/errors.js';
+import { checkStateOverrides, type StateOverrides } from '../trace/state-overrides.js';
 import type { JsonSchema } from '../rpc/params.js';
 import {
   addressSchema,
@@ -64,6 +65,36 @@ export const callObjectSchema: JsonSchema = {
   description: 'a call object {from, to, gas, gasPrice, value, data, accessList, ...}',
 };
 
+const slotsSchema: JsonSchema = {
+  type: 'object',
+  propertyNames: hash32Schema,
+  additionalProperties: hash32Schema,
+  description: 'an object of 32-byte slots to 32-byte values',
+};
+
+/**
+ * geth's state override set: the third parameter of eth_call and eth_estimateGas, and
+ * debug_traceCall's `stateOverrides`.
+ */
+export const stateOverridesSchema: JsonSchema = {
+  type: 'object',
+  propertyNames: addressSchema,
+  additionalProperties: {
+    type: 'object',
+    properties: {
+      balance: uint256Schema,
+      nonce: uint64Schema,
+      code: dataSchema,
+      state: slotsSchema,
+      stateDiff: slotsSchema,
+    },
+    additionalProperties: false,
+    description: 'an account override {balance, nonce, code, state, stateDiff}',
+  },
+  description:
+    'state overrides: an object of addresses to {balance, nonce, code, state, stateDiff}',
+};
+
 const toBigInt = (value: string | undefined) => (value === undefined ? undefined : BigInt(value));
 
 /**
@@ -113,6 +144,21 @@ export function toCallRequest(call: CallObject): CallRequest {
     nonce: toBigInt(call.nonce),
     accessList: toAccessList(call.accessList),
   };
+}
+
+/**
+ * The request of eth_call and eth_estimateGas: the call, run on the state with geth's
+ * `overrides` applied when given.
+ *
+ * @throws InvalidInputError for what geth refuses in overrides beyond the schema.
+ */
+export function toOverriddenCallRequest(
+  call: CallObject,
+  overrides: StateOverrides | undefined,
+): CallRequest {
+  if (overrides === undefined) return toCallRequest(call);
+  checkStateOverrides(overrides);
+  return { ...toCallRequest(call), stateOverrides: overrides };
 }
 
 /** An access list in the library's form: lowercase hex, as it keys accounts and slots. */

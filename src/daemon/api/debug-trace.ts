@@ -20,44 +20,20 @@ import { traceOptions, type TraceConfig } from '../trace/trace-options.js';
 import type { TraceJob } from '../trace/trace-protocol.js';
 import { TraceThreads } from '../trace/trace-threads.js';
 import { resolveBlockNumber, type BlockSelector } from './block-selector.js';
-import { callObjectSchema, toCallRequest, type CallObject } from './call-request.js';
+import {
+  callObjectSchema,
+  stateOverridesSchema,
+  toCallRequest,
+  type CallObject,
+} from './call-request.js';
 import { hex } from './formatters.js';
 import {
-  addressSchema,
   blockNumberOrTagSchema,
   blockSelectorSchema,
   dataSchema,
   hash32Schema,
-  uint256Schema,
-  uint64Schema,
 } from './hex-schemas.js';
 import type { NodeServices } from './services.js';
-
-const slotsSchema: JsonSchema = {
-  type: 'object',
-  propertyNames: hash32Schema,
-  additionalProperties: hash32Schema,
-  description: 'an object of 32-byte slots to 32-byte values',
-};
-
-const stateOverridesSchema: JsonSchema = {
-  type: 'object',
-  propertyNames: addressSchema,
-  additionalProperties: {
-    type: 'object',
-    properties: {
-      balance: uint256Schema,
-      nonce: uint64Schema,
-      code: dataSchema,
-      state: slotsSchema,
-      stateDiff: slotsSchema,
-    },
-    additionalProperties: false,
-    description: 'an account override {balance, nonce, code, state, stateDiff}',
-  },
-  description:
-    'state overrides: an object of addresses to {balance, nonce, code, state, stateDiff}',
-};
 
 const flag = { type: 'boolean' };
 

@@ -4,7 +4,14 @@ import { ServerError } from '../../shared/errors.js';
 import { callerOf, defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { JsonText } from '../rpc/dispatcher.js';
-import { callObjectSchema, toCallRequest, type CallObject } from './call-request.js';
+import {
+  callObjectSchema,
+  stateOverridesSchema,
+  toCallRequest,
+  toOverriddenCallRequest,
+  type CallObject,
+} from './call-request.js';
+import type { StateOverrides } from '../trace/state-overrides.js';
 import { hex, quantity } from './formatters.js';
 import { unprefixedHex } from '../chain/byte-strings.js';
 import { addressSchema, blockSelectorSchema, toAddress } from './hex-schemas.js';
@@ -12,6 +19,7 @@ import type { ChainView } from './services.js';
 
 const address = { name: 'address', schema: addressSchema };
 const block = { name: 'block', schema: blockSelectorSchema, optional: true };
+const stateOverrides = { name: 'stateOverrides', schema: stateOverridesSchema, optional: true };
 
 /** Storage keys: QUANTITY-like or 32-byte DATA; at most 32 bytes. */
 const storageKeySchema = {
@@ -117,12 +125,12 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
           keys,
         ),
     }),
-    defineMethod<[CallObject, BlockSelector?]>({
+    defineMethod<[CallObject, BlockSelector?, StateOverrides?]>({
       name: 'eth_call',
-      params: [{ name: 'transaction', schema: callObjectSchema }, block],
-      handler: async ([call, selector], context) => {
+      params: [{ name: 'transaction', schema: callObjectSchema }, block, stateOverrides],
+      handler: async ([call, selector, overrides], context) => {
         const result = await chain.call(
-          toCallRequest(call),
+          toOverriddenCallRequest(call, overrides),
           requireBlockNumber(chain, selector),
           callerOf(context),
         );
@@ -148,13 +156,13 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
         };
       },
     }),
-    defineMethod<[CallObject, BlockSelector?]>({
+    defineMethod<[CallObject, BlockSelector?, StateOverrides?]>({
       name: 'eth_estimateGas',
-      params: [{ name: 'transaction', schema: callObjectSchema }, block],
-      handler: async ([call, selector], context) =>
+      params: [{ name: 'transaction', schema: callObjectSchema }, block, stateOverrides],
+      handler: async ([call, selector, overrides], context) =>
         quantity(
           await chain.estimateGas(
-            toCallRequest(call),
+            toOverriddenCallRequest(call, overrides),
             requireBlockNumber(chain, selector),
             callerOf(context),
           ),

@@ -27,6 +27,7 @@ import type { FlatStateView } from './flat-state.js';
 import { rejectionReason } from './executor.js';
 import { LruCache } from './lru-cache.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
+import { applyStateOverrides, type StateOverrides } from '../trace/state-overrides.js';
 import type { TrieNodeReader } from './trie-node-overlay.js';
 
 /** An unsigned transaction request (`eth_call` / `eth_estimateGas` call object). */
@@ -42,6 +43,8 @@ export interface CallRequest {
   nonce?: bigint;
   /** EIP-2930 access list: the call runs as a typed transaction carrying it. */
   accessList?: AccessList;
+  /** geth's state overrides, written into the call's state before it runs. */
+  stateOverrides?: StateOverrides;
 }
 
 /**
@@ -318,7 +321,7 @@ export async function runOnce(
   onStep?: (step: InterpreterStep) => void,
 ): Promise<RunTxResult> {
   const block = env.vms.blockFor(env, hasFee(request), gasLimit);
-  return env.vms.run(env, async (vm) => {
+  return runOn(env, request, async (vm) => {
     if (onStep !== undefined) vm.evm.events!.on('step', onStep);
     try {
       return await runTx(vm, {
@@ -334,6 +337,23 @@ export async function runOnce(
     } finally {
       if (onStep !== undefined) vm.evm.events!.off('step', onStep);
     }
+  });
+}
+
+/**
+ * Runs `task` on the VM for `env`'s state with the request's state overrides written in: inside
+ * the checkpoint every call's state writes are reverted from, so they go with it.
+ */
+async function runOn<T>(
+  env: CallEnvironment,
+  request: CallRequest,
+  task: (vm: VM) => Promise<T>,
+): Promise<T> {
+  const overrides = request.stateOverrides;
+  if (overrides === undefined) return env.vms.run(env, task);
+  return env.vms.run(env, async (vm) => {
+    await applyStateOverrides(vm.stateManager, overrides);
+    return task(vm);
   });
 }
 
@@ -373,8 +393,9 @@ function addressKey(address: Address | undefined): string {
 function outcomeKey(env: CallEnvironment, request: CallRequest): string | undefined {
   const { data } = request;
   if (data !== undefined && data.length > CACHED_CALL_MAX_BYTES) return undefined;
-  // Calls with an access list are rare, and the list would make the key as large as data.
-  if (request.accessList !== undefined) return undefined;
+  // Calls with an access list are rare, and the list would make the key as large as data;
+  // overrides change the state, which the key takes from the block hash alone.
+  if (request.accessList !== undefined || request.stateOverrides !== undefined) return undefined;
   const { gas, gasPrice, maxFeePerGas, maxPriorityFeePerGas, value, nonce } = request;
   return (
     env.vms.blockKey(env.block) +
@@ -426,9 +447,17 @@ export async function executeCall(
   return outcome.result;
 }
 
-/** Balance of `address` in the state after `env.block`. */
-async function balanceOf(env: CallEnvironment, address: Address): Promise<bigint> {
-  return env.vms.run(env, async (vm) => (await vm.stateManager.getAccount(address))?.balance ?? 0n);
+/** Balance of `address` in the state after `env.block`, with the request's overrides. */
+async function balanceOf(
+  env: CallEnvironment,
+  request: CallRequest,
+  address: Address,
+): Promise<bigint> {
+  return runOn(
+    env,
+    request,
+    async (vm) => (await vm.stateManager.getAccount(address))?.balance ?? 0n,
+  );
 }
 
 /** The price the sender must be able to pay per gas: the fee cap, as geth checks it. */
@@ -447,7 +476,7 @@ export function refuseUnaffordable(
   request: CallRequest,
   gasLimit: bigint,
 ): Promise<bigint> {
-  return refuseUnaffordableWith((address) => balanceOf(env, address), request, gasLimit);
+  return refuseUnaffordableWith((address) => balanceOf(env, request, address), request, gasLimit);
 }
 
 /** {@link refuseUnaffordable} against balances read by `balanceOf` (a state with overrides). */
@@ -523,7 +552,7 @@ async function runFeelessCall(env: CallEnvironment, request: CallRequest): Promi
   await refuseUnaffordable(env, request, gasLimit);
   const block = env.vms.blockFor(env, false, gasLimit);
   const caller = request.from ?? createZeroAddress();
-  const result = await env.vms.run(env, async (vm) => {
+  const result = await runOn(env, request, async (vm) => {
     const { journal } = vm.evm;
     warmAsTransactionStart(vm, caller, request.to, block);
     try {
@@ -562,9 +591,13 @@ async function succeeds(
   }
 }
 
-/** Whether `address` holds no code in the state after `env.block`. */
-async function hasNoCode(env: CallEnvironment, address: Address): Promise<boolean> {
-  return env.vms.run(env, async (vm) => (await vm.stateManager.getCode(address)).length === 0);
+/** Whether `address` holds no code in the state after `env.block`, with the overrides. */
+async function hasNoCode(
+  env: CallEnvironment,
+  request: CallRequest,
+  address: Address,
+): Promise<boolean> {
+  return runOn(env, request, async (vm) => (await vm.stateManager.getCode(address)).length === 0);
 }
 
 /**
@@ -590,7 +623,7 @@ export async function estimateGas(env: CallEnvironment, request: CallRequest): P
     const intrinsic = buildTx(env, request, hi).getIntrinsicGas();
     if (
       hi >= intrinsic &&
-      (await hasNoCode(env, request.to)) &&
+      (await hasNoCode(env, request, request.to)) &&
       (await succeeds(env, request, intrinsic))
     ) {
       return intrinsic;
