@@ -16,6 +16,8 @@ const PASSPHRASE = 'correct horse battery staple';
 const DEV = DEV_ADDRESSES[0].toLowerCase();
 const RECIPIENT = DEV_ADDRESSES[9].toLowerCase();
 const ONE_ETHER = '0xde0b6b3a7640000';
+/** geth's wording, answered -32000 as geth does (a well-formed passphrase that does not fit). */
+const WRONG_PASSPHRASE = 'could not decrypt key with given password';
 const hexOf = (text: string) => `0x${Buffer.from(text, 'utf8').toString('hex')}`;
 
 /** Funds `address` with one ether from dev account 0 and waits until it is mined. */
@@ -58,6 +60,16 @@ describe('accounts against a running daemon', () => {
     expect((await waitForReceipt(daemon.rpc, hash)).status).toBe('0x1');
   });
 
+  it('refuses eth_sendTransaction for another chain id as geth does (-32000)', async () => {
+    const error = await rpcError(
+      daemon.rpc.call('eth_sendTransaction', [
+        { from: DEV, to: RECIPIENT, value: '0x1', chainId: '0x1' },
+      ]),
+    );
+    expect(error.code).toBe(-32000);
+    expect(error.message).toMatch(/^invalid chain id: have 1 want /);
+  });
+
   it('refuses every personal method without the token', async () => {
     for (const [method, params] of [
       ['personal_listAccounts', []],
@@ -87,7 +99,7 @@ describe('accounts against a running daemon', () => {
     const wrong = await rpcError(
       daemon.authedRpc.call('personal_unlockAccount', [address, 'wrong', 60]),
     );
-    expect(wrong.message).toBe('could not decrypt key with given password');
+    expect(wrong).toMatchObject({ code: -32000, message: WRONG_PASSPHRASE });
     expect(await canSign(daemon, address)).toBe(false);
 
     // unlock with the right passphrase: usable by eth_sign and eth_sendTransaction
@@ -114,7 +126,7 @@ describe('accounts against a running daemon', () => {
     const wrong = await rpcError(
       daemon.authedRpc.call('personal_sendTransaction', [{ from: address, to: RECIPIENT }, 'no']),
     );
-    expect(wrong.message).toBe('could not decrypt key with given password');
+    expect(wrong).toMatchObject({ code: -32000, message: WRONG_PASSPHRASE });
     const hash = await daemon.authedRpc.call<string>('personal_sendTransaction', [
       { from: address, to: RECIPIENT, value: '0x2', gasLimit: '0x5208' },
       PASSPHRASE,
@@ -141,6 +153,10 @@ describe('accounts against a running daemon', () => {
     expect(await canSign(daemon, address)).toBe(false);
     const locked = await rpcError(daemon.authedRpc.call('personal_sign', [message, address]));
     expect(locked.message).toBe('authentication needed: password or unlock');
+    const wrong = await rpcError(
+      daemon.authedRpc.call('personal_sign', [message, address, 'not the passphrase']),
+    );
+    expect(wrong).toMatchObject({ code: -32000, message: WRONG_PASSPHRASE });
     const unlocked = await daemon.authedRpc.call<string>('personal_sign', [message, DEV]);
     expect(unlocked).toBe(signature);
 
@@ -192,7 +208,7 @@ describe('accounts against a running daemon', () => {
     expect(await daemon.authedRpc.call('personal_unlockAccount', [address, key, 0])).toBe(true);
     expect(await canSign(daemon, address)).toBe(true);
     const wrong = await rpcError(daemon.authedRpc.call('personal_unpair', ['local://ops', 'x']));
-    expect(wrong.message).toBe('could not decrypt key with given password');
+    expect(wrong).toMatchObject({ code: -32000, message: WRONG_PASSPHRASE });
     expect(await daemon.authedRpc.call('personal_unpair', ['local://ops', key])).toBeNull();
     expect(await daemon.rpc.call('eth_accounts')).not.toContain(address);
     const gone = await rpcError(daemon.rpc.call('eth_sign', [address, '0x00']));

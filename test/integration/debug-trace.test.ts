@@ -532,9 +532,14 @@ describe('debug tracing', () => {
       code: -32000,
       message: 'transaction not found',
     });
-    expect(
-      await trace('debug_traceBlockByNumber', ['0x0']).catch((error: Error) => error.message),
-    ).toBe('genesis is not traceable');
+    for (const genesis of ['0x0', 'earliest']) {
+      expect(
+        await trace('debug_traceBlockByNumber', [genesis]).catch((error: RpcResponseError) => ({
+          code: error.code,
+          message: error.message,
+        })),
+      ).toEqual({ code: -32000, message: 'genesis is not traceable' });
+    }
     expect(
       await trace('debug_traceBlockByNumber', ['0xffff']).catch((error: Error) => error.message),
     ).toBe('block #65535 not found');

@@ -131,7 +131,7 @@ describe('unlock state machine', () => {
   });
 
   it('unlocks with the right passphrase only', async () => {
-    await expect(accounts.unlock(address, 'wrong')).rejects.toThrow(InvalidInputError);
+    await expect(accounts.unlock(address, 'wrong')).rejects.toThrow(ConflictError);
     expect(accounts.isUnlocked(address)).toBe(false);
     await accounts.unlock(address, PASSPHRASE);
     expect(Buffer.from(await accounts.unlockedKey(address)).toString('hex')).toBe(

@@ -39,6 +39,12 @@ async function expectInvalidInput(run: () => unknown, message: string | RegExp):
   expect((thrown as Error).message).toMatch(message);
 }
 
+/** geth answers a wrong passphrase -32000, so it is not an input error (-32602). */
+async function expectWrongPassphrase(run: () => Promise<unknown>): Promise<void> {
+  await expect(run()).rejects.toThrow(new ConflictError(WRONG_PASSPHRASE_MESSAGE));
+  await expect(run()).rejects.toBeInstanceOf(ConflictError);
+}
+
 /** A PBKDF2 key file built only with node:crypto and ethers, independent of the code under test. */
 function pbkdf2KeyFile(privateKey: Uint8Array, password: string): Record<string, unknown> {
   const salt = randomBytes(32);
@@ -122,7 +128,7 @@ describe('encryptKey / decryptKey', () => {
 
   it('rejects a wrong passphrase with geth’s message', async () => {
     const file = await encryptKey(DEV_KEY, PASSPHRASE, { kdf: 'light' });
-    await expectInvalidInput(() => decryptKey(file, 'wrong'), WRONG_PASSPHRASE_MESSAGE);
+    await expectWrongPassphrase(() => decryptKey(file, 'wrong'));
     expect(WRONG_PASSPHRASE_MESSAGE).toBe('could not decrypt key with given password');
   });
 
@@ -157,7 +163,7 @@ describe('encryptKey / decryptKey', () => {
     const wallet = await Wallet.fromEncryptedJson(JSON.stringify(file), PASSPHRASE);
     expect(wallet.privateKey).toBe(`0x${DEV_KEY_HEX}`);
     expect(hex(await decryptKey(file, PASSPHRASE))).toBe(DEV_KEY_HEX);
-    await expectInvalidInput(() => decryptKey(file, 'wrong'), WRONG_PASSPHRASE_MESSAGE);
+    await expectWrongPassphrase(() => decryptKey(file, 'wrong'));
   });
 
   it('decrypts the Web3 Secret Storage PBKDF2 test vector', async () => {

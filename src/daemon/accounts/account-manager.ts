@@ -24,7 +24,7 @@ import { ConflictError, InvalidInputError, NodeError, NotFoundError } from '../.
 import type { Logger } from '../logger.js';
 import type { KeyDerivationSlots } from './key-derivation-slots.js';
 import { KeystoreDirectory } from './keystore-dir.js';
-import { WRONG_PASSPHRASE_MESSAGE, decryptKey, encryptKey } from './keystore.js';
+import { decryptKey, encryptKey, wrongPassphrase } from './keystore.js';
 import type { KdfStrength } from './keystore.js';
 import { LocalWallets, type InitializedWallet } from './local-wallets.js';
 import { generatePrivateKey } from './private-key.js';
@@ -148,7 +148,8 @@ export class AccountManager {
    * Unlocks `address` for `seconds` (0: until the process exits).
    *
    * @throws NotFoundError if the node does not manage the account.
-   * @throws InvalidInputError if the passphrase is wrong or the duration out of range.
+   * @throws ConflictError if the passphrase is wrong.
+   * @throws InvalidInputError if the duration is out of range.
    */
   async unlock(
     address: string,
@@ -264,7 +265,7 @@ export class AccountManager {
   private async decryptKey(account: string, passphrase: string): Promise<Uint8Array> {
     const devKey = this.devKeys.get(account);
     if (devKey !== undefined) {
-      if (passphrase !== '') throw new InvalidInputError(WRONG_PASSPHRASE_MESSAGE);
+      if (passphrase !== '') throw wrongPassphrase();
       return hexToBytes(devKey);
     }
     if (await this.keystore.find(account)) {

@@ -14,7 +14,7 @@ import {
   randomUUID,
   timingSafeEqual,
 } from 'node:crypto';
-import { InvalidInputError } from '../../shared/errors.js';
+import { ConflictError, InvalidInputError } from '../../shared/errors.js';
 import { keccak256 } from '../crypto/wasm-crypto.js';
 import { parseKeystore } from './keystore-format.js';
 import type { KeystoreCrypto, KeystoreV3, ParsedKeystore } from './keystore-format.js';
@@ -27,6 +27,12 @@ export type { KdfStrength } from './keystore-kdf.js';
 
 /** geth's wording, which wallets and scripts match on. */
 export const WRONG_PASSPHRASE_MESSAGE = 'could not decrypt key with given password';
+
+/**
+ * The refusal of a passphrase that does not open a key: the parameter is well formed, the key
+ * just does not open with it, so geth answers it as a failed request (-32000), not -32602.
+ */
+export const wrongPassphrase = (): ConflictError => new ConflictError(WRONG_PASSPHRASE_MESSAGE);
 
 const CIPHER = 'aes-128-ctr';
 const SALT_BYTES = 32;
@@ -90,8 +96,8 @@ export async function encryptKey(
  * The passphrase is tried as given in UTF-8, as geth does, and then in Unicode NFKC form if that
  * differs, as ethers normalises it; so files from either open with the same passphrase.
  *
- * @throws InvalidInputError with {@link WRONG_PASSPHRASE_MESSAGE} when the MAC does not match;
- *   with a message naming the field when the file is malformed; with
+ * @throws ConflictError with {@link WRONG_PASSPHRASE_MESSAGE} when the MAC does not match;
+ *   InvalidInputError with a message naming the field when the file is malformed; with
  *   "key content mismatch" when the key does not belong to the file's `address`.
  */
 export async function decryptKey(json: unknown, passphrase: string): Promise<Uint8Array> {
@@ -101,7 +107,7 @@ export async function decryptKey(json: unknown, passphrase: string): Promise<Uin
     const privateKey = await tryDecrypt(keystore.crypto, Buffer.from(candidate, 'utf8'));
     if (privateKey) return checkedAgainstAddress(privateKey, keystore);
   }
-  throw new InvalidInputError(WRONG_PASSPHRASE_MESSAGE);
+  throw wrongPassphrase();
 }
 
 /** The private key, or `undefined` when the MAC shows the passphrase is wrong. */

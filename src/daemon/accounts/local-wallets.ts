@@ -78,7 +78,8 @@ export class LocalWallets {
    * Deletes the wallet at `url` after checking its pairing password; returns its address.
    *
    * @throws NotFoundError if there is no such wallet.
-   * @throws InvalidInputError if the password is wrong (geth's wording) or the URL malformed.
+   * @throws ConflictError if the password is wrong (geth's wording).
+   * @throws InvalidInputError if the URL is malformed.
    */
   async unpair(url: string, password: string): Promise<string> {
     const path = this.pathOf(url);

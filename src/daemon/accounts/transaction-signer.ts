@@ -6,11 +6,18 @@
  * 90 000 (the spec's default), and fees follow EIP-1559 with the suggested tip
  * (eth_maxPriorityFeePerGas) and a fee cap of twice the next base fee plus the tip, which keeps
  * the transaction includable through several blocks of rising base fee. A `gasPrice` makes a
- * legacy (EIP-155) transaction instead. Filling, signing and admission run one request at a
- * time, so concurrent sends from one account get consecutive nonces instead of colliding.
+ * legacy (EIP-155) transaction instead, or an EIP-2930 one when an access list is given.
+ * Filling, signing and admission run one request at a time, so concurrent sends from one
+ * account get consecutive nonces instead of colliding.
  */
 import type { Common } from '@ethereumjs/common';
-import { createTx, type TransactionType, type TxData, type TypedTransaction } from '@ethereumjs/tx';
+import {
+  createTx,
+  type AccessList,
+  type TransactionType,
+  type TxData,
+  type TypedTransaction,
+} from '@ethereumjs/tx';
 import {
   Address,
   MAX_INTEGER,
@@ -44,6 +51,8 @@ export interface TransactionFields {
   nonce?: bigint;
   /** When given, must be the chain's. */
   chainId?: bigint;
+  /** EIP-2930: carried by a type 1 transaction when `gasPrice` is given, type 2 otherwise. */
+  accessList?: AccessList;
 }
 
 /** What the signer reads from the node. */
@@ -149,7 +158,7 @@ export class TransactionSigner {
   private async fill(fields: TransactionFields): Promise<TxData[TransactionType]> {
     const { common, pool } = this.deps;
     if (fields.chainId !== undefined && fields.chainId !== common.chainId()) {
-      throw new InvalidInputError(
+      throw new TransactionRejectedError(
         `invalid chain id: have ${fields.chainId} want ${common.chainId()}`,
       );
     }
@@ -169,7 +178,14 @@ export class TransactionSigner {
     if (base.to === undefined) {
       refuseOversizedInitcode(fields.data?.length ?? 0, common.param('maxInitCodeSize'));
     }
-    return fees.type === 0 ? { ...base, ...fees } : { ...base, ...fees, chainId: common.chainId() };
+    const { accessList } = fields;
+    if (fees.type === 0) {
+      // A legacy transaction cannot carry a list: with one, geth sends an EIP-2930 one.
+      return accessList === undefined
+        ? { ...base, ...fees }
+        : { ...base, ...fees, type: 1, accessList, chainId: common.chainId() };
+    }
+    return { ...base, ...fees, accessList, chainId: common.chainId() };
   }
 
   private fees(

@@ -13,16 +13,46 @@ export type BlockSelector =
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 
-/** Resolves to the block number, or undefined when a number lies beyond the head. */
+/** What a selector naming an unknown hash gives: an error, or undefined like a future number. */
+type UnknownHash = (hash: string) => undefined;
+
+const refuseUnknownHash: UnknownHash = (hash) => {
+  throw new NotFoundError(`header for hash ${hash} not found`);
+};
+
+/**
+ * Resolves to the block number, or undefined when a number lies beyond the head.
+ *
+ * @throws NotFoundError for a hash of no block (state queries answer it so, as geth does).
+ */
 export function resolveBlockNumber(
   chain: ChainReader,
   selector: BlockSelector | undefined,
 ): bigint | undefined {
+  return resolve(chain, selector, refuseUnknownHash);
+}
+
+/**
+ * Like `resolveBlockNumber`, but a hash of no block is undefined too: block getters answer
+ * `null` for it, as geth does.
+ */
+export function findBlockNumber(
+  chain: ChainReader,
+  selector: BlockSelector | undefined,
+): bigint | undefined {
+  return resolve(chain, selector, () => undefined);
+}
+
+function resolve(
+  chain: ChainReader,
+  selector: BlockSelector | undefined,
+  unknownHash: UnknownHash,
+): bigint | undefined {
   const value = selector ?? 'latest';
   if (typeof value === 'object') {
     return 'blockHash' in value
-      ? numberOfHash(chain, value.blockHash)
-      : resolveBlockNumber(chain, value.blockNumber);
+      ? numberOfHash(chain, value.blockHash, unknownHash)
+      : resolve(chain, value.blockNumber, unknownHash);
   }
   switch (value) {
     case 'earliest':
@@ -33,7 +63,7 @@ export function resolveBlockNumber(
     case 'finalized':
       return chain.head().number;
   }
-  if (HASH.test(value)) return numberOfHash(chain, value);
+  if (HASH.test(value)) return numberOfHash(chain, value, unknownHash);
   const number = BigInt(value);
   return number > chain.head().number ? undefined : number;
 }
@@ -48,9 +78,12 @@ export function requireBlockNumber(
   return number;
 }
 
-function numberOfHash(chain: ChainReader, hash: string): bigint {
+function numberOfHash(
+  chain: ChainReader,
+  hash: string,
+  unknownHash: UnknownHash,
+): bigint | undefined {
   if (!HASH.test(hash)) throw new InvalidInputError(`invalid block hash ${hash}`);
   const block = chain.getBlockByHash(hexToBytes(hash as `0x${string}`));
-  if (!block) throw new NotFoundError(`header for hash ${hash} not found`);
-  return block.number;
+  return block === undefined ? unknownHash(hash) : block.number;
 }

@@ -1,12 +1,13 @@
 /**
- * The call/transaction object of eth_call, eth_estimateGas and eth_createAccessList: its schema
- * and its conversion to the chain's `CallRequest`. Unknown fields are ignored (clients add
- * `type`, `chainId`, ...).
+ * The call/transaction object of eth_call, eth_estimateGas, eth_createAccessList and
+ * debug_traceCall: its schema and its conversion to the chain's `CallRequest`. Unknown fields
+ * are ignored (clients add `type`, `chainId`, ...).
  */
 import type { AccessList } from '@ethereumjs/tx';
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { CallRequest } from '../chain/call.js';
 import { InvalidInputError } from '../../shared/errors.js';
+import { checkStateOverrides, type StateOverrides } from '../trace/state-overrides.js';
 import type { JsonSchema } from '../rpc/params.js';
 import {
   addressSchema,
@@ -16,6 +17,9 @@ import {
   uint256Schema,
   uint64Schema,
 } from './hex-schemas.js';
+
+/** An EIP-2930 access list as JSON: the accounts and slots a transaction starts with warm. */
+export type AccessListJson = Array<{ address: string; storageKeys: string[] }>;
 
 export interface CallObject {
   from?: string;
@@ -28,6 +32,7 @@ export interface CallObject {
   data?: string;
   input?: string;
   nonce?: string;
+  accessList?: AccessListJson;
 }
 
 export const callObjectSchema: JsonSchema = {
@@ -43,19 +48,6 @@ export const callObjectSchema: JsonSchema = {
     data: dataSchema,
     input: dataSchema,
     nonce: uint64Schema,
-  },
-  description: 'a call object {from, to, gas, gasPrice, value, data, ...}',
-};
-
-/** The call object of `eth_createAccessList`: a call object with an optional starting list. */
-export interface AccessListCallObject extends CallObject {
-  accessList?: Array<{ address: string; storageKeys: string[] }>;
-}
-
-export const accessListCallObjectSchema: JsonSchema = {
-  ...callObjectSchema,
-  properties: {
-    ...(callObjectSchema.properties as Record<string, JsonSchema>),
     accessList: {
       type: 'array',
       items: {
@@ -70,7 +62,37 @@ export const accessListCallObjectSchema: JsonSchema = {
       description: 'an EIP-2930 access list [{address, storageKeys: [32-byte keys]}]',
     },
   },
-  description: 'a transaction object {from, to, gas, gasPrice, value, input, accessList, ...}',
+  description: 'a call object {from, to, gas, gasPrice, value, data, accessList, ...}',
+};
+
+const slotsSchema: JsonSchema = {
+  type: 'object',
+  propertyNames: hash32Schema,
+  additionalProperties: hash32Schema,
+  description: 'an object of 32-byte slots to 32-byte values',
+};
+
+/**
+ * geth's state override set: the third parameter of eth_call and eth_estimateGas, and
+ * debug_traceCall's `stateOverrides`.
+ */
+export const stateOverridesSchema: JsonSchema = {
+  type: 'object',
+  propertyNames: addressSchema,
+  additionalProperties: {
+    type: 'object',
+    properties: {
+      balance: uint256Schema,
+      nonce: uint64Schema,
+      code: dataSchema,
+      state: slotsSchema,
+      stateDiff: slotsSchema,
+    },
+    additionalProperties: false,
+    description: 'an account override {balance, nonce, code, state, stateDiff}',
+  },
+  description:
+    'state overrides: an object of addresses to {balance, nonce, code, state, stateDiff}',
 };
 
 const toBigInt = (value: string | undefined) => (value === undefined ? undefined : BigInt(value));
@@ -120,14 +142,29 @@ export function toCallRequest(call: CallObject): CallRequest {
     value: toBigInt(call.value),
     data: callInput(call),
     nonce: toBigInt(call.nonce),
+    accessList: toAccessList(call.accessList),
   };
 }
 
-/** The request of `eth_createAccessList`: the call, with the starting list in lowercase hex. */
-export function toAccessListRequest(call: AccessListCallObject): CallRequest {
-  const accessList: AccessList | undefined = call.accessList?.map((entry) => ({
+/**
+ * The request of eth_call and eth_estimateGas: the call, run on the state with geth's
+ * `overrides` applied when given.
+ *
+ * @throws InvalidInputError for what geth refuses in overrides beyond the schema.
+ */
+export function toOverriddenCallRequest(
+  call: CallObject,
+  overrides: StateOverrides | undefined,
+): CallRequest {
+  if (overrides === undefined) return toCallRequest(call);
+  checkStateOverrides(overrides);
+  return { ...toCallRequest(call), stateOverrides: overrides };
+}
+
+/** An access list in the library's form: lowercase hex, as it keys accounts and slots. */
+export function toAccessList(list: AccessListJson | undefined): AccessList | undefined {
+  return list?.map((entry) => ({
     address: entry.address.toLowerCase() as PrefixedHexString,
     storageKeys: entry.storageKeys.map((key) => key.toLowerCase() as PrefixedHexString),
   }));
-  return { ...toCallRequest(call), accessList };
 }

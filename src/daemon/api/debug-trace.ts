@@ -14,49 +14,26 @@ import { InvalidInputError, NotFoundError, UnsupportedError } from '../../shared
 import type { JsonSchema } from '../rpc/params.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { TRACE_THREAD_ENTRY } from '../thread-entries.js';
+import { refuseGenesis } from '../trace/replay.js';
 import { checkStateOverrides, type StateOverrides } from '../trace/state-overrides.js';
 import { traceOptions, type TraceConfig } from '../trace/trace-options.js';
 import type { TraceJob } from '../trace/trace-protocol.js';
 import { TraceThreads } from '../trace/trace-threads.js';
 import { resolveBlockNumber, type BlockSelector } from './block-selector.js';
-import { callObjectSchema, toCallRequest, type CallObject } from './call-request.js';
+import {
+  callObjectSchema,
+  stateOverridesSchema,
+  toCallRequest,
+  type CallObject,
+} from './call-request.js';
 import { hex } from './formatters.js';
 import {
-  addressSchema,
   blockNumberOrTagSchema,
   blockSelectorSchema,
   dataSchema,
   hash32Schema,
-  uint256Schema,
-  uint64Schema,
 } from './hex-schemas.js';
 import type { NodeServices } from './services.js';
-
-const slotsSchema: JsonSchema = {
-  type: 'object',
-  propertyNames: hash32Schema,
-  additionalProperties: hash32Schema,
-  description: 'an object of 32-byte slots to 32-byte values',
-};
-
-const stateOverridesSchema: JsonSchema = {
-  type: 'object',
-  propertyNames: addressSchema,
-  additionalProperties: {
-    type: 'object',
-    properties: {
-      balance: uint256Schema,
-      nonce: uint64Schema,
-      code: dataSchema,
-      state: slotsSchema,
-      stateDiff: slotsSchema,
-    },
-    additionalProperties: false,
-    description: 'an account override {balance, nonce, code, state, stateDiff}',
-  },
-  description:
-    'state overrides: an object of addresses to {balance, nonce, code, state, stateDiff}',
-};
 
 const flag = { type: 'boolean' };
 
@@ -129,7 +106,7 @@ export function debugTraceMethods(services: NodeServices): MethodDefinition[] {
   const trace = (job: TraceJob, config: TraceCallConfig | undefined) =>
     threads.run(job, blockTraceOptions(config));
   const traceBlock = (stored: StoredBlock, config: TraceCallConfig | undefined) => {
-    if (stored.number === 0n) throw new InvalidInputError('genesis is not traceable');
+    refuseGenesis(stored.number);
     return trace({ kind: 'block', number: stored.number }, config);
   };
 
@@ -163,7 +140,7 @@ export function debugTraceMethods(services: NodeServices): MethodDefinition[] {
         } catch (error) {
           throw new InvalidInputError(`could not decode block: ${(error as Error).message}`);
         }
-        if (block.header.number === 0n) throw new InvalidInputError('genesis is not traceable');
+        refuseGenesis(block.header.number);
         const parentHash = block.header.parentHash;
         if (chain.getBlockByHash(parentHash) === undefined) {
           throw new NotFoundError(`parent ${hex(parentHash)} not found`);

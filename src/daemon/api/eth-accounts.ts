@@ -14,7 +14,7 @@ import { InvalidInputError } from '../../shared/errors.js';
 import type { JsonSchema } from '../rpc/params.js';
 import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rpc/registry.js';
 import { formatTransaction, hex } from './formatters.js';
-import { callInput, callObjectSchema, type CallObject } from './call-request.js';
+import { callInput, callObjectSchema, toAccessList, type CallObject } from './call-request.js';
 import { addressSchema, dataSchema, uint64Schema } from './hex-schemas.js';
 
 /** The call/transaction object of eth_sendTransaction and personal_sendTransaction (JSON). */
@@ -34,7 +34,8 @@ export const transactionObjectSchema: JsonSchema = {
     chainId: uint64Schema,
   },
   required: ['from'],
-  description: 'a transaction object {from, to, gas, gasPrice, value, data, nonce, ...}',
+  description:
+    'a transaction object {from, to, gas, gasPrice, value, data, nonce, accessList, ...}',
 };
 
 const toBigInt = (value: string | undefined): bigint | undefined =>
@@ -64,6 +65,7 @@ export function toTransactionFields(request: TransactionObject): TransactionFiel
     data: callInput(request),
     nonce: toBigInt(request.nonce),
     chainId: toBigInt(request.chainId),
+    accessList: toAccessList(request.accessList),
   };
 }
 

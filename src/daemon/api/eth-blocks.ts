@@ -2,7 +2,7 @@
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { BlockOutline, StoredBlock } from '../chain/types.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
-import { resolveBlockNumber, type BlockSelector } from './block-selector.js';
+import { findBlockNumber, resolveBlockNumber, type BlockSelector } from './block-selector.js';
 import {
   formatBlock,
   formatBlockOutline,
@@ -24,6 +24,9 @@ const bytes = (value: string) => hexToBytes(value as PrefixedHexString);
 const blockHashParam = { name: 'blockHash', schema: hash32Schema };
 const blockNumberParam = { name: 'block', schema: blockNumberOrTagSchema };
 const indexParam = { name: 'index', schema: uint64Schema };
+
+/** BFT blocks have no uncles; a block that does not exist has no count, as in geth. */
+const uncleCount = (outline: BlockOutline | undefined) => (outline ? quantity(0) : null);
 
 export function ethBlockMethods({ chain, format }: ChainView): MethodDefinition[] {
   const byNumber = (selector: BlockSelector): StoredBlock | undefined => {
@@ -106,6 +109,16 @@ export function ethBlockMethods({ chain, format }: ChainView): MethodDefinition[
         return outline ? quantity(outline.transactionHashes.length) : null;
       },
     }),
+    defineMethod<[BlockSelector]>({
+      name: 'eth_getUncleCountByBlockNumber',
+      params: [blockNumberParam],
+      handler: ([selector]) => uncleCount(outlineByNumber(selector)),
+    }),
+    defineMethod<[string]>({
+      name: 'eth_getUncleCountByBlockHash',
+      params: [blockHashParam],
+      handler: ([hash]) => uncleCount(outlineByHash(hash)),
+    }),
     defineMethod<[string, string]>({
       name: 'eth_getTransactionByBlockHashAndIndex',
       params: [blockHashParam, indexParam],
@@ -125,7 +138,7 @@ export function ethBlockMethods({ chain, format }: ChainView): MethodDefinition[
       name: 'eth_getBlockReceipts',
       params: [{ name: 'block', schema: blockSelectorSchema }],
       handler: ([selector]) => {
-        const number = resolveBlockNumber(chain, selector);
+        const number = findBlockNumber(chain, selector);
         const receipts = number === undefined ? undefined : chain.getBlockReceipts(number);
         return receipts ? receipts.map(formatReceipt) : null;
       },

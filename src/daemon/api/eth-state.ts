@@ -5,13 +5,13 @@ import { callerOf, defineMethod, type MethodDefinition } from '../rpc/registry.j
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { JsonText } from '../rpc/dispatcher.js';
 import {
-  accessListCallObjectSchema,
   callObjectSchema,
-  toAccessListRequest,
+  stateOverridesSchema,
   toCallRequest,
-  type AccessListCallObject,
+  toOverriddenCallRequest,
   type CallObject,
 } from './call-request.js';
+import type { StateOverrides } from '../trace/state-overrides.js';
 import { hex, quantity } from './formatters.js';
 import { unprefixedHex } from '../chain/byte-strings.js';
 import { addressSchema, blockSelectorSchema, toAddress } from './hex-schemas.js';
@@ -19,6 +19,7 @@ import type { ChainView } from './services.js';
 
 const address = { name: 'address', schema: addressSchema };
 const block = { name: 'block', schema: blockSelectorSchema, optional: true };
+const stateOverrides = { name: 'stateOverrides', schema: stateOverridesSchema, optional: true };
 
 /** Storage keys: QUANTITY-like or 32-byte DATA; at most 32 bytes. */
 const storageKeySchema = {
@@ -124,12 +125,12 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
           keys,
         ),
     }),
-    defineMethod<[CallObject, BlockSelector?]>({
+    defineMethod<[CallObject, BlockSelector?, StateOverrides?]>({
       name: 'eth_call',
-      params: [{ name: 'transaction', schema: callObjectSchema }, block],
-      handler: async ([call, selector], context) => {
+      params: [{ name: 'transaction', schema: callObjectSchema }, block, stateOverrides],
+      handler: async ([call, selector, overrides], context) => {
         const result = await chain.call(
-          toCallRequest(call),
+          toOverriddenCallRequest(call, overrides),
           requireBlockNumber(chain, selector),
           callerOf(context),
         );
@@ -139,12 +140,12 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
         return new JsonText(['"0x', unprefixedHex(result.returnData), '"']);
       },
     }),
-    defineMethod<[AccessListCallObject, BlockSelector?]>({
+    defineMethod<[CallObject, BlockSelector?]>({
       name: 'eth_createAccessList',
-      params: [{ name: 'transaction', schema: accessListCallObjectSchema }, block],
+      params: [{ name: 'transaction', schema: callObjectSchema }, block],
       handler: async ([call, selector], context) => {
         const result = await chain.createAccessList(
-          toAccessListRequest(call),
+          toCallRequest(call),
           requireBlockNumber(chain, selector),
           callerOf(context),
         );
@@ -155,13 +156,13 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
         };
       },
     }),
-    defineMethod<[CallObject, BlockSelector?]>({
+    defineMethod<[CallObject, BlockSelector?, StateOverrides?]>({
       name: 'eth_estimateGas',
-      params: [{ name: 'transaction', schema: callObjectSchema }, block],
-      handler: async ([call, selector], context) =>
+      params: [{ name: 'transaction', schema: callObjectSchema }, block, stateOverrides],
+      handler: async ([call, selector, overrides], context) =>
         quantity(
           await chain.estimateGas(
-            toCallRequest(call),
+            toOverriddenCallRequest(call, overrides),
             requireBlockNumber(chain, selector),
             callerOf(context),
           ),

@@ -81,16 +81,6 @@ function proofOfWorkMethods(): MethodDefinition[] {
   return [
     defineMethod<[]>({ name: 'eth_mining', params: [], handler: () => false }),
     defineMethod<[]>({ name: 'eth_hashrate', params: [], handler: () => '0x0' }),
-    defineMethod<[string]>({
-      name: 'eth_getUncleCountByBlockHash',
-      params: [blockHash],
-      handler: () => '0x0',
-    }),
-    defineMethod<[string]>({
-      name: 'eth_getUncleCountByBlockNumber',
-      params: [blockNumber],
-      handler: () => '0x0',
-    }),
     defineMethod<[string, string]>({
       name: 'eth_getUncleByBlockHashAndIndex',
       params: [blockHash, index],

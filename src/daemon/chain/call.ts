@@ -24,9 +24,10 @@ import { CallStateManager, CommittedReads } from './call-state.js';
 import { latin1Key, unprefixedHex } from './byte-strings.js';
 import { checksumAddress } from './checksum-address.js';
 import type { FlatStateView } from './flat-state.js';
-import { MIN_TX_GAS, rejectionReason } from './executor.js';
+import { rejectionReason } from './executor.js';
 import { LruCache } from './lru-cache.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
+import { applyStateOverrides, type StateOverrides } from '../trace/state-overrides.js';
 import type { TrieNodeReader } from './trie-node-overlay.js';
 
 /** An unsigned transaction request (`eth_call` / `eth_estimateGas` call object). */
@@ -40,8 +41,10 @@ export interface CallRequest {
   value?: bigint;
   data?: Uint8Array;
   nonce?: bigint;
-  /** EIP-2930 access list; only `eth_createAccessList` sets it (it then runs as a typed tx). */
+  /** EIP-2930 access list: the call runs as a typed transaction carrying it. */
   accessList?: AccessList;
+  /** geth's state overrides, written into the call's state before it runs. */
+  stateOverrides?: StateOverrides;
 }
 
 /**
@@ -72,6 +75,20 @@ export interface CallEnvironment {
 const ERROR_SELECTOR = '0x08c379a0';
 const PANIC_SELECTOR = '0x4e487b71';
 
+/** What the Solidity compiler's panic codes mean, in geth's words (clients match on them). */
+const PANIC_REASONS = new Map<bigint, string>([
+  [0x00n, 'generic panic'],
+  [0x01n, 'assert(false)'],
+  [0x11n, 'arithmetic underflow or overflow'],
+  [0x12n, 'division or modulo by zero'],
+  [0x21n, 'enum overflow'],
+  [0x22n, 'invalid encoded storage byte array accessed'],
+  [0x31n, 'out-of-bounds array access; popping on empty array'],
+  [0x32n, 'out-of-bounds access of an array or bytesN'],
+  [0x41n, 'out of memory'],
+  [0x51n, 'uninitialized function'],
+]);
+
 /** Decodes `Error(string)` and `Panic(uint256)` revert data into a reason, when it is one. */
 export function decodeRevertReason(data: Uint8Array): string | undefined {
   const hex = bytesToHex(data);
@@ -81,7 +98,8 @@ export function decodeRevertReason(data: Uint8Array): string | undefined {
     return new TextDecoder().decode(data.subarray(68, 68 + length));
   }
   if (hex.startsWith(PANIC_SELECTOR) && data.length === 36) {
-    return `panic: 0x${BigInt(bytesToHex(data.subarray(4))).toString(16)}`;
+    const code = BigInt(bytesToHex(data.subarray(4)));
+    return PANIC_REASONS.get(code) ?? `unknown panic code: 0x${code.toString(16)}`;
   }
   return undefined;
 }
@@ -125,12 +143,15 @@ export function buildTx(
   return tx;
 }
 
-/** Whether the request names a price, and so pays for its gas. */
+/**
+ * Whether the request names a price, and so pays for its gas. Fee fields that are all zero name
+ * none: geth runs such a call without fees, whichever fields spell the zero.
+ */
 export function hasFee(request: CallRequest): boolean {
   return (
     (request.gasPrice ?? 0n) > 0n ||
-    request.maxFeePerGas !== undefined ||
-    request.maxPriorityFeePerGas !== undefined
+    (request.maxFeePerGas ?? 0n) > 0n ||
+    (request.maxPriorityFeePerGas ?? 0n) > 0n
   );
 }
 
@@ -300,7 +321,7 @@ export async function runOnce(
   onStep?: (step: InterpreterStep) => void,
 ): Promise<RunTxResult> {
   const block = env.vms.blockFor(env, hasFee(request), gasLimit);
-  return env.vms.run(env, async (vm) => {
+  return runOn(env, request, async (vm) => {
     if (onStep !== undefined) vm.evm.events!.on('step', onStep);
     try {
       return await runTx(vm, {
@@ -316,6 +337,23 @@ export async function runOnce(
     } finally {
       if (onStep !== undefined) vm.evm.events!.off('step', onStep);
     }
+  });
+}
+
+/**
+ * Runs `task` on the VM for `env`'s state with the request's state overrides written in: inside
+ * the checkpoint every call's state writes are reverted from, so they go with it.
+ */
+async function runOn<T>(
+  env: CallEnvironment,
+  request: CallRequest,
+  task: (vm: VM) => Promise<T>,
+): Promise<T> {
+  const overrides = request.stateOverrides;
+  if (overrides === undefined) return env.vms.run(env, task);
+  return env.vms.run(env, async (vm) => {
+    await applyStateOverrides(vm.stateManager, overrides);
+    return task(vm);
   });
 }
 
@@ -355,6 +393,9 @@ function addressKey(address: Address | undefined): string {
 function outcomeKey(env: CallEnvironment, request: CallRequest): string | undefined {
   const { data } = request;
   if (data !== undefined && data.length > CACHED_CALL_MAX_BYTES) return undefined;
+  // Calls with an access list are rare, and the list would make the key as large as data;
+  // overrides change the state, which the key takes from the block hash alone.
+  if (request.accessList !== undefined || request.stateOverrides !== undefined) return undefined;
   const { gas, gasPrice, maxFeePerGas, maxPriorityFeePerGas, value, nonce } = request;
   return (
     env.vms.blockKey(env.block) +
@@ -369,9 +410,15 @@ function outcomeSize(outcome: CallOutcome): number {
   return 'reverted' in outcome ? outcome.reverted.length : outcome.result.returnData.length;
 }
 
-/** Runs a call on this thread. */
+/**
+ * Runs a call on this thread. A call with an access list runs as the transaction it stands for
+ * even without fees: the list's intrinsic gas is charged and its entries start warm, exactly as
+ * `runTx` does for a transaction (geth counts both in a call's gas too).
+ */
 export const runCall: CallRunner = (env, request) =>
-  hasFee(request) ? runFeeCall(env, request) : runFeelessCall(env, request);
+  hasFee(request) || request.accessList !== undefined
+    ? runTransactionCall(env, request)
+    : runFeelessCall(env, request);
 
 /**
  * Executes a call through `run`; reverts throw `ExecutionRevertedError` with the revert data.
@@ -400,9 +447,17 @@ export async function executeCall(
   return outcome.result;
 }
 
-/** Balance of `address` in the state after `env.block`. */
-async function balanceOf(env: CallEnvironment, address: Address): Promise<bigint> {
-  return env.vms.run(env, async (vm) => (await vm.stateManager.getAccount(address))?.balance ?? 0n);
+/** Balance of `address` in the state after `env.block`, with the request's overrides. */
+async function balanceOf(
+  env: CallEnvironment,
+  request: CallRequest,
+  address: Address,
+): Promise<bigint> {
+  return runOn(
+    env,
+    request,
+    async (vm) => (await vm.stateManager.getAccount(address))?.balance ?? 0n,
+  );
 }
 
 /** The price the sender must be able to pay per gas: the fee cap, as geth checks it. */
@@ -421,7 +476,7 @@ export function refuseUnaffordable(
   request: CallRequest,
   gasLimit: bigint,
 ): Promise<bigint> {
-  return refuseUnaffordableWith((address) => balanceOf(env, address), request, gasLimit);
+  return refuseUnaffordableWith((address) => balanceOf(env, request, address), request, gasLimit);
 }
 
 /** {@link refuseUnaffordable} against balances read by `balanceOf` (a state with overrides). */
@@ -448,8 +503,11 @@ export async function refuseUnaffordableWith(
   return balance;
 }
 
-/** A call with fee fields runs as a transaction, so the sender must afford gas and value. */
-async function runFeeCall(env: CallEnvironment, request: CallRequest): Promise<CallOutcome> {
+/** A call run as a transaction; with fee fields the sender must afford gas and value. */
+async function runTransactionCall(
+  env: CallEnvironment,
+  request: CallRequest,
+): Promise<CallOutcome> {
   await refuseUnaffordable(env, request, callGasLimit(env, request));
   const result = await runOnce(env, request, callGasLimit(env, request));
   return outcomeOf(result.execResult, result.totalGasSpent, capNote(env, request));
@@ -494,7 +552,7 @@ async function runFeelessCall(env: CallEnvironment, request: CallRequest): Promi
   await refuseUnaffordable(env, request, gasLimit);
   const block = env.vms.blockFor(env, false, gasLimit);
   const caller = request.from ?? createZeroAddress();
-  const result = await env.vms.run(env, async (vm) => {
+  const result = await runOn(env, request, async (vm) => {
     const { journal } = vm.evm;
     warmAsTransactionStart(vm, caller, request.to, block);
     try {
@@ -533,9 +591,13 @@ async function succeeds(
   }
 }
 
-/** Whether `address` holds no code in the state after `env.block`. */
-async function hasNoCode(env: CallEnvironment, address: Address): Promise<boolean> {
-  return env.vms.run(env, async (vm) => (await vm.stateManager.getCode(address)).length === 0);
+/** Whether `address` holds no code in the state after `env.block`, with the overrides. */
+async function hasNoCode(
+  env: CallEnvironment,
+  request: CallRequest,
+  address: Address,
+): Promise<boolean> {
+  return runOn(env, request, async (vm) => (await vm.stateManager.getCode(address)).length === 0);
 }
 
 /**
@@ -554,16 +616,18 @@ export async function estimateGas(env: CallEnvironment, request: CallRequest): P
     const allowance = (balance - (request.value ?? 0n)) / price;
     if (allowance < hi) hi = allowance;
   }
-  // As geth does: a transfer without data to an account without code is tried with the
-  // intrinsic gas first, which the search below would overshoot by up to its 1.5% tolerance.
-  const plainTransfer =
-    (request.data?.length ?? 0) === 0 && request.to !== undefined && hi >= MIN_TX_GAS;
-  if (
-    plainTransfer &&
-    (await hasNoCode(env, request.to!)) &&
-    (await succeeds(env, request, MIN_TX_GAS))
-  ) {
-    return MIN_TX_GAS;
+  // As geth does: a transfer without data to an account without code is tried with its
+  // intrinsic gas first (21000, and its access list's), which the search below would
+  // overshoot by up to its 1.5% tolerance.
+  if ((request.data?.length ?? 0) === 0 && request.to !== undefined) {
+    const intrinsic = buildTx(env, request, hi).getIntrinsicGas();
+    if (
+      hi >= intrinsic &&
+      (await hasNoCode(env, request, request.to)) &&
+      (await succeeds(env, request, intrinsic))
+    ) {
+      return intrinsic;
+    }
   }
   const allowanceNote =
     hi === env.gasCap && cappedByGasCap(env, request) ? ' (--json-rpc.gas-cap)' : '';

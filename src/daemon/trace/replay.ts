@@ -20,7 +20,7 @@ import {
 import { blockHashSource, openTrie, type ChainReader } from '../chain/chain-reader.js';
 import { effectiveGasPrice, rejectionReason } from '../chain/executor.js';
 import { TrieNodeOverlay } from '../chain/trie-node-overlay.js';
-import { InvalidInputError, NotFoundError, TransactionRejectedError } from '../../shared/errors.js';
+import { NotFoundError, TransactionRejectedError } from '../../shared/errors.js';
 import { applyStateOverrides, type StateOverrides } from './state-overrides.js';
 import type { TraceOptions } from './trace-options.js';
 import type { TracedTx, TxTracer } from './tracer.js';
@@ -96,6 +96,14 @@ function blockTx(block: Block, tx: TypedTransaction, index: number): TracedTx {
 }
 
 /**
+ * Refuses to trace the genesis block: it has no parent state to replay it on. A request that
+ * cannot be served rather than a malformed one, so -32000 as geth answers.
+ */
+export function refuseGenesis(blockNumber: bigint): void {
+  if (blockNumber === 0n) throw new NotFoundError('genesis is not traceable');
+}
+
+/**
  * Traces the transactions of `block` (only the one at `only` when given) on its parent's state.
  * Transactions after the last traced one are not run.
  */
@@ -106,7 +114,7 @@ export async function traceBlock(
   only: number | undefined,
   started: TxStarted,
 ): Promise<TxTraceResult[]> {
-  if (block.header.number === 0n) throw new InvalidInputError('genesis is not traceable');
+  refuseGenesis(block.header.number);
   const parent = reader.getBlockByHash(block.header.parentHash);
   if (parent === undefined) {
     throw new NotFoundError(`parent ${bytesToHex(block.header.parentHash)} not found`);

@@ -1,6 +1,7 @@
 /**
- * geth's state overrides of `debug_traceCall` (and `eth_call`'s third parameter): per address a
- * `balance`, `nonce`, `code`, and either `state` (the whole storage) or `stateDiff` (some slots).
+ * geth's state overrides of `debug_traceCall` (and the third parameter of `eth_call` and
+ * `eth_estimateGas`): per address a `balance`, `nonce`, `code`, and either `state` (the whole
+ * storage) or `stateDiff` (some slots).
  */
 import type { StateManagerInterface } from '@ethereumjs/common';
 import {
