@@ -170,5 +170,20 @@ describe('JSON-RPC limits, authentication and CORS', () => {
     );
     const text = await daemon.rpc.post('{}', { 'content-type': 'text/plain' });
     expect(text.status).toBe(415);
+    // A type that only begins like JSON's is another type.
+    const lookalike = await daemon.rpc.post('{}', { 'content-type': 'application/json.foo' });
+    expect(lookalike.status).toBe(415);
+  });
+
+  it("takes geth's other JSON-RPC media types, with or without parameters", async () => {
+    const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}';
+    for (const type of [
+      'application/jsonrequest',
+      'application/json-rpc',
+      'Application/JSON; charset=utf-8',
+    ]) {
+      const answer = await daemon.rpc.post(body, { 'content-type': type });
+      expect(answer.status).toBe(200);
+    }
   });
 });

@@ -51,6 +51,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** The media types geth takes for a JSON-RPC body, with parameters (`; charset=utf-8`) or none. */
+const JSON_RPC_CONTENT_TYPE = /^application\/(json|json-rpc|jsonrequest)\s*(;|$)/i;
+
 /** Node's own default for the request line plus headers. */
 const MAX_HEADER_SIZE = 16 * 1024;
 
@@ -135,7 +138,7 @@ export async function startHttpRpcServer(options: HttpRpcServerOptions): Promise
         );
       }
       const contentType = head.headers['content-type'] ?? '';
-      if (!/^application\/json\b/i.test(contentType)) {
+      if (!JSON_RPC_CONTENT_TYPE.test(contentType)) {
         return jsonError(
           415,
           RpcErrorCode.invalidRequest,
