@@ -23,6 +23,19 @@ describe('trace options', () => {
     }
   });
 
+  it("takes durations up to Go's longest and refuses longer ones, as time.ParseDuration does", () => {
+    expect(parseGoDuration('597h')).toBe(597 * 3_600_000);
+    expect(parseGoDuration('9223372036854775807ns')).toBe(9223372036854.775);
+    expect(parseGoDuration('2562047h47m16.854775807s')).toBe(9223372036854.775);
+    for (const tooLong of ['9223372036854775808ns', '2562048h', '2562047h47m16.854775808s']) {
+      expect(() => parseGoDuration(tooLong)).toThrow(
+        new InvalidInputError(
+          `invalid timeout "${tooLong}": longer than Go's longest duration, 2562047h47m16.854775807s`,
+        ),
+      );
+    }
+  });
+
   it('defaults to the struct logger and 5 s, and keeps its options', () => {
     expect(traceOptions(undefined)).toEqual({
       tracer: {

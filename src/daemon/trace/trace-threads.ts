@@ -29,6 +29,12 @@ export interface TraceThreadsOptions {
   logger?: Logger;
 }
 
+/**
+ * The longest wait a Node timer takes: past it Node waits 1 ms instead. A longer trace timeout
+ * is as good as none, so it is held to this.
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 interface WorkerListeners {
   message(message: TraceThreadMessage): void;
   error(error: Error): void;
@@ -169,7 +175,10 @@ export class TraceThreads {
           switch (answer.type) {
             case 'tx':
               clearTimeout(timer);
-              timer = setTimeout(() => broken(new ServerError('execution timeout')), timeoutMs);
+              timer = setTimeout(
+                () => broken(new ServerError('execution timeout')),
+                Math.min(timeoutMs, MAX_TIMER_MS),
+              );
               break;
             case 'done':
               settle(() => resolve(answer.result));
