@@ -540,6 +540,24 @@ describe('debug tracing', () => {
     ).toBe('block #65535 not found');
   });
 
+  it("takes timeouts in both of Go's micro signs and up to Go's longest duration", async () => {
+    const noop = (timeout: string) =>
+      trace('debug_traceTransaction', [probe.transactionHash, { tracer: 'noopTracer', timeout }]);
+    // U+00B5 (micro sign) and U+03BC (Greek mu): Go takes both.
+    expect(await noop('5000000\u00b5s')).toEqual({});
+    expect(await noop('5000000\u03bcs')).toEqual({});
+    expect(await noop('597h')).toEqual({});
+    expect(
+      await noop('2562048h').catch((error: RpcResponseError) => ({
+        code: error.code,
+        message: error.message,
+      })),
+    ).toEqual({
+      code: -32602,
+      message: expect.stringContaining("longer than Go's longest duration"),
+    });
+  });
+
   it('refuses every tracing method without the token', async () => {
     const methods: Array<[string, unknown[]]> = [
       ['debug_traceTransaction', [probe.transactionHash]],

@@ -17,6 +17,9 @@ describe('trace options', () => {
     expect(parseGoDuration('1.5h')).toBe(5_400_000);
     expect(parseGoDuration('300ms')).toBe(300);
     expect(parseGoDuration('2500us')).toBe(2.5);
+    // Go takes both micro signs: U+00B5 and U+03BC.
+    expect(parseGoDuration('2500\u00b5s')).toBe(2.5);
+    expect(parseGoDuration('2500\u03bcs')).toBe(2.5);
     expect(parseGoDuration('0')).toBe(0);
     for (const bad of ['', '5', 's', '5 s', '-1s', '1d', 'soon']) {
       expect(() => parseGoDuration(bad)).toThrow(InvalidInputError);

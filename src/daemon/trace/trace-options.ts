@@ -71,11 +71,12 @@ export interface TraceConfig {
   [key: string]: unknown;
 }
 
-/** Nanoseconds per unit. */
+/** Nanoseconds per unit; Go takes both micro signs, U+00B5 and U+03BC, for microseconds. */
 const DURATION_UNITS_NS: Record<string, bigint> = {
   ns: 1n,
   us: 1_000n,
-  µs: 1_000n,
+  '\u00b5s': 1_000n,
+  '\u03bcs': 1_000n,
   ms: 1_000_000n,
   s: 1_000_000_000n,
   m: 60_000_000_000n,
@@ -96,14 +97,14 @@ export function parseGoDuration(text: string): number {
       `invalid timeout "${text}": want a Go duration such as "500ms", "10s" or "1m30s"`,
     );
   if (text === '0') return 0;
-  const match = /^([+-]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+$/.exec(text);
+  const match = /^([+-]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$/.exec(text);
   if (match === null) throw invalid();
   if (match[1] === '-')
     throw new InvalidInputError(`invalid timeout "${text}": must not be negative`);
   let totalNs = 0n;
   for (const part of text
     .slice(match[1].length)
-    .matchAll(/(\d*)(?:\.(\d*))?(ns|us|µs|ms|s|m|h)/g)) {
+    .matchAll(/(\d*)(?:\.(\d*))?(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/g)) {
     const unit = DURATION_UNITS_NS[part[3]];
     const fraction = part[2] ?? '';
     totalNs += BigInt(part[1] || '0') * unit;
