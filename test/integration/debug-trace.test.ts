@@ -393,6 +393,40 @@ describe('debug tracing', () => {
     ).toEqual({});
   });
 
+  describe("failures in geth's words", () => {
+    const failing = '0x00000000000000000000000000000000000000fa';
+    /** Every tracer's view of a call to `code`. */
+    const traced = async (code: string) => {
+      const call = { to: failing, gas: '0x186a0' };
+      const traceWith = <T>(config: Record<string, unknown>) =>
+        trace<T>('debug_traceCall', [
+          call,
+          'latest',
+          { ...config, stateOverrides: { [failing]: { code } } },
+        ]);
+      const [structLogged, frame, flat] = await Promise.all([
+        traceWith<StructLogResult>({}),
+        traceWith<Frame>({ tracer: 'callTracer' }),
+        traceWith<Array<{ error?: string }>>({
+          tracer: 'flatCallTracer',
+          tracerConfig: { convertParityErrors: true },
+        }),
+      ]);
+      const last = structLogged.structLogs.at(-1)!;
+      return { op: last.op, stepError: last.error, error: frame.error, parity: flat[0].error };
+    };
+
+    it('says "invalid jump destination" for a jump to no JUMPDEST', async () => {
+      // PUSH1 0, JUMP: to the PUSH1.
+      expect(await traced('0x600056')).toEqual({
+        op: 'JUMP',
+        stepError: 'invalid jump destination',
+        error: 'invalid jump destination',
+        parity: 'Bad jump destination',
+      });
+    });
+  });
+
   it('flattens the tree with the flatCallTracer, Parity style', async () => {
     const flat = await trace<Array<Record<string, unknown>>>('debug_traceTransaction', [
       probe.transactionHash,

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { AbiCoder, concat, id } from 'ethers';
 import { hexToBytes } from '@ethereumjs/util';
 import { InvalidInputError } from '../../src/shared/errors.js';
-import { gethError, revertReason } from '../../src/daemon/trace/evm-errors.js';
+import { gethError, revertReason } from '../../src/daemon/chain/evm-errors.js';
 import { parseGoDuration, traceOptions } from '../../src/daemon/trace/trace-options.js';
 
 const coder = AbiCoder.defaultAbiCoder();
@@ -93,6 +93,9 @@ describe("geth's words for execution", () => {
     expect(gethError('invalid opcode', 0xfe)).toBe('invalid opcode: INVALID');
     expect(gethError('invalid opcode', 0x0c)).toBe('invalid opcode: opcode 0xc not defined');
     expect(gethError('invalid JUMP')).toBe('invalid jump destination');
+    expect(gethError(`invalid JUMP at 0x${'ab'.repeat(32)}/0x${'cd'.repeat(20)}:2`)).toBe(
+      'invalid jump destination',
+    );
     expect(gethError('static state change')).toBe('write protection');
     expect(gethError('something new')).toBe('something new');
   });

@@ -23,6 +23,7 @@ import { SerialQueue } from '../txpool/serial-queue.js';
 import { CallStateManager, CommittedReads } from './call-state.js';
 import { latin1Key, unprefixedHex } from './byte-strings.js';
 import { checksumAddress } from './checksum-address.js';
+import { gethError } from './evm-errors.js';
 import type { FlatStateView } from './flat-state.js';
 import { MIN_TX_GAS, rejectionReason } from './executor.js';
 import { LruCache } from './lru-cache.js';
@@ -459,7 +460,8 @@ async function runFeeCall(env: CallEnvironment, request: CallRequest): Promise<C
 function outcomeOf(execResult: ExecResult, gasUsed: bigint, outOfGasNote: string): CallOutcome {
   const error = execResult.exceptionError?.error;
   if (error === 'revert') return { reverted: execResult.returnValue };
-  const shown = error === EVMError.errorMessages.OUT_OF_GAS ? error + outOfGasNote : error;
+  const shown =
+    error === EVMError.errorMessages.OUT_OF_GAS ? error + outOfGasNote : error && gethError(error);
   return { result: { returnData: execResult.returnValue, gasUsed, error: shown } };
 }
 

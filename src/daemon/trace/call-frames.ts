@@ -10,7 +10,7 @@
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
 import { listenToEvm, memorySlice, stackItem } from './evm-events.js';
-import { gethError } from './evm-errors.js';
+import { gethError } from '../chain/evm-errors.js';
 import type { TracedTx } from './tracer.js';
 
 export type FrameType =

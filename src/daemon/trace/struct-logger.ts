@@ -10,7 +10,7 @@ import type { EVM, InterpreterStep, Message } from '@ethereumjs/evm';
 import { bigIntToBytes, bytesToHex, setLengthLeft } from '@ethereumjs/util';
 import type { RunTxResult } from '@ethereumjs/vm';
 import { listenToEvm } from './evm-events.js';
-import { gethError } from './evm-errors.js';
+import { gethError } from '../chain/evm-errors.js';
 import { data, quantity } from './json-hex.js';
 import type { StructLoggerOptions } from './trace-options.js';
 import type { TxTracer } from './tracer.js';

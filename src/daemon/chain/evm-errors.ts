@@ -1,7 +1,8 @@
 /**
  * EthereumJS's execution errors in geth's words, and revert data decoded as geth's
- * `abi.UnpackRevert` does: what every tracer result carries, so tools that match on geth's
- * strings (explorers, Foundry, Hardhat) read ours the same way.
+ * `abi.UnpackRevert` does: what tracer results, calls and the consensus events of failed
+ * transactions carry, so tools that match on geth's strings (explorers, Foundry, Hardhat) read
+ * ours the same way.
  */
 import { bytesToHex } from '@ethereumjs/util';
 
@@ -22,6 +23,12 @@ const GETH_WORDING: Record<string, string> = {
   'invalid input length': 'invalid input length',
 };
 
+/**
+ * Where EthereumJS says an error happened, after some of its messages ("invalid JUMP at
+ * <code hash>/<address>:<pc>"); geth's words stand for the message without it.
+ */
+const LOCATION = / at 0x[0-9a-f]{64}\/0x[0-9a-f]{40}:\d+$/;
+
 /** The 0xfe opcode, which geth names INVALID. */
 const INVALID = 0xfe;
 
@@ -34,7 +41,7 @@ export function gethError(message: string, opcode?: number): string {
     if (opcode === undefined || opcode === INVALID) return 'invalid opcode: INVALID';
     return `invalid opcode: opcode 0x${opcode.toString(16)} not defined`;
   }
-  return GETH_WORDING[message] ?? message;
+  return GETH_WORDING[message.replace(LOCATION, '')] ?? message;
 }
 
 /** Solidity's panic codes, worded as geth words them. */
