@@ -425,6 +425,21 @@ describe('debug tracing', () => {
         parity: 'Bad jump destination',
       });
     });
+
+    it('names an undefined opcode by its byte, and 0xfe INVALID', async () => {
+      expect(await traced('0x0c')).toEqual({
+        op: 'opcode 0xc not defined',
+        stepError: 'invalid opcode: opcode 0xc not defined',
+        error: 'invalid opcode: opcode 0xc not defined',
+        parity: 'Bad instruction',
+      });
+      expect(await traced('0xfe')).toEqual({
+        op: 'INVALID',
+        stepError: 'invalid opcode: INVALID',
+        error: 'invalid opcode: INVALID',
+        parity: 'Bad instruction',
+      });
+    });
   });
 
   it('flattens the tree with the flatCallTracer, Parity style', async () => {

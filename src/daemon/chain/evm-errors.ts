@@ -32,6 +32,11 @@ const LOCATION = / at 0x[0-9a-f]{64}\/0x[0-9a-f]{40}:\d+$/;
 /** The 0xfe opcode, which geth names INVALID. */
 const INVALID = 0xfe;
 
+/** geth's name of an opcode it does not define (0xfe is defined: INVALID). */
+export function undefinedOpcodeName(opcode: number): string {
+  return `opcode 0x${opcode.toString(16)} not defined`;
+}
+
 /**
  * geth's message for an EthereumJS error; `opcode` is the opcode that failed, for geth's
  * "invalid opcode" wording.
@@ -39,7 +44,7 @@ const INVALID = 0xfe;
 export function gethError(message: string, opcode?: number): string {
   if (message === 'invalid opcode') {
     if (opcode === undefined || opcode === INVALID) return 'invalid opcode: INVALID';
-    return `invalid opcode: opcode 0x${opcode.toString(16)} not defined`;
+    return `invalid opcode: ${undefinedOpcodeName(opcode)}`;
   }
   return GETH_WORDING[message.replace(LOCATION, '')] ?? message;
 }

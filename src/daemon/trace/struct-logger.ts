@@ -10,7 +10,7 @@ import type { EVM, InterpreterStep, Message } from '@ethereumjs/evm';
 import { bigIntToBytes, bytesToHex, setLengthLeft } from '@ethereumjs/util';
 import type { RunTxResult } from '@ethereumjs/vm';
 import { listenToEvm } from './evm-events.js';
-import { gethError } from '../chain/evm-errors.js';
+import { gethError, undefinedOpcodeName } from '../chain/evm-errors.js';
 import { data, quantity } from './json-hex.js';
 import type { StructLoggerOptions } from './trace-options.js';
 import type { TxTracer } from './tracer.js';
@@ -55,7 +55,7 @@ export class StructLogger implements TxTracer {
 
   attach(evm: EVM): () => void {
     return listenToEvm(evm, {
-      step: (step) => this.step(step),
+      step: (step, opcode) => this.step(step, opcode),
       beforeMessage: (message) => {
         this.returnData[message.depth] = new Uint8Array();
         if (message.depth > 0) this.chargeForwardedGas(message.depth - 1, message);
@@ -100,18 +100,18 @@ export class StructLogger implements TxTracer {
     };
   }
 
-  private step(step: InterpreterStep): Promise<void> | undefined {
+  private step(step: InterpreterStep, opcode: number): Promise<void> | undefined {
     const { limit } = this.options;
     if (limit !== 0 && this.logs.length >= limit) return undefined;
     const log: StructLog = {
       pc: step.pc,
-      op: step.opcode.name,
+      op: opcode === step.opcode.code ? step.opcode.name : undefinedOpcodeName(opcode),
       gas: Number(step.gasLeft),
       // `dynamicFee` is the opcode's whole cost (base fee included) when it has one; a call's
       // forwarded gas is added when its message starts.
       gasCost: Number(step.opcode.dynamicFee ?? BigInt(step.opcode.fee)),
       depth: step.depth + 1,
-      opcode: step.opcode.code,
+      opcode,
     };
     if (!this.options.disableStack) log.stack = step.stack.map((item) => quantity(item));
     const returned = this.returnData[step.depth];
