@@ -759,6 +759,27 @@ describe('debug tracing', () => {
       expect(error?.message).toBe('execution timeout');
     });
 
+    it('refuses a struct log past the most a trace answers, with the request id', async () => {
+      const response = await fetch(daemon.endpoints.http, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${daemon.token}` },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 42,
+          method: 'debug_traceTransaction',
+          params: [spin.transactionHash, { timeout: '120s' }],
+        }),
+      });
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 42,
+        error: {
+          code: -32005,
+          message: expect.stringContaining('trace result exceeds 25000000 bytes'),
+        },
+      });
+    }, 150_000);
+
     it('holds up neither other requests nor block production', async () => {
       const order: string[] = [];
       const tracing = trace('debug_traceTransaction', [
