@@ -14,6 +14,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ChainReader } from '../chain/chain-reader.js';
 import { failureOf, requestOf } from '../call-threads/protocol.js';
 import { NotFoundError } from '../../shared/errors.js';
+import { jsonPieces } from './json-pieces.js';
 import { traceBlock, traceCall, type TxStarted } from './replay.js';
 import { ResultBudget } from './result-budget.js';
 import type {
@@ -89,7 +90,7 @@ export async function serveTraces({
   parentPort!.on('message', ({ job, options }: TraceJobMessage) => {
     void run(reader, job, options, () => post({ type: 'tx' }))
       .then(
-        (result) => post({ type: 'done', result }),
+        (result) => post({ type: 'done', json: jsonPieces(result) }),
         (error: unknown) => post({ type: 'failed', failure: failureOf(error) }),
       )
       .finally(() => {

@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { errorOf } from '../call-threads/protocol.js';
 import { LimitExceededError, ServerError } from '../../shared/errors.js';
+import { JsonText } from '../rpc/dispatcher.js';
 import type { Logger } from '../logger.js';
 import type {
   TraceJob,
@@ -80,7 +81,8 @@ export class TraceThreads {
 
   constructor(private readonly options: TraceThreadsOptions) {}
 
-  async run(job: TraceJob, options: TraceOptions): Promise<unknown> {
+  /** The job's result as the JSON text the thread wrote. */
+  async run(job: TraceJob, options: TraceOptions): Promise<JsonText> {
     const worker = await this.acquire();
     try {
       const result = await this.runOn(worker, { job, options }, options.timeoutMs);
@@ -161,7 +163,7 @@ export class TraceThreads {
   }
 
   /** Runs `message`'s job; rejects with a {@link FailedJob}. */
-  private runOn(worker: Worker, message: TraceJobMessage, timeoutMs: number): Promise<unknown> {
+  private runOn(worker: Worker, message: TraceJobMessage, timeoutMs: number): Promise<JsonText> {
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const settle = (outcome: () => void) => {
@@ -181,7 +183,7 @@ export class TraceThreads {
               );
               break;
             case 'done':
-              settle(() => resolve(answer.result));
+              settle(() => resolve(new JsonText(answer.json)));
               break;
             case 'failed':
               settle(() => reject(new FailedJob(errorOf(answer.failure), false)));
