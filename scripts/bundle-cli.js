@@ -26,6 +26,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { asciiSource, assertAsciiFile } from './ascii-source.js';
 import { ownModuleUrls } from './own-module-urls.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -322,8 +323,11 @@ for (const start of importStarts) {
 }
 writeFileSync(
   bundleFile,
-  withBundleId(`${BUNDLE_WRAPPER.head}${rewritten}${output.slice(copied)}${BUNDLE_WRAPPER.tail}`),
+  withBundleId(
+    asciiSource(`${BUNDLE_WRAPPER.head}${rewritten}${output.slice(copied)}${BUNDLE_WRAPPER.tail}`),
+  ),
 );
+assertAsciiFile(bundleFile);
 rmSync(join(dist, 'vendor'), { recursive: true, force: true });
 console.log(
   `bundled dist/cli-bundle.cjs (${entryModules.length} commands and hooks, ${importStarts.length} dynamic imports routed)`,

@@ -39,6 +39,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wasmBytes } from '@polkadot/wasm-crypto-wasm';
+import { asciiSource, assertAsciiFile } from './ascii-source.js';
 import { ethereumjsPatches, patchedFiles } from './ethereumjs-patches.js';
 import { ownModuleUrls } from './own-module-urls.js';
 
@@ -55,22 +56,6 @@ const wasmFile = `${dist}wasm-crypto.wasm`;
 function importPath(bundleFile, file) {
   const path = relative(dirname(bundleFile), file);
   return path.startsWith('.') ? path : `./${path}`;
-}
-
-/**
- * Rewrites the characters past Latin-1 in `bundleFile` as `?`. V8 keeps a script's source in
- * memory for as long as its functions may be compiled, and one such character makes it store all
- * of it with two bytes per character: 4.4 MB more in the main thread for the daemon's bundle, 1.1
- * MB more in every call thread. esbuild escapes every character past ASCII in code, so the only
- * ones left are in the comments it keeps (a check with a parser found no other on 2026-11-26;
- * regular expressions keep `µ`, which is Latin-1). One `?` per UTF-16 unit keeps every column,
- * so the source map still lines up.
- */
-function keepSourceOneByte(bundleFile) {
-  const source = readFileSync(bundleFile, 'utf8');
-  // eslint-disable-next-line no-control-regex -- the range is the point
-  const oneByte = source.replace(/[^\u0000-\u00ff]/g, '?');
-  if (oneByte !== source) writeFileSync(bundleFile, oneByte);
 }
 
 /**
@@ -140,13 +125,12 @@ async function bundle(name) {
     sourcemap: 'linked',
     logLevel: 'warning',
   });
-  keepSourceOneByte(bundleFile);
-  const code = readFileSync(bundleFile, 'latin1');
+  const code = asciiSource(readFileSync(bundleFile, 'utf8'));
   writeFileSync(
     bundleFile,
     withBundleId(`${DAEMON_BUNDLE_WRAPPER.head}${code}${DAEMON_BUNDLE_WRAPPER.tail}`),
-    'latin1',
   );
+  assertAsciiFile(bundleFile);
   rmSync(entry);
   rmSync(`${entry}.map`, { force: true });
   if (!wasmModuleReplaced) {

@@ -51,9 +51,9 @@ export function codeCacheBytes(compiled: Pick<CompiledBundle, 'script' | 'bundle
 
 /** The bundle in `file` compiled, from `cacheFile` when given, present, its own and taken. */
 export function compileBundle(file: string, cacheFile: string | undefined): CompiledBundle {
-  // The bundles are ASCII (the build makes them so), so latin1 decodes them unchanged, into V8's
-  // compact strings, kept outside V8's heap at this size. The text goes to V8 as it was read: a
-  // string built around it here would be copied whole into the young heap.
+  // The bundles are ASCII (the build makes them so, scripts/ascii-source.js), so latin1 decodes
+  // them unchanged, into V8's compact strings, kept outside V8's heap at this size. The text goes
+  // to V8 as it was read: a string built around it here would be copied whole into the young heap.
   const source = readFileSync(file, 'latin1');
   const bundleId = bundleIdOf(source);
   const cache = cacheFile === undefined ? undefined : readIfPresent(cacheFile);

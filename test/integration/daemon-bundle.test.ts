@@ -69,6 +69,22 @@ describe('daemon bundle', () => {
     expect(existsSync(join(DIST_DAEMON, 'wasm-crypto.wasm'))).toBe(true);
   });
 
+  it('is, with every other bundle its loader reads as Latin-1, pure ASCII', () => {
+    const bundles = [
+      BUNDLE,
+      join(DIST_DAEMON, 'call-threads', 'call-thread.cjs'),
+      join(DIST_DAEMON, 'trace', 'trace-thread.cjs'),
+      fileURLToPath(new URL('../../dist/cli-bundle.cjs', import.meta.url)),
+    ];
+    for (const bundle of bundles) {
+      const text = readFileSync(bundle, 'latin1');
+      expect({ bundle, firstPastAscii: text.search(/[\u0080-\uffff]/) }).toEqual({
+        bundle,
+        firstPastAscii: -1,
+      });
+    }
+  });
+
   it("leaves ws's native frame unmasking to load from node_modules", () => {
     expect(requiredModules(readFileSync(BUNDLE, 'latin1')).has('bufferutil')).toBe(true);
     const bufferutil = createRequire(BUNDLE)('bufferutil') as { unmask: unknown };

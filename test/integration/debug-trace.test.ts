@@ -393,6 +393,55 @@ describe('debug tracing', () => {
     ).toEqual({});
   });
 
+  describe("failures in geth's words", () => {
+    const failing = '0x00000000000000000000000000000000000000fa';
+    /** Every tracer's view of a call to `code`. */
+    const traced = async (code: string) => {
+      const call = { to: failing, gas: '0x186a0' };
+      const traceWith = <T>(config: Record<string, unknown>) =>
+        trace<T>('debug_traceCall', [
+          call,
+          'latest',
+          { ...config, stateOverrides: { [failing]: { code } } },
+        ]);
+      const [structLogged, frame, flat] = await Promise.all([
+        traceWith<StructLogResult>({}),
+        traceWith<Frame>({ tracer: 'callTracer' }),
+        traceWith<Array<{ error?: string }>>({
+          tracer: 'flatCallTracer',
+          tracerConfig: { convertParityErrors: true },
+        }),
+      ]);
+      const last = structLogged.structLogs.at(-1)!;
+      return { op: last.op, stepError: last.error, error: frame.error, parity: flat[0].error };
+    };
+
+    it('says "invalid jump destination" for a jump to no JUMPDEST', async () => {
+      // PUSH1 0, JUMP: to the PUSH1.
+      expect(await traced('0x600056')).toEqual({
+        op: 'JUMP',
+        stepError: 'invalid jump destination',
+        error: 'invalid jump destination',
+        parity: 'Bad jump destination',
+      });
+    });
+
+    it('names an undefined opcode by its byte, and 0xfe INVALID', async () => {
+      expect(await traced('0x0c')).toEqual({
+        op: 'opcode 0xc not defined',
+        stepError: 'invalid opcode: opcode 0xc not defined',
+        error: 'invalid opcode: opcode 0xc not defined',
+        parity: 'Bad instruction',
+      });
+      expect(await traced('0xfe')).toEqual({
+        op: 'INVALID',
+        stepError: 'invalid opcode: INVALID',
+        error: 'invalid opcode: INVALID',
+        parity: 'Bad instruction',
+      });
+    });
+  });
+
   it('flattens the tree with the flatCallTracer, Parity style', async () => {
     const flat = await trace<Array<Record<string, unknown>>>('debug_traceTransaction', [
       probe.transactionHash,
@@ -543,6 +592,24 @@ describe('debug tracing', () => {
     expect(
       await trace('debug_traceBlockByNumber', ['0xffff']).catch((error: Error) => error.message),
     ).toBe('block #65535 not found');
+  });
+
+  it("takes timeouts in both of Go's micro signs and up to Go's longest duration", async () => {
+    const noop = (timeout: string) =>
+      trace('debug_traceTransaction', [probe.transactionHash, { tracer: 'noopTracer', timeout }]);
+    // U+00B5 (micro sign) and U+03BC (Greek mu): Go takes both.
+    expect(await noop('5000000\u00b5s')).toEqual({});
+    expect(await noop('5000000\u03bcs')).toEqual({});
+    expect(await noop('597h')).toEqual({});
+    expect(
+      await noop('2562048h').catch((error: RpcResponseError) => ({
+        code: error.code,
+        message: error.message,
+      })),
+    ).toEqual({
+      code: -32602,
+      message: expect.stringContaining("longer than Go's longest duration"),
+    });
   });
 
   it('refuses every tracing method without the token', async () => {
@@ -696,6 +763,27 @@ describe('debug tracing', () => {
       );
       expect(error?.message).toBe('execution timeout');
     });
+
+    it('refuses a struct log past the most a trace answers, with the request id', async () => {
+      const response = await fetch(daemon.endpoints.http, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${daemon.token}` },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 42,
+          method: 'debug_traceTransaction',
+          params: [spin.transactionHash, { timeout: '120s' }],
+        }),
+      });
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 42,
+        error: {
+          code: -32005,
+          message: expect.stringContaining('trace result exceeds 25000000 bytes'),
+        },
+      });
+    }, 150_000);
 
     it('holds up neither other requests nor block production', async () => {
       const order: string[] = [];

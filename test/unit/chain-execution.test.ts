@@ -156,6 +156,21 @@ describe('chain execution', () => {
     expect(committed.results[0].ethereumTx.ethereumTxFailed).toBe('execution reverted');
   });
 
+  it("words an invalid jump in geth's words, in calls and in failed transactions' events", async () => {
+    // PUSH1 0, JUMP: to the PUSH1, which is no JUMPDEST.
+    const tx = signTx(chain.common, 0, {
+      nonce: 0n,
+      data: deployCode(hexToBytes('0x600056')),
+      gasLimit: 200_000n,
+    });
+    const contract = (await chain.buildAndCommitBlock([pooled(tx)], 1n)).receipts[0]
+      .contractAddress!;
+    expect((await chain.call({ to: contract }, 1n)).error).toBe('invalid jump destination');
+    const jumping = signTx(chain.common, 0, { nonce: 1n, to: contract, gasLimit: 100_000n });
+    const committed = await chain.buildAndCommitBlock([pooled(jumping)], 2n);
+    expect(committed.results[0].ethereumTx.ethereumTxFailed).toBe('invalid jump destination');
+  });
+
   it('rejects transactions that cannot execute and keeps producing', async () => {
     const good = signTx(chain.common, 0, { nonce: 0n, to: devAddress(1), value: 1n });
     const stale = signTx(chain.common, 1, { nonce: 5n, to: devAddress(1), value: 1n });

@@ -40,6 +40,16 @@ function dispatcher(enabled = ['test']) {
         },
       }),
       defineMethod<[]>({
+        name: 'test_unwritable',
+        params: [],
+        handler: () => ({ big: 1n }),
+      }),
+      defineMethod<[]>({
+        name: 'test_unwritableLater',
+        params: [],
+        handler: () => Promise.resolve({ big: 1n }),
+      }),
+      defineMethod<[]>({
         name: 'test_sign',
         params: [],
         access: 'loopback-or-token',
@@ -82,6 +92,16 @@ describe('RpcDispatcher', () => {
       id: 1,
       error: { code: -32603, message: 'internal error' },
     });
+  });
+
+  it('answers a result it cannot write as -32603 with the id, from sync and async handlers', async () => {
+    for (const method of ['test_unwritable', 'test_unwritableLater']) {
+      expect(await ask(`{"jsonrpc":"2.0","id":7,"method":"${method}"}`)).toEqual({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32603, message: 'internal error' },
+      });
+    }
   });
 
   it('maps a revert to code 3 with the revert data', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { AbiCoder, concat, id } from 'ethers';
 import { hexToBytes } from '@ethereumjs/util';
 import { InvalidInputError } from '../../src/shared/errors.js';
-import { gethError, revertReason } from '../../src/daemon/trace/evm-errors.js';
+import { gethError, revertReason } from '../../src/daemon/chain/evm-errors.js';
 import { parseGoDuration, traceOptions } from '../../src/daemon/trace/trace-options.js';
 
 const coder = AbiCoder.defaultAbiCoder();
@@ -17,9 +17,25 @@ describe('trace options', () => {
     expect(parseGoDuration('1.5h')).toBe(5_400_000);
     expect(parseGoDuration('300ms')).toBe(300);
     expect(parseGoDuration('2500us')).toBe(2.5);
+    // Go takes both micro signs: U+00B5 and U+03BC.
+    expect(parseGoDuration('2500\u00b5s')).toBe(2.5);
+    expect(parseGoDuration('2500\u03bcs')).toBe(2.5);
     expect(parseGoDuration('0')).toBe(0);
     for (const bad of ['', '5', 's', '5 s', '-1s', '1d', 'soon']) {
       expect(() => parseGoDuration(bad)).toThrow(InvalidInputError);
+    }
+  });
+
+  it("takes durations up to Go's longest and refuses longer ones, as time.ParseDuration does", () => {
+    expect(parseGoDuration('597h')).toBe(597 * 3_600_000);
+    expect(parseGoDuration('9223372036854775807ns')).toBe(9223372036854.775);
+    expect(parseGoDuration('2562047h47m16.854775807s')).toBe(9223372036854.775);
+    for (const tooLong of ['9223372036854775808ns', '2562048h', '2562047h47m16.854775808s']) {
+      expect(() => parseGoDuration(tooLong)).toThrow(
+        new InvalidInputError(
+          `invalid timeout "${tooLong}": longer than Go's longest duration, 2562047h47m16.854775807s`,
+        ),
+      );
     }
   });
 
@@ -77,6 +93,9 @@ describe("geth's words for execution", () => {
     expect(gethError('invalid opcode', 0xfe)).toBe('invalid opcode: INVALID');
     expect(gethError('invalid opcode', 0x0c)).toBe('invalid opcode: opcode 0xc not defined');
     expect(gethError('invalid JUMP')).toBe('invalid jump destination');
+    expect(gethError(`invalid JUMP at 0x${'ab'.repeat(32)}/0x${'cd'.repeat(20)}:2`)).toBe(
+      'invalid jump destination',
+    );
     expect(gethError('static state change')).toBe('write protection');
     expect(gethError('something new')).toBe('something new');
   });

@@ -1,5 +1,5 @@
 /** The trace threads' queue, its limit, and the time limit that replaces a stuck thread. */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { LimitExceededError } from '../../src/shared/errors.js';
 import type { TraceJob } from '../../src/daemon/trace/trace-protocol.js';
 import type { TraceOptions } from '../../src/daemon/trace/trace-options.js';
@@ -41,9 +41,32 @@ describe('trace threads', () => {
     const order: string[] = [];
     await Promise.all([
       stuck.catch((error: unknown) => order.push(`stuck: ${(error as Error).message}`)),
-      queued.then((result) => order.push(`queued: ${result}`)),
+      queued.then((result) => order.push(`queued: ${result.pieces.join('')}`)),
     ]);
     expect(order).toEqual(['stuck: execution timeout', 'queued: 7']);
-    expect(await pool.run(echo(9n), options(60_000))).toBe(9n);
+    expect((await pool.run(echo(9n), options(60_000))).pieces).toEqual(['9']);
+  });
+
+  it('hold a timeout past what a Node timer takes to the longest one instead of 1 ms', async () => {
+    // Worker messages must still arrive: only the timers are fake.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+    try {
+      const pool = threads(1, 0);
+      const longest = 2 ** 31 - 1;
+      let outcome = 'running';
+      const stuck = pool.run(hang, options(597 * 3_600_000)).catch((error: unknown) => {
+        outcome = (error as Error).message;
+      });
+      // The time limit starts with the thread's first transaction.
+      while (jest.getTimerCount() === 0) await new Promise((resolve) => setImmediate(resolve));
+      jest.advanceTimersByTime(longest - 1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(outcome).toBe('running');
+      jest.advanceTimersByTime(1);
+      await stuck;
+      expect(outcome).toBe('execution timeout');
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

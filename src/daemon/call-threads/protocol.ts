@@ -12,6 +12,7 @@ import { decodeRevertReason } from '../chain/call.js';
 import type { ChainParameters } from '../chain/chain-reader.js';
 import {
   ExecutionRevertedError,
+  LimitExceededError,
   NotFoundError,
   TransactionRejectedError,
 } from '../../shared/errors.js';
@@ -44,6 +45,8 @@ export type JobFailure =
   | { kind: 'rejected'; message: string }
   /** The block asked for is gone: a development rewind took it after the main thread chose it. */
   | { kind: 'notFound'; message: string }
+  /** A limit of the job's own, such as a trace's result size. */
+  | { kind: 'limit'; message: string }
   | { kind: 'internal'; message: string };
 
 export interface JobData {
@@ -90,6 +93,7 @@ export function failureOf(error: unknown): JobFailure {
   if (error instanceof TransactionRejectedError)
     return { kind: 'rejected', message: error.message };
   if (error instanceof NotFoundError) return { kind: 'notFound', message: error.message };
+  if (error instanceof LimitExceededError) return { kind: 'limit', message: error.message };
   return { kind: 'internal', message: String((error as Error)?.stack ?? error) };
 }
 
@@ -104,6 +108,8 @@ export function errorOf(failure: JobFailure): Error {
       return new TransactionRejectedError(failure.message);
     case 'notFound':
       return new NotFoundError(failure.message);
+    case 'limit':
+      return new LimitExceededError(failure.message);
     case 'internal':
       return new Error(`call thread: ${failure.message}`);
   }

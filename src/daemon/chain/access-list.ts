@@ -18,6 +18,7 @@ import { Address, bigIntToBytes, createZeroAddress, generateAddress } from '@eth
 import type { RunTxResult } from '@ethereumjs/vm';
 import type { CallEnvironment, CallRequest } from './call.js';
 import { callGasLimit, refuseUnaffordable, runOnce } from './call.js';
+import { gethError } from './evm-errors.js';
 
 /** What `eth_createAccessList` answers; `error` is the EVM's failure of the last run, if any. */
 export interface AccessListResult {
@@ -112,10 +113,10 @@ async function warmAnyway(env: CallEnvironment, request: CallRequest): Promise<S
   });
 }
 
-/** geth's wording of a failed execution (EthereumJS says just "revert"). */
+/** geth's wording of a failed execution. */
 function executionError(result: RunTxResult): string | undefined {
   const error = result.execResult.exceptionError?.error;
-  return error === 'revert' ? 'execution reverted' : error;
+  return error === undefined ? undefined : gethError(error);
 }
 
 /**

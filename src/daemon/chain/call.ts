@@ -23,6 +23,7 @@ import { SerialQueue } from '../txpool/serial-queue.js';
 import { CallStateManager, CommittedReads } from './call-state.js';
 import { latin1Key, unprefixedHex } from './byte-strings.js';
 import { checksumAddress } from './checksum-address.js';
+import { gethError } from './evm-errors.js';
 import type { FlatStateView } from './flat-state.js';
 import { rejectionReason } from './executor.js';
 import { LruCache } from './lru-cache.js';
@@ -517,7 +518,8 @@ async function runTransactionCall(
 function outcomeOf(execResult: ExecResult, gasUsed: bigint, outOfGasNote: string): CallOutcome {
   const error = execResult.exceptionError?.error;
   if (error === 'revert') return { reverted: execResult.returnValue };
-  const shown = error === EVMError.errorMessages.OUT_OF_GAS ? error + outOfGasNote : error;
+  const shown =
+    error === EVMError.errorMessages.OUT_OF_GAS ? error + outOfGasNote : error && gethError(error);
   return { result: { returnData: execResult.returnValue, gasUsed, error: shown } };
 }
 

@@ -44,6 +44,7 @@ import {
 import { MAIN_THREAD_SLICE_MS, TimeSlicer } from '../time-slice.js';
 import type { Pause } from '../time-slice.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
+import { gethError } from './evm-errors.js';
 import { isLmdbError, unreadable } from './lmdb-file.js';
 import type {
   BeforeVisible,
@@ -110,9 +111,7 @@ function ethereumTxAttributes(executed: ExecutedTx, index: number): TxResult['et
     txIndex: String(index),
     amount: pooled.tx.value.toString(),
     txGasUsed: result.totalGasSpent.toString(),
-    ...(error === undefined
-      ? {}
-      : { ethereumTxFailed: error === 'revert' ? 'execution reverted' : error }),
+    ...(error === undefined ? {} : { ethereumTxFailed: gethError(error) }),
   };
 }
 

@@ -239,17 +239,35 @@ export class RpcDispatcher {
     }
     if (result instanceof Promise) {
       return result.then(
-        (value: unknown) => this.success(envelope, value, startedAt),
+        (value: unknown) => this.written(envelope, value, context, startedAt),
         (error: unknown) => this.failure(envelope, error, context, startedAt),
       );
     }
-    return this.success(envelope, result, startedAt);
+    return this.written(envelope, result, context, startedAt);
+  }
+
+  /**
+   * The answer carrying `result`, or, when it cannot be written (a string longer than V8's
+   * longest, a value JSON has no form for), the failure that says so under the request's id.
+   */
+  private written(
+    envelope: Envelope,
+    result: unknown,
+    context: CallContext,
+    startedAt: number,
+  ): Reply | undefined {
+    try {
+      return this.success(envelope, result, startedAt);
+    } catch (error) {
+      return this.failure(envelope, error, context, startedAt);
+    }
   }
 
   private success(envelope: Envelope, result: unknown, startedAt: number): Reply | undefined {
+    // Written first: a result that cannot be written is counted as the failure it is.
+    const text = envelope.isNotification ? undefined : resultText(result);
     this.observer.rpcCall(envelope.method, undefined, startedAt);
-    if (envelope.isNotification) return undefined;
-    const text = resultText(result);
+    if (text === undefined) return undefined;
     this.resultListener?.(replyLength(text));
     return resultReply(JSON.stringify(envelope.id), text);
   }

@@ -10,7 +10,7 @@
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
 import { listenToEvm, memorySlice, stackItem } from './evm-events.js';
-import { gethError } from './evm-errors.js';
+import { gethError } from '../chain/evm-errors.js';
 import type { TracedTx } from './tracer.js';
 
 export type FrameType =
@@ -90,7 +90,7 @@ export class CallFrameRecorder {
         current.context = address;
         current.frame.to = address;
       },
-      step: (step) => this.step(step),
+      step: (step, opcode) => this.step(step, opcode),
     });
   }
 
@@ -137,8 +137,7 @@ export class CallFrameRecorder {
   }
 
   /** Synchronous except at a SELFDESTRUCT, which reads the balance it sends. */
-  private step(step: InterpreterStep): Promise<void> | undefined {
-    const op = step.opcode.code;
+  private step(step: InterpreterStep, op: number): Promise<void> | undefined {
     this.opAt[step.depth] = op;
     const current = this.open.at(-1);
     if (current === undefined) return;

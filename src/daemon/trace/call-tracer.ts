@@ -6,7 +6,7 @@
 import type { EVM } from '@ethereumjs/evm';
 import type { RunTxResult } from '@ethereumjs/vm';
 import { CallFrameRecorder, type CallFrame } from './call-frames.js';
-import { revertReason } from './evm-errors.js';
+import { revertReason } from '../chain/evm-errors.js';
 import { address, data, quantity } from './json-hex.js';
 import type { CallTracerOptions } from './trace-options.js';
 import type { TracedTx, TxTracer } from './tracer.js';

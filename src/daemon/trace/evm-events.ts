@@ -7,22 +7,40 @@ import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 
 export interface EvmListeners {
-  step?: (step: InterpreterStep) => void | Promise<void>;
+  /** `opcode` is the byte the step executes (see {@link listenToEvm}). */
+  step?: (step: InterpreterStep, opcode: number) => void | Promise<void>;
   beforeMessage?: (message: Message) => void;
   afterMessage?: (result: EVMResult) => void;
   newContract?: (event: { address: Address; code: Uint8Array }) => void;
 }
 
-/** Subscribes `listeners` to `evm`'s events; returns what unsubscribes them. */
+/** The opcode EthereumJS reports for every byte it does not define. */
+const INVALID = 0xfe;
+
+/**
+ * Subscribes `listeners` to `evm`'s events; returns what unsubscribes them. A step's listener is
+ * told the byte it executes, which for an undefined opcode is not the 0xfe EthereumJS reports: it
+ * is read from the code of the step's message (loaded into the message once it runs).
+ */
 export function listenToEvm(evm: EVM, listeners: EvmListeners): () => void {
   const subscribed: Array<[string, (...args: never[]) => void]> = [];
   const { step, ...others } = listeners;
   if (step !== undefined) {
+    const running: Message[] = [];
+    const opcodeOf = (event: InterpreterStep): number => {
+      const code = running[event.depth]?.code;
+      if (event.opcode.code !== INVALID || !(code instanceof Uint8Array)) return event.opcode.code;
+      return code[event.pc] ?? INVALID;
+    };
+    const entered = (message: Message) => {
+      running[message.depth] = message;
+    };
     const awaited = (event: InterpreterStep, resolve: () => void) => {
-      const pending = step(event);
+      const pending = step(event, opcodeOf(event));
       if (pending === undefined) resolve();
       else pending.then(resolve, resolve);
     };
+    subscribed.push(['beforeMessage', entered as (...args: never[]) => void]);
     subscribed.push(['step', awaited as (...args: never[]) => void]);
   }
   for (const [name, listener] of Object.entries(others)) {

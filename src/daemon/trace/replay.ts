@@ -20,8 +20,13 @@ import {
 import { blockHashSource, openTrie, type ChainReader } from '../chain/chain-reader.js';
 import { effectiveGasPrice, rejectionReason } from '../chain/executor.js';
 import { TrieNodeOverlay } from '../chain/trie-node-overlay.js';
-import { NotFoundError, TransactionRejectedError } from '../../shared/errors.js';
+import {
+  LimitExceededError,
+  NotFoundError,
+  TransactionRejectedError,
+} from '../../shared/errors.js';
 import { applyStateOverrides, type StateOverrides } from './state-overrides.js';
+import type { ResultBudget } from './result-budget.js';
 import type { TraceOptions } from './trace-options.js';
 import type { TracedTx, TxTracer } from './tracer.js';
 import { createTracer } from './tracers.js';
@@ -113,6 +118,7 @@ export async function traceBlock(
   options: TraceOptions,
   only: number | undefined,
   started: TxStarted,
+  budget: ResultBudget,
 ): Promise<TxTraceResult[]> {
   refuseGenesis(block.header.number);
   const parent = reader.getBlockByHash(block.header.parentHash);
@@ -137,7 +143,7 @@ export async function traceBlock(
       continue;
     }
     started();
-    const tracer = createTracer(options.tracer, blockTx(block, tx, index));
+    const tracer = createTracer(options.tracer, blockTx(block, tx, index), budget);
     results.push({
       txHash: bytesToHex(tx.hash()),
       result: await runTraced(vm, run, tracer, index < last),
@@ -154,6 +160,7 @@ export async function traceCall(
   overrides: StateOverrides | undefined,
   options: TraceOptions,
   started: TxStarted,
+  budget: ResultBudget,
 ): Promise<unknown> {
   const stored = reader.getBlockByNumber(blockNumber);
   if (stored === undefined) throw new NotFoundError(`block #${blockNumber} not found`);
@@ -171,17 +178,21 @@ export async function traceCall(
   );
   const block = callBlock(reader.common, stored.block.header, withFee, gasLimit);
   const tx = buildTx(reader, request, gasLimit);
-  const tracer = createTracer(options.tracer, {
-    from: request.from ?? createZeroAddress(),
-    to: request.to,
-    gasLimit,
-    gasPrice: withFee ? effectiveGasPrice(tx, block.header.baseFeePerGas ?? 0n) : 0n,
-    value: request.value ?? 0n,
-    coinbase: block.header.coinbase,
-    blockNumber: stored.number,
-    blockHash: stored.hash,
-    index: 0,
-  });
+  const tracer = createTracer(
+    options.tracer,
+    {
+      from: request.from ?? createZeroAddress(),
+      to: request.to,
+      gasLimit,
+      gasPrice: withFee ? effectiveGasPrice(tx, block.header.baseFeePerGas ?? 0n) : 0n,
+      value: request.value ?? 0n,
+      coinbase: block.header.coinbase,
+      blockNumber: stored.number,
+      blockHash: stored.hash,
+      index: 0,
+    },
+    budget,
+  );
   started();
   try {
     return await runTraced(
@@ -198,6 +209,7 @@ export async function traceCall(
       false,
     );
   } catch (error) {
+    if (error instanceof LimitExceededError) throw error;
     throw new TransactionRejectedError(rejectionReason(error), { cause: error });
   }
 }

@@ -10,8 +10,9 @@ import type { EVM, InterpreterStep, Message } from '@ethereumjs/evm';
 import { bigIntToBytes, bytesToHex, setLengthLeft } from '@ethereumjs/util';
 import type { RunTxResult } from '@ethereumjs/vm';
 import { listenToEvm } from './evm-events.js';
-import { gethError } from './evm-errors.js';
+import { gethError, undefinedOpcodeName } from '../chain/evm-errors.js';
 import { data, quantity } from './json-hex.js';
+import type { ResultBudget } from './result-budget.js';
 import type { StructLoggerOptions } from './trace-options.js';
 import type { TxTracer } from './tracer.js';
 
@@ -42,6 +43,20 @@ function memoryWords(memory: Uint8Array): string[] {
   return words;
 }
 
+/** A step's JSON without its arrays: `pc`, `op`, `gas`, `gasCost`, `depth`, `refund`, punctuation. */
+const STEP_CHARS = 100;
+/** One storage slot in JSON: two quoted 64-digit words, a colon and a comma. */
+const STORAGE_ENTRY_CHARS = 2 * 66 + 2;
+
+/** About how long `log` is in JSON, without writing it (its storage is counted where it is set). */
+function jsonLength(log: StructLog): number {
+  let length = STEP_CHARS;
+  for (const item of (log.stack as string[] | undefined) ?? []) length += item.length + 3;
+  length += ((log.memory as string[] | undefined)?.length ?? 0) * 67;
+  length += (log.returnData as string | undefined)?.length ?? 0;
+  return length;
+}
+
 export class StructLogger implements TxTracer {
   private readonly logs: StructLog[] = [];
   /** Slots seen so far, per contract (address hex), as bare words. */
@@ -51,11 +66,14 @@ export class StructLogger implements TxTracer {
   /** Return data of the last finished call, per depth. */
   private readonly returnData: Uint8Array[] = [];
 
-  constructor(private readonly options: StructLoggerOptions) {}
+  constructor(
+    private readonly options: StructLoggerOptions,
+    private readonly budget: ResultBudget,
+  ) {}
 
   attach(evm: EVM): () => void {
     return listenToEvm(evm, {
-      step: (step) => this.step(step),
+      step: (step, opcode) => this.step(step, opcode),
       beforeMessage: (message) => {
         this.returnData[message.depth] = new Uint8Array();
         if (message.depth > 0) this.chargeForwardedGas(message.depth - 1, message);
@@ -100,18 +118,20 @@ export class StructLogger implements TxTracer {
     };
   }
 
-  private step(step: InterpreterStep): Promise<void> | undefined {
+  private step(step: InterpreterStep, opcode: number): Promise<void> | undefined {
     const { limit } = this.options;
     if (limit !== 0 && this.logs.length >= limit) return undefined;
+    // Thrown here, the error ends the transaction's run: nothing more would be kept.
+    this.budget.check();
     const log: StructLog = {
       pc: step.pc,
-      op: step.opcode.name,
+      op: opcode === step.opcode.code ? step.opcode.name : undefinedOpcodeName(opcode),
       gas: Number(step.gasLeft),
       // `dynamicFee` is the opcode's whole cost (base fee included) when it has one; a call's
       // forwarded gas is added when its message starts.
       gasCost: Number(step.opcode.dynamicFee ?? BigInt(step.opcode.fee)),
       depth: step.depth + 1,
-      opcode: step.opcode.code,
+      opcode,
     };
     if (!this.options.disableStack) log.stack = step.stack.map((item) => quantity(item));
     const returned = this.returnData[step.depth];
@@ -120,6 +140,7 @@ export class StructLogger implements TxTracer {
     }
     if (this.options.enableMemory) log.memory = memoryWords(step.memory);
     if (step.gasRefund > 0n) log.refund = Number(step.gasRefund);
+    this.budget.spend(jsonLength(log));
     this.lastAt[step.depth] = this.logs.length;
     this.logs.push(log);
     const op = step.opcode.code;
@@ -138,5 +159,6 @@ export class StructLogger implements TxTracer {
     if (slots === undefined) this.storage.set(contract, (slots = new Map()));
     slots.set(bareWord(key), bareWord(value));
     log.storage = Object.fromEntries(slots);
+    this.budget.spend(slots.size * STORAGE_ENTRY_CHARS);
   }
 }

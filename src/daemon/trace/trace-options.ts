@@ -71,19 +71,25 @@ export interface TraceConfig {
   [key: string]: unknown;
 }
 
-const DURATION_UNITS_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1_000,
-  m: 60_000,
-  h: 3_600_000,
+/** Nanoseconds per unit; Go takes both micro signs, U+00B5 and U+03BC, for microseconds. */
+const DURATION_UNITS_NS: Record<string, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  '\u00b5s': 1_000n,
+  '\u03bcs': 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
 };
+
+/** Go's longest duration, 2^63 - 1 ns (about 2562047h); `time.ParseDuration` refuses longer. */
+const MAX_GO_DURATION_NS = 2n ** 63n - 1n;
 
 /**
  * A Go duration string (`"300ms"`, `"1m30s"`, `"2h45m"`), as geth's `timeout` takes it, in ms.
- * Throws on anything `time.ParseDuration` would refuse.
+ * Throws on anything `time.ParseDuration` would refuse. Counted in whole nanoseconds, as Go
+ * does, so the longest duration is refused where Go refuses it.
  */
 export function parseGoDuration(text: string): number {
   const invalid = () =>
@@ -91,17 +97,26 @@ export function parseGoDuration(text: string): number {
       `invalid timeout "${text}": want a Go duration such as "500ms", "10s" or "1m30s"`,
     );
   if (text === '0') return 0;
-  const match = /^([+-]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+$/.exec(text);
+  const match = /^([+-]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$/.exec(text);
   if (match === null) throw invalid();
   if (match[1] === '-')
     throw new InvalidInputError(`invalid timeout "${text}": must not be negative`);
-  let total = 0;
+  let totalNs = 0n;
   for (const part of text
     .slice(match[1].length)
-    .matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)) {
-    total += Number(part[1]) * DURATION_UNITS_MS[part[2]];
+    .matchAll(/(\d*)(?:\.(\d*))?(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/g)) {
+    const unit = DURATION_UNITS_NS[part[3]];
+    const fraction = part[2] ?? '';
+    totalNs += BigInt(part[1] || '0') * unit;
+    // Go drops what falls below a nanosecond.
+    if (fraction !== '') totalNs += (BigInt(fraction) * unit) / 10n ** BigInt(fraction.length);
+    if (totalNs > MAX_GO_DURATION_NS) {
+      throw new InvalidInputError(
+        `invalid timeout "${text}": longer than Go's longest duration, 2562047h47m16.854775807s`,
+      );
+    }
   }
-  return total;
+  return Number(totalNs) / 1e6;
 }
 
 /** Reads the tracer-specific object, refusing fields the tracer does not have. */

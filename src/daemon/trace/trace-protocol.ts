@@ -39,5 +39,6 @@ export type TraceThreadMessage =
   | { type: 'ready'; codeCache?: CodeCacheUse }
   /** A traced transaction of the current job starts: its time limit starts now. */
   | { type: 'tx' }
-  | { type: 'done'; result: unknown }
+  /** The result as JSON text, in pieces (`json-pieces.ts`). */
+  | { type: 'done'; json: string[] }
   | { type: 'failed'; failure: JobFailure };

@@ -14,7 +14,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ChainReader } from '../chain/chain-reader.js';
 import { failureOf, requestOf } from '../call-threads/protocol.js';
 import { NotFoundError } from '../../shared/errors.js';
+import { jsonPieces } from './json-pieces.js';
 import { traceBlock, traceCall, type TxStarted } from './replay.js';
+import { ResultBudget } from './result-budget.js';
 import type {
   TraceJob,
   TraceJobMessage,
@@ -36,16 +38,29 @@ async function run(
   options: TraceOptions,
   started: TxStarted,
 ): Promise<unknown> {
+  const budget = new ResultBudget();
+  const result = await runJob(reader, job, options, started, budget);
+  budget.check();
+  return result;
+}
+
+async function runJob(
+  reader: ChainReader,
+  job: TraceJob,
+  options: TraceOptions,
+  started: TxStarted,
+  budget: ResultBudget,
+): Promise<unknown> {
   switch (job.kind) {
     case 'block': {
       const stored = reader.getBlockByNumber(job.number);
       if (stored === undefined) throw new NotFoundError(`block #${job.number} not found`);
-      const results = await traceBlock(reader, stored.block, options, job.only, started);
+      const results = await traceBlock(reader, stored.block, options, job.only, started, budget);
       return job.only === undefined ? results : results[0].result;
     }
     case 'blockRlp': {
       const block = createBlockFromRLP(job.rlp, { common: reader.common });
-      return traceBlock(reader, block, options, undefined, started);
+      return traceBlock(reader, block, options, undefined, started, budget);
     }
     case 'call':
       return traceCall(
@@ -55,6 +70,7 @@ async function run(
         job.overrides,
         options,
         started,
+        budget,
       );
   }
 }
@@ -74,7 +90,7 @@ export async function serveTraces({
   parentPort!.on('message', ({ job, options }: TraceJobMessage) => {
     void run(reader, job, options, () => post({ type: 'tx' }))
       .then(
-        (result) => post({ type: 'done', result }),
+        (result) => post({ type: 'done', json: jsonPieces(result) }),
         (error: unknown) => post({ type: 'failed', failure: failureOf(error) }),
       )
       .finally(() => {

@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { errorOf } from '../call-threads/protocol.js';
 import { LimitExceededError, ServerError } from '../../shared/errors.js';
+import { JsonText } from '../rpc/dispatcher.js';
 import type { Logger } from '../logger.js';
 import type {
   TraceJob,
@@ -28,6 +29,12 @@ export interface TraceThreadsOptions {
   /** Told of each thread that has started, and whether its code came from the code cache. */
   logger?: Logger;
 }
+
+/**
+ * The longest wait a Node timer takes: past it Node waits 1 ms instead. A longer trace timeout
+ * is as good as none, so it is held to this.
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface WorkerListeners {
   message(message: TraceThreadMessage): void;
@@ -74,7 +81,8 @@ export class TraceThreads {
 
   constructor(private readonly options: TraceThreadsOptions) {}
 
-  async run(job: TraceJob, options: TraceOptions): Promise<unknown> {
+  /** The job's result as the JSON text the thread wrote. */
+  async run(job: TraceJob, options: TraceOptions): Promise<JsonText> {
     const worker = await this.acquire();
     try {
       const result = await this.runOn(worker, { job, options }, options.timeoutMs);
@@ -155,7 +163,7 @@ export class TraceThreads {
   }
 
   /** Runs `message`'s job; rejects with a {@link FailedJob}. */
-  private runOn(worker: Worker, message: TraceJobMessage, timeoutMs: number): Promise<unknown> {
+  private runOn(worker: Worker, message: TraceJobMessage, timeoutMs: number): Promise<JsonText> {
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const settle = (outcome: () => void) => {
@@ -169,10 +177,13 @@ export class TraceThreads {
           switch (answer.type) {
             case 'tx':
               clearTimeout(timer);
-              timer = setTimeout(() => broken(new ServerError('execution timeout')), timeoutMs);
+              timer = setTimeout(
+                () => broken(new ServerError('execution timeout')),
+                Math.min(timeoutMs, MAX_TIMER_MS),
+              );
               break;
             case 'done':
-              settle(() => resolve(answer.result));
+              settle(() => resolve(new JsonText(answer.json)));
               break;
             case 'failed':
               settle(() => reject(new FailedJob(errorOf(answer.failure), false)));

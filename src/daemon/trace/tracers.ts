@@ -4,13 +4,15 @@ import { FlatCallTracer } from './flat-call-tracer.js';
 import { FourByteTracer, NoopTracer } from './four-byte-tracer.js';
 import { PrestateTracer } from './prestate-tracer.js';
 import { StructLogger } from './struct-logger.js';
+import type { ResultBudget } from './result-budget.js';
 import type { TracerOptions } from './trace-options.js';
 import type { TracedTx, TxTracer } from './tracer.js';
 
-export function createTracer(options: TracerOptions, tx: TracedTx): TxTracer {
+/** `budget` is the job's, shared by the tracers of its transactions. */
+export function createTracer(options: TracerOptions, tx: TracedTx, budget: ResultBudget): TxTracer {
   switch (options.name) {
     case 'structLogger':
-      return new StructLogger(options.config);
+      return new StructLogger(options.config, budget);
     case 'callTracer':
       return new CallTracer(tx, options.config);
     case 'flatCallTracer':

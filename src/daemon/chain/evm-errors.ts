@@ -1,7 +1,8 @@
 /**
  * EthereumJS's execution errors in geth's words, and revert data decoded as geth's
- * `abi.UnpackRevert` does: what every tracer result carries, so tools that match on geth's
- * strings (explorers, Foundry, Hardhat) read ours the same way.
+ * `abi.UnpackRevert` does: what tracer results, calls and the consensus events of failed
+ * transactions carry, so tools that match on geth's strings (explorers, Foundry, Hardhat) read
+ * ours the same way.
  */
 import { bytesToHex } from '@ethereumjs/util';
 
@@ -22,8 +23,19 @@ const GETH_WORDING: Record<string, string> = {
   'invalid input length': 'invalid input length',
 };
 
+/**
+ * Where EthereumJS says an error happened, after some of its messages ("invalid JUMP at
+ * <code hash>/<address>:<pc>"); geth's words stand for the message without it.
+ */
+const LOCATION = / at 0x[0-9a-f]{64}\/0x[0-9a-f]{40}:\d+$/;
+
 /** The 0xfe opcode, which geth names INVALID. */
 const INVALID = 0xfe;
+
+/** geth's name of an opcode it does not define (0xfe is defined: INVALID). */
+export function undefinedOpcodeName(opcode: number): string {
+  return `opcode 0x${opcode.toString(16)} not defined`;
+}
 
 /**
  * geth's message for an EthereumJS error; `opcode` is the opcode that failed, for geth's
@@ -32,9 +44,9 @@ const INVALID = 0xfe;
 export function gethError(message: string, opcode?: number): string {
   if (message === 'invalid opcode') {
     if (opcode === undefined || opcode === INVALID) return 'invalid opcode: INVALID';
-    return `invalid opcode: opcode 0x${opcode.toString(16)} not defined`;
+    return `invalid opcode: ${undefinedOpcodeName(opcode)}`;
   }
-  return GETH_WORDING[message] ?? message;
+  return GETH_WORDING[message.replace(LOCATION, '')] ?? message;
 }
 
 /** Solidity's panic codes, worded as geth words them. */
