@@ -269,7 +269,7 @@ describe('secrets in the log', () => {
     await authedRpc.call('personal_unlockAccount', [created, passphrase, 60]);
     await expect(
       authedRpc.call('personal_unlockAccount', [created, wrongPassphrase, 60]),
-    ).rejects.toMatchObject({ code: -32602 });
+    ).rejects.toMatchObject({ code: -32000 });
     await authedRpc.call('personal_lockAccount', [created]);
     const importedAddress = await authedRpc.call<string>('personal_importRawKey', [
       imported.privateKey.slice(2),
