@@ -11,6 +11,7 @@ import {
   DaemonNotRunningError,
   MissingEndpointError,
   NodeUnreachableError,
+  RequestTimeoutError,
   UntrustedCertificateError,
   RestResponseError,
   RpcResponseError,
@@ -126,6 +127,7 @@ export abstract class BaseCommand extends Command {
       error instanceof DaemonControlError ||
       error instanceof DaemonNotRunningError ||
       error instanceof NodeUnreachableError ||
+      error instanceof RequestTimeoutError ||
       error instanceof UntrustedCertificateError ||
       error instanceof NodeError
     ) {

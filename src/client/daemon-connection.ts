@@ -19,6 +19,8 @@ export interface NodeTarget {
   urls: Partial<DaemonEndpoints>;
   /** Bearer token for private methods; by default the data directory's `auth.token`. */
   token?: string;
+  /** How long an HTTP request may stay unanswered (the clients' default when absent). */
+  requestTimeoutMs?: number;
 }
 
 type EndpointName = keyof DaemonEndpoints;
@@ -86,7 +88,10 @@ export interface DaemonConnection {
 export function connectDaemon(target: NodeTarget): DaemonConnection {
   const resolved = resolveTarget(target);
   const { token } = resolved;
-  const rpc = new HttpRpcClient(resolved.endpoint('http'), { token });
+  const rpc = new HttpRpcClient(resolved.endpoint('http'), {
+    token,
+    timeoutMs: target.requestTimeoutMs,
+  });
   return {
     token,
     rpc,
@@ -103,7 +108,10 @@ export function connectDaemon(target: NodeTarget): DaemonConnection {
 /** A REST client of the target node, authenticated with its token. */
 export function connectRest(target: NodeTarget): RestClient {
   const resolved = resolveTarget(target);
-  return new RestClient(resolved.endpoint('rest'), { token: resolved.token });
+  return new RestClient(resolved.endpoint('rest'), {
+    token: resolved.token,
+    timeoutMs: target.requestTimeoutMs,
+  });
 }
 
 /** The URL of the target's consensus WebSocket (CometBFT-style, path `/websocket`). */

@@ -63,6 +63,19 @@ export class NodeUnreachableError extends Error {
   }
 }
 
+/** The node took the connection but sent nothing for the whole request timeout. */
+export class RequestTimeoutError extends Error {
+  constructor(
+    readonly url: string,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      `no answer from ${url} within ${timeoutMs / 1000} s: is the node stopped or overloaded? (--request-timeout sets the limit)`,
+    );
+    this.name = 'RequestTimeoutError';
+  }
+}
+
 /** The node's TLS certificate did not verify against the trusted authorities. */
 export class UntrustedCertificateError extends Error {
   constructor(

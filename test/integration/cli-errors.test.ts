@@ -4,6 +4,7 @@
  * the cause chain. No daemon is needed: these fail before or at the connection.
  */
 import { describe, expect, it } from '@jest/globals';
+import { createServer, type Server, type Socket } from 'node:net';
 import { runCli } from '../helpers/cli.js';
 
 const NOTHING_LISTENS = 'http://127.0.0.1:9';
@@ -57,4 +58,43 @@ describe('CLI errors', () => {
     expect(verbose.stderr).toMatch(/^\s+at /m);
     expect(verbose.stderr).toContain('Caused by: Error: connect ECONNREFUSED');
   });
+
+  it('gives up on a node that takes the connection and never answers, exit 1', async () => {
+    const silent = await listenSilently();
+    try {
+      const url = `http://127.0.0.1:${silent.port}`;
+      const started = Date.now();
+      const byFlag = await runCli(['block', 'get', '--rpc-url', url, '--request-timeout', '1s']);
+      expect(byFlag.code).toBe(1);
+      expect(byFlag.message).toContain(`no answer from ${url}/ within 1 s`);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      const byEnv = await runCli(['node', 'status', '--rest-url', `${url}/v1/api`, '--json'], {
+        NODE_CLI_REQUEST_TIMEOUT: '500ms',
+      });
+      expect(byEnv.code).toBe(1);
+      expect(JSON.parse(byEnv.stdout)).toMatchObject({
+        error: { message: expect.stringContaining(`no answer from ${url}/v1/api within 0.5 s`) },
+      });
+      const malformed = await runCli(['block', 'get', '--rpc-url', url, '--request-timeout', 'x']);
+      expect(malformed.code).toBe(2);
+      expect(malformed.message).toContain('invalid --request-timeout');
+    } finally {
+      await silent.close();
+    }
+  });
 });
+
+/** A server on a free port that accepts connections and never writes a byte. */
+async function listenSilently(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address !== null ? address.port : 0,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
