@@ -37,6 +37,16 @@ export abstract class BaseCommand extends Command {
         'Data directory of the node (default $XDG_DATA_HOME/node-cli or ~/.local/share/node-cli).',
       env: 'NODE_CLI_DATADIR',
       helpGroup: 'GLOBAL',
+      // An empty path would resolve to the working directory; an empty variable is ignored.
+      parse: async (input) => {
+        if (input === '') {
+          throw new Errors.CLIError(
+            '--datadir is empty: name a directory, or leave the flag out for the default',
+            { exit: 2 },
+          );
+        }
+        return input;
+      },
     }),
     verbose: Flags.boolean({
       description: 'On failure, show the cause chain and stack traces.',

@@ -4,7 +4,10 @@
  * the cause chain. No daemon is needed: these fail before or at the connection.
  */
 import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 
 const NOTHING_LISTENS = 'http://127.0.0.1:9';
@@ -40,6 +43,19 @@ describe('CLI errors', () => {
     const result = await runCli(['tx', 'get', '0x1234', '--rpc-url', NOTHING_LISTENS]);
     expect(result.code).toBe(2);
     expect(result.message).toContain('invalid transaction hash "0x1234"');
+  });
+
+  it('refuses an empty --datadir, which would be the working directory, exit 2', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'node-cli-empty-datadir-'));
+    try {
+      const result = await runCli(['daemon', 'start', '--datadir', ''], {}, undefined, cwd);
+      if (result.code === 0) await runCli(['daemon', 'stop', '--datadir', cwd]);
+      expect(result.code).toBe(2);
+      expect(result.message).toContain('--datadir is empty');
+      expect(readdirSync(cwd)).toEqual([]);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 
   it('reports a failure without a stack trace, and the cause chain with --verbose', async () => {
