@@ -31,6 +31,12 @@ type ParseError = OclifError & { parse?: unknown; showHelp?: boolean; flags?: st
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
 
+  /**
+   * Whether `--json` output is JSON Lines (a stream's items, one object a line): then the error
+   * that ends the stream is one line too, which a line-by-line reader can parse.
+   */
+  static jsonLines = false;
+
   static override baseFlags = {
     datadir: Flags.string({
       description:
@@ -108,6 +114,7 @@ export abstract class BaseCommand extends Command {
    * block, a trace); the same text is written directly then.
    */
   override logJson(json: unknown): void {
+    if ((this.ctor as typeof BaseCommand).jsonLines) return ux.stdout(JSON.stringify(json));
     if (this.config.theme?.json !== undefined) return super.logJson(json);
     ux.stdout(JSON.stringify(json, null, 2));
   }

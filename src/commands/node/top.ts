@@ -18,6 +18,7 @@ const SHOW_CURSOR = '\x1b[?25h';
 const CTRL_C = '\x03';
 
 export default class NodeTop extends BaseCommand {
+  static override jsonLines = true;
   static override summary = 'Live view of the running node, read from its metrics.';
   static override description =
     'Shows head height and age, blocks/s, tx/s, pool sizes, WebSocket connections and subscriptions, ' +
