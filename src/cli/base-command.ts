@@ -25,6 +25,12 @@ type ParsedValues = Record<string, unknown>;
 
 type OclifError = Error & { oclif?: { exit?: number } };
 
+/**
+ * How oclif's parser wraps the error of a flag's value (its own or one a flag's `parse` threw):
+ * the flag, the reason, then a line pointing at the help.
+ */
+const FLAG_VALUE_FAILURE = /^Parsing (--[\w.-]+) \n\t([^\n]*)\nSee more help with --help$/;
+
 /** What oclif's parser errors carry (they are not exported as classes). */
 type ParseError = OclifError & { parse?: unknown; showHelp?: boolean; flags?: string[] };
 
@@ -130,6 +136,12 @@ export abstract class BaseCommand extends Command {
   private toReportedError(error: OclifError): Errors.CLIError | OclifError {
     const failure = (message: string, exit = 1) => new Errors.CLIError(message, { exit });
     if ((error as ParseError).parse !== undefined) return this.parseFailure(error as ParseError);
+    const flagValue = FLAG_VALUE_FAILURE.exec(error.message);
+    if (flagValue !== null) {
+      const [, flag, reason] = flagValue;
+      const message = reason.includes(flag) ? reason : `${flag}: ${reason}`;
+      return this.withHelpHint(message, error.oclif?.exit ?? 2);
+    }
     if (error instanceof RpcResponseError) {
       const details = error.data === undefined ? '' : ` (data: ${JSON.stringify(error.data)})`;
       return failure(`the node refused the call: ${error.message}${details}`);
@@ -163,7 +175,6 @@ export abstract class BaseCommand extends Command {
    * the help is, instead of oclif's message followed by the whole help.
    */
   private parseFailure(error: ParseError): Errors.CLIError {
-    const command = `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim();
     let message = error.message.replace(/\n+See more help with --help\s*$/, '');
     if (error.flags !== undefined && error.flags.length > 0) {
       const flags = { ...this.ctor.baseFlags, ...this.ctor.flags };
@@ -175,8 +186,11 @@ export abstract class BaseCommand extends Command {
       message = `unknown flag${error.flags.length === 1 ? '' : 's'} ${error.flags.join(', ')}`;
       if (guesses.length > 0) message += `; did you mean ${guesses.join(', ')}?`;
     }
-    return new Errors.CLIError(`${message} (see ${command} --help)`, {
-      exit: error.oclif?.exit ?? 2,
-    });
+    return this.withHelpHint(message, error.oclif?.exit ?? 2);
+  }
+
+  private withHelpHint(message: string, exit: number): Errors.CLIError {
+    const command = `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim();
+    return new Errors.CLIError(`${message} (see ${command} --help)`, { exit });
   }
 }

@@ -45,12 +45,31 @@ describe('CLI errors', () => {
     expect(result.message).toContain('invalid transaction hash "0x1234"');
   });
 
+  it("answers a flag's malformed value in one line, with --json too, exit 2", async () => {
+    const result = await runCli(['events', 'tail', '--count', 'x']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toMatch(/Parsing|See more help/);
+    expect(result.message).toContain(
+      '--count: Expected an integer but received: x (see node-cli events tail --help)',
+    );
+    const own = await runCli(['block', 'get', '--rpc-url', 'nowhere', '--json']);
+    expect(own.code).toBe(2);
+    expect(JSON.parse(own.stdout)).toEqual({
+      error: {
+        message:
+          'invalid --rpc-url "nowhere": expected a http:// or https:// URL (see node-cli block get --help)',
+        exit: 2,
+      },
+    });
+  });
+
   it('refuses an empty --datadir, which would be the working directory, exit 2', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'node-cli-empty-datadir-'));
     try {
       const result = await runCli(['daemon', 'start', '--datadir', ''], {}, undefined, cwd);
       if (result.code === 0) await runCli(['daemon', 'stop', '--datadir', cwd]);
       expect(result.code).toBe(2);
+      expect(result.stderr).not.toMatch(/Parsing|See more help/);
       expect(result.message).toContain('--datadir is empty');
       expect(readdirSync(cwd)).toEqual([]);
     } finally {
