@@ -45,6 +45,30 @@ describe('CLI errors', () => {
     expect(result.message).toContain('invalid transaction hash "0x1234"');
   });
 
+  it('refuses malformed ids, names and addresses before any request, exit 2', async () => {
+    const rest = ['--rest-url', `${NOTHING_LISTENS}/v1/api`];
+    const file = join(tmpdir(), 'node-cli-absent.json');
+    const badChecksum = '0x70997970C51812dc3A010C7d01b50e0d17dc79c8';
+    const cases: Array<[string[], string]> = [
+      [['files', 'show', '1234'], 'invalid file id "1234": expected 64 lower-case hex digits'],
+      [['files', 'get', 'ABCDEF'], 'invalid file id "ABCDEF"'],
+      [['chunk', 'show', '1234'], 'invalid chunk id "1234"'],
+      [
+        ['contract', 'add', '9bad', badChecksum.toLowerCase(), file],
+        'invalid contract name "9bad"',
+      ],
+      [['contract', 'add', 'Tok', '0x12', file], 'invalid address "0x12"'],
+      [['crypto', 'verify', '0x12', file], 'invalid address "0x12"'],
+      [['crypto', 'verify', 'X!', file], 'invalid owner "X!"'],
+      [['identity', 'lookup', badChecksum], 'checksum (EIP-55) does not match'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli([...args, ...rest]);
+      expect({ args, code: result.code }).toEqual({ args, code: 2 });
+      expect(result.message).toContain(message);
+    }
+  });
+
   it("answers a flag's malformed value in one line, with --json too, exit 2", async () => {
     const result = await runCli(['events', 'tail', '--count', 'x']);
     expect(result.code).toBe(2);

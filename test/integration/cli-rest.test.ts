@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
+import { checksumAddress } from '../../src/shared/address.js';
 import type { NodeMeta, SealedContent, SignedContent } from '../../src/shared/rest-api.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import {
@@ -70,7 +71,10 @@ describe('crypto', () => {
       input,
     );
     expect(verified.code).toBe(0);
-    expect(JSON.parse(verified.stdout)).toEqual({ owner: signed.signer, verified: true });
+    expect(JSON.parse(verified.stdout)).toEqual({
+      owner: checksumAddress(signed.signer),
+      verified: true,
+    });
     const other = await runCli(['crypto', 'verify', DEV_ADDRESSES[1], ...at()], {}, input);
     expect(other.code).toBe(1);
     expect(other.stdout).toContain(`NOT signed by ${DEV_ADDRESSES[1]}`);

@@ -2,8 +2,9 @@ import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
+import { fileIdArg } from '../../cli/rest-args.js';
 import { transferProgress } from '../../cli/transfer-progress.js';
 import { CONTENT_ENCODINGS, type ContentEncoding } from '../../shared/storage-api.js';
 
@@ -44,7 +45,7 @@ export default class FilesGet extends NodeCommand {
     '<%= config.bin %> files get <id> --encoding base64',
   ];
   static override args = {
-    id: Args.string({ description: 'File id (64 hex digits).', required: true }),
+    id: fileIdArg({ required: true }),
   };
   static override flags = {
     output: Flags.string({ char: 'o', description: 'Write to this file instead of stdout.' }),
