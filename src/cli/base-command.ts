@@ -9,6 +9,7 @@ import { defaultDataDir } from '../shared/datadir-layout.js';
 import {
   DaemonControlError,
   DaemonNotRunningError,
+  InterfaceDisabledError,
   MissingEndpointError,
   NodeUnreachableError,
   RequestTimeoutError,
@@ -155,6 +156,7 @@ export abstract class BaseCommand extends Command {
     if (
       error instanceof DaemonControlError ||
       error instanceof DaemonNotRunningError ||
+      error instanceof InterfaceDisabledError ||
       error instanceof NodeUnreachableError ||
       error instanceof RequestTimeoutError ||
       error instanceof UntrustedCertificateError ||

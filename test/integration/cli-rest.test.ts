@@ -52,6 +52,20 @@ describe('node status', () => {
     rmSync(empty, { recursive: true, force: true });
     expect(result.code).toBe(1);
     expect(result.message).toContain(`no daemon is running for data directory ${empty}`);
+    expect(result.message).toContain('or name a node with --rest-url');
+  });
+
+  it('says the daemon runs without REST rather than that none runs (exit 1)', async () => {
+    const restless = await startTestDaemon(['--no-rest.enable']);
+    try {
+      const result = await runCli(['node', 'status', '--datadir', restless.dataDir]);
+      expect(result.code).toBe(1);
+      expect(result.message).toContain(
+        `the daemon of data directory ${restless.dataDir} runs, but its REST interface is disabled (--no-rest.enable); name a node with --rest-url instead`,
+      );
+    } finally {
+      await restless.stop();
+    }
   });
 });
 

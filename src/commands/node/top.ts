@@ -83,7 +83,7 @@ function render(
 /** The metrics endpoint the running daemon of `dataDir` recorded in daemon.json. */
 function recordedMetricsUrl(dataDir: string): string {
   const info = readLiveDaemonInfo(dataDir);
-  if (info === undefined) throw new DaemonNotRunningError(dataDir);
+  if (info === undefined) throw new DaemonNotRunningError(dataDir, '--metrics-url');
   if (info.endpoints.metrics === undefined) {
     throw new DaemonControlError(
       'the running daemon serves no metrics: restart it with --metrics.enable, or give --metrics-url',
