@@ -180,7 +180,10 @@ export abstract class BaseCommand extends Command {
     let message = error.message.replace(/\n+See more help with --help\s*$/, '');
     if (error.flags !== undefined && error.flags.length > 0) {
       const flags = { ...this.ctor.baseFlags, ...this.ctor.flags };
-      const known = ['--json', ...Object.keys(flags).map((name) => `--${name}`)];
+      const known = [
+        ...(this.ctor.enableJsonFlag ? ['--json'] : []),
+        ...Object.keys(flags).map((name) => `--${name}`),
+      ];
       const guesses = error.flags
         .map((flag) => [flag, closestName(flag.replace(/=.*$/, ''), known)])
         .filter(([, guess]) => guess !== undefined)

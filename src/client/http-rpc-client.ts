@@ -52,9 +52,9 @@ export class HttpRpcClient {
       options,
     );
     if (typeof response.body !== 'object' || response.body === null) {
-      throw new Error(
-        `unexpected HTTP ${response.status} answer from ${this.url}: ${String(response.body)}`,
-      );
+      const body =
+        response.body === undefined ? 'with an empty body' : `: ${String(response.body)}`;
+      throw new Error(`unexpected HTTP ${response.status} answer from ${this.url} ${body}`);
     }
     return unwrapResponse<T>(response.body as JsonRpcResponse);
   }

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
@@ -32,6 +33,9 @@ describe('CLI errors', () => {
     expect(result.message).toContain('unknown flag --ful; did you mean --full?');
     expect(result.stderr).not.toContain('USAGE');
     expect(result.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
+    const noJson = await runCli(['console', '--json']);
+    expect(noJson.code).toBe(2);
+    expect(noJson.message).toContain('unknown flag --json (see node-cli console --help)');
     const json = await runCli(['block', 'get', '--bogus', '--json']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toEqual({
@@ -85,6 +89,21 @@ describe('CLI errors', () => {
         exit: 2,
       },
     });
+  });
+
+  it('says a non-JSON-RPC answer had an empty body', async () => {
+    const server = createHttpServer((_request, response) => response.writeHead(401).end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const url = `http://127.0.0.1:${port}`;
+      const result = await runCli(['rpc', 'eth_blockNumber', '--rpc-url', url]);
+      expect(result.code).toBe(1);
+      expect(result.message).toContain(`unexpected HTTP 401 answer from ${url} with an empty body`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('refuses an empty --datadir, which would be the working directory, exit 2', async () => {
