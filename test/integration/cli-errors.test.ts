@@ -4,7 +4,7 @@
  * the cause chain. No daemon is needed: these fail before or at the connection.
  */
 import { describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -103,6 +103,33 @@ describe('CLI errors', () => {
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('imports a key under an empty passphrase only with --allow-empty-passphrase', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'node-cli-empty-passphrase-'));
+    try {
+      const key = join(dir, 'key.txt');
+      const empty = join(dir, 'empty.txt');
+      writeFileSync(key, `0x${'11'.repeat(32)}\n`);
+      writeFileSync(empty, '');
+      const args = [
+        'account',
+        'import',
+        key,
+        '--password-file',
+        empty,
+        '--rpc-url',
+        NOTHING_LISTENS,
+      ];
+      const refused = await runCli(args);
+      expect(refused.code).toBe(2);
+      expect(refused.message).toContain('the passphrase is empty');
+      expect(refused.message).toContain('--allow-empty-passphrase');
+      const allowed = await runCli([...args, '--allow-empty-passphrase']);
+      expect(allowed.message).toContain(`cannot reach the node at ${NOTHING_LISTENS}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
