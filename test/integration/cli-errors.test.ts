@@ -147,6 +147,12 @@ describe('CLI errors', () => {
     }
   });
 
+  it('refuses a data directory the file system cannot make, without hanging, exit 1', async () => {
+    const result = await runCli(['daemon', 'start', '--datadir', '/proc/node-cli-nope']);
+    expect(result.code).toBe(1);
+    expect(result.message).toContain('cannot create data directory /proc/node-cli-nope: ENOENT');
+  });
+
   it('reports a failure without a stack trace, and the cause chain with --verbose', async () => {
     const plain = await runCli(['rpc', 'eth_blockNumber', '--rpc-url', NOTHING_LISTENS]);
     expect(plain.code).toBe(1);
