@@ -9,8 +9,10 @@ import { defaultDataDir } from '../shared/datadir-layout.js';
 import {
   DaemonControlError,
   DaemonNotRunningError,
+  InterfaceDisabledError,
   MissingEndpointError,
   NodeUnreachableError,
+  RequestTimeoutError,
   UntrustedCertificateError,
   RestResponseError,
   RpcResponseError,
@@ -24,11 +26,23 @@ type ParsedValues = Record<string, unknown>;
 
 type OclifError = Error & { oclif?: { exit?: number } };
 
+/**
+ * How oclif's parser wraps the error of a flag's value (its own or one a flag's `parse` threw):
+ * the flag, the reason, then a line pointing at the help.
+ */
+const FLAG_VALUE_FAILURE = /^Parsing (--[\w.-]+) \n\t([^\n]*)\nSee more help with --help$/;
+
 /** What oclif's parser errors carry (they are not exported as classes). */
 type ParseError = OclifError & { parse?: unknown; showHelp?: boolean; flags?: string[] };
 
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
+
+  /**
+   * Whether `--json` output is JSON Lines (a stream's items, one object a line): then the error
+   * that ends the stream is one line too, which a line-by-line reader can parse.
+   */
+  static jsonLines = false;
 
   static override baseFlags = {
     datadir: Flags.string({
@@ -36,6 +50,16 @@ export abstract class BaseCommand extends Command {
         'Data directory of the node (default $XDG_DATA_HOME/node-cli or ~/.local/share/node-cli).',
       env: 'NODE_CLI_DATADIR',
       helpGroup: 'GLOBAL',
+      // An empty path would resolve to the working directory; an empty variable is ignored.
+      parse: async (input) => {
+        if (input === '') {
+          throw new Errors.CLIError(
+            '--datadir is empty: name a directory, or leave the flag out for the default',
+            { exit: 2 },
+          );
+        }
+        return input;
+      },
     }),
     verbose: Flags.boolean({
       description: 'On failure, show the cause chain and stack traces.',
@@ -97,6 +121,7 @@ export abstract class BaseCommand extends Command {
    * block, a trace); the same text is written directly then.
    */
   override logJson(json: unknown): void {
+    if ((this.ctor as typeof BaseCommand).jsonLines) return ux.stdout(JSON.stringify(json));
     if (this.config.theme?.json !== undefined) return super.logJson(json);
     ux.stdout(JSON.stringify(json, null, 2));
   }
@@ -112,6 +137,12 @@ export abstract class BaseCommand extends Command {
   private toReportedError(error: OclifError): Errors.CLIError | OclifError {
     const failure = (message: string, exit = 1) => new Errors.CLIError(message, { exit });
     if ((error as ParseError).parse !== undefined) return this.parseFailure(error as ParseError);
+    const flagValue = FLAG_VALUE_FAILURE.exec(error.message);
+    if (flagValue !== null) {
+      const [, flag, reason] = flagValue;
+      const message = reason.includes(flag) ? reason : `${flag}: ${reason}`;
+      return this.withHelpHint(message, error.oclif?.exit ?? 2);
+    }
     if (error instanceof RpcResponseError) {
       const details = error.data === undefined ? '' : ` (data: ${JSON.stringify(error.data)})`;
       return failure(`the node refused the call: ${error.message}${details}`);
@@ -125,7 +156,9 @@ export abstract class BaseCommand extends Command {
     if (
       error instanceof DaemonControlError ||
       error instanceof DaemonNotRunningError ||
+      error instanceof InterfaceDisabledError ||
       error instanceof NodeUnreachableError ||
+      error instanceof RequestTimeoutError ||
       error instanceof UntrustedCertificateError ||
       error instanceof NodeError
     ) {
@@ -144,11 +177,13 @@ export abstract class BaseCommand extends Command {
    * the help is, instead of oclif's message followed by the whole help.
    */
   private parseFailure(error: ParseError): Errors.CLIError {
-    const command = `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim();
     let message = error.message.replace(/\n+See more help with --help\s*$/, '');
     if (error.flags !== undefined && error.flags.length > 0) {
       const flags = { ...this.ctor.baseFlags, ...this.ctor.flags };
-      const known = ['--json', ...Object.keys(flags).map((name) => `--${name}`)];
+      const known = [
+        ...(this.ctor.enableJsonFlag ? ['--json'] : []),
+        ...Object.keys(flags).map((name) => `--${name}`),
+      ];
       const guesses = error.flags
         .map((flag) => [flag, closestName(flag.replace(/=.*$/, ''), known)])
         .filter(([, guess]) => guess !== undefined)
@@ -156,8 +191,11 @@ export abstract class BaseCommand extends Command {
       message = `unknown flag${error.flags.length === 1 ? '' : 's'} ${error.flags.join(', ')}`;
       if (guesses.length > 0) message += `; did you mean ${guesses.join(', ')}?`;
     }
-    return new Errors.CLIError(`${message} (see ${command} --help)`, {
-      exit: error.oclif?.exit ?? 2,
-    });
+    return this.withHelpHint(message, error.oclif?.exit ?? 2);
+  }
+
+  private withHelpHint(message: string, exit: number): Errors.CLIError {
+    const command = `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim();
+    return new Errors.CLIError(`${message} (see ${command} --help)`, { exit });
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The base of the commands that talk to a node: the endpoint flags (`--rpc-url`, `--ws-url`,
- * `--rest-url`, `--consensus-url`, `--token`, `--token-file`, each also an environment
- * variable) on top of `--datadir`, and the connections they select.
+ * `--rest-url`, `--consensus-url`, `--token`, `--token-file`, `--request-timeout`, each also an
+ * environment variable) on top of `--datadir`, and the connections they select.
  */
 import { readFileSync } from 'node:fs';
 import { Errors, Flags } from '@oclif/core';
@@ -12,7 +12,9 @@ import {
   type DaemonConnection,
   type NodeTarget,
 } from '../client/daemon-connection.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../client/http-transport.js';
 import type { RestClient } from '../client/rest-client.js';
+import { parseDuration } from '../shared/duration.js';
 import { BaseCommand } from './base-command.js';
 
 function urlFlag(name: string, schemes: string[], what: string, env: string) {
@@ -67,6 +69,20 @@ export const nodeConnectionFlags = {
     helpGroup: 'NODE CONNECTION',
     exclusive: ['token'],
   }),
+  'request-timeout': Flags.custom<number>({
+    description: `How long an HTTP request may go unanswered before the command fails, e.g. 90s or 5m; 0 for no limit (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000}s). Streams over WebSocket are not limited.`,
+    env: 'NODE_CLI_REQUEST_TIMEOUT',
+    helpGroup: 'NODE CONNECTION',
+    parse: async (input) => {
+      try {
+        return parseDuration(input);
+      } catch (error) {
+        throw new Errors.CLIError(`invalid --request-timeout: ${(error as Error).message}`, {
+          exit: 2,
+        });
+      }
+    },
+  })(),
 };
 
 export type NodeConnectionFlags = {
@@ -77,6 +93,7 @@ export type NodeConnectionFlags = {
   'consensus-url'?: string;
   token?: string;
   'token-file'?: string;
+  'request-timeout'?: number;
 };
 
 export abstract class NodeCommand extends BaseCommand {
@@ -92,6 +109,7 @@ export abstract class NodeCommand extends BaseCommand {
         consensusWs: flags['consensus-url'],
       },
       token: flags.token ?? this.readTokenFile(flags['token-file']),
+      requestTimeoutMs: flags['request-timeout'],
     };
   }
 

@@ -12,6 +12,26 @@ export const passwordFileFlag = Flags.string({
     'File whose first line is the passphrase (for scripts; without it a terminal prompts).',
 });
 
+/** The `--allow-empty-passphrase` flag of the commands that store a key. */
+export const allowEmptyPassphraseFlag = Flags.boolean({
+  description: 'Accept an empty passphrase (the key file is then readable by anyone who has it).',
+  default: false,
+});
+
+/**
+ * A key stored under an empty passphrase is unprotected, so that takes the flag.
+ *
+ * @throws CLIError exit 2 when `passphrase` is empty and `allowEmpty` is not set.
+ */
+export function refuseEmptyPassphrase(passphrase: string, allowEmpty: boolean): void {
+  if (passphrase === '' && !allowEmpty) {
+    throw new Errors.CLIError(
+      'the passphrase is empty, which would leave the key unprotected: give one, or pass --allow-empty-passphrase',
+      { exit: 2 },
+    );
+  }
+}
+
 /** How to ask for one passphrase. */
 export interface PassphraseRequest {
   /** Value of `--password-file`, if given. */

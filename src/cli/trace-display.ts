@@ -5,6 +5,7 @@
  * `--json` prints geth's JSON instead.
  */
 import { formatEther } from 'ethers';
+import { checksumAddress } from '../shared/address.js';
 import type { CallTraceFrame, PrestateAccount, StructLogResult } from '../shared/trace-results.js';
 import type { ContractNames } from './contract-names.js';
 import { colours, keyValueLines } from './key-value-lines.js';
@@ -17,13 +18,16 @@ function value(hex: string | undefined): string {
 function target(frame: CallTraceFrame, names: ContractNames): string {
   if (frame.to === undefined) return colours.dim('(no contract)');
   const name = names.nameOf(frame.to);
+  const address = checksumAddress(frame.to);
   return name === undefined
-    ? colours.cyan(frame.to)
-    : `${colours.cyan(name)}${colours.dim(`(${frame.to})`)}`;
+    ? colours.cyan(address)
+    : `${colours.cyan(name)}${colours.dim(`(${address})`)}`;
 }
 
 function callLabel(frame: CallTraceFrame, names: ContractNames): string {
-  if (frame.type === 'SELFDESTRUCT') return `${frame.from} → ${target(frame, names)}`;
+  if (frame.type === 'SELFDESTRUCT') {
+    return `${checksumAddress(frame.from)} → ${target(frame, names)}`;
+  }
   const created = frame.type === 'CREATE' || frame.type === 'CREATE2';
   if (created)
     return `${target(frame, names)} ${colours.dim(`(${(frame.input.length - 2) / 2} bytes of init code)`)}`;
@@ -100,7 +104,9 @@ export function prestateLines(
   const lines: string[] = [];
   for (const [address, account] of Object.entries(accounts)) {
     const name = names.nameOf(address);
-    lines.push(colours.cyan(address) + (name === undefined ? '' : ` ${colours.bold(name)}`));
+    lines.push(
+      colours.cyan(checksumAddress(address)) + (name === undefined ? '' : ` ${colours.bold(name)}`),
+    );
     const entries: Array<[string, string]> = [
       ['balance', `${formatEther(BigInt(account.balance ?? '0x0'))} ETH`],
       ['nonce', String(account.nonce ?? 0)],

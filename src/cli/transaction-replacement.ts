@@ -89,6 +89,23 @@ export function checkSender(signer: Signer, tx: Transaction): void {
   }
 }
 
+/**
+ * The replacement keeps the pending transaction's fee type, as a wallet's speed-up does. A fee
+ * flag of the other type would either change the type or go unused, so it is refused.
+ */
+function refuseOtherTypeFees(tx: Transaction, overrides: FeeOverrides): void {
+  const dynamic = tx.maxFeePerGas !== undefined;
+  const names: Array<keyof FeeOverrides> = dynamic ? ['gas-price'] : ['max-fee', 'priority-fee'];
+  const given = names.filter((name) => overrides[name] !== undefined).map((name) => `--${name}`);
+  if (given.length === 0) return;
+  const kind = dynamic ? 'an EIP-1559 transaction' : 'a legacy transaction';
+  const instead = dynamic ? '--max-fee and --priority-fee' : '--gas-price';
+  throw new Errors.CLIError(
+    `${given.join(' and ')} cannot set the fees of ${tx.hash}: it is ${kind} (type ${tx.type ?? 0}), and its replacement is one too; give ${instead}`,
+    { exit: 2 },
+  );
+}
+
 /** Fees for the replacement of `tx`: the bumped fees, the node's suggestion, or the flags. */
 export async function replacementFees(
   connection: DaemonConnection,
@@ -97,6 +114,7 @@ export async function replacementFees(
   overrides: FeeOverrides,
 ): Promise<Pick<TransactionFields, 'gasPrice' | 'maxFeePerGas' | 'maxPriorityFeePerGas'>> {
   const eth = new EthClient(connection.rpc);
+  refuseOtherTypeFees(tx, overrides);
   if (tx.maxFeePerGas === undefined || tx.maxPriorityFeePerGas === undefined) {
     const market = BigInt(await connection.rpc.call<string>('eth_gasPrice'));
     return {

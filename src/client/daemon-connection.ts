@@ -6,7 +6,7 @@
  * not given by URL are absent, so a command never talks to two nodes.
  */
 import type { DaemonEndpoints } from '../shared/daemon-info.js';
-import { DaemonNotRunningError, MissingEndpointError } from './errors.js';
+import { DaemonNotRunningError, InterfaceDisabledError, MissingEndpointError } from './errors.js';
 import { readAuthToken, readLiveDaemonInfo } from './daemon-files.js';
 import { HttpRpcClient } from './http-rpc-client.js';
 import { RestClient } from './rest-client.js';
@@ -19,6 +19,8 @@ export interface NodeTarget {
   urls: Partial<DaemonEndpoints>;
   /** Bearer token for private methods; by default the data directory's `auth.token`. */
   token?: string;
+  /** How long an HTTP request may stay unanswered (the clients' default when absent). */
+  requestTimeoutMs?: number;
 }
 
 type EndpointName = keyof DaemonEndpoints;
@@ -45,7 +47,8 @@ interface ResolvedTarget {
   token: string | undefined;
 }
 
-function resolveTarget(target: NodeTarget): ResolvedTarget {
+/** `needs` is the endpoint the command cannot do without, for the message when none is found. */
+function resolveTarget(target: NodeTarget, needs: EndpointName): ResolvedTarget {
   const urls = Object.entries(target.urls).filter(([, url]) => url !== undefined);
   if (urls.length > 0) {
     return {
@@ -58,12 +61,14 @@ function resolveTarget(target: NodeTarget): ResolvedTarget {
     };
   }
   const info = readLiveDaemonInfo(target.dataDir);
-  if (!info) throw new DaemonNotRunningError(target.dataDir);
+  if (!info) throw new DaemonNotRunningError(target.dataDir, URL_FLAGS[needs]);
   return {
     token: target.token ?? readAuthToken(target.dataDir),
     endpoint: (name) => {
       const url = info.endpoints[name];
-      if (url === undefined) throw new DaemonNotRunningError(target.dataDir, INTERFACE_NAMES[name]);
+      if (url === undefined) {
+        throw new InterfaceDisabledError(target.dataDir, INTERFACE_NAMES[name], URL_FLAGS[name]);
+      }
       return url;
     },
   };
@@ -80,13 +85,16 @@ export interface DaemonConnection {
 /**
  * JSON-RPC clients of the target node.
  *
- * @throws DaemonNotRunningError when no daemon runs in the data directory or its JSON-RPC
- * interface is disabled; MissingEndpointError when URLs are given but not `--rpc-url`.
+ * @throws DaemonNotRunningError when no daemon runs in the data directory, InterfaceDisabledError
+ * when its JSON-RPC interface is disabled; MissingEndpointError when URLs are given but not `--rpc-url`.
  */
 export function connectDaemon(target: NodeTarget): DaemonConnection {
-  const resolved = resolveTarget(target);
+  const resolved = resolveTarget(target, 'http');
   const { token } = resolved;
-  const rpc = new HttpRpcClient(resolved.endpoint('http'), { token });
+  const rpc = new HttpRpcClient(resolved.endpoint('http'), {
+    token,
+    timeoutMs: target.requestTimeoutMs,
+  });
   return {
     token,
     rpc,
@@ -102,11 +110,14 @@ export function connectDaemon(target: NodeTarget): DaemonConnection {
 
 /** A REST client of the target node, authenticated with its token. */
 export function connectRest(target: NodeTarget): RestClient {
-  const resolved = resolveTarget(target);
-  return new RestClient(resolved.endpoint('rest'), { token: resolved.token });
+  const resolved = resolveTarget(target, 'rest');
+  return new RestClient(resolved.endpoint('rest'), {
+    token: resolved.token,
+    timeoutMs: target.requestTimeoutMs,
+  });
 }
 
 /** The URL of the target's consensus WebSocket (CometBFT-style, path `/websocket`). */
 export function consensusUrl(target: NodeTarget): string {
-  return resolveTarget(target).endpoint('consensusWs');
+  return resolveTarget(target, 'consensusWs').endpoint('consensusWs');
 }

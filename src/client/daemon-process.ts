@@ -5,13 +5,14 @@
  * process behind.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { openSync, closeSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DaemonInfo } from '../shared/daemon-info.js';
 import { DAEMON_ENVIRONMENT, daemonNodeFlags } from '../shared/daemon-runtime.js';
 import { dataDirLayout, type DataDirLayout } from '../shared/datadir-layout.js';
 import { renderLogLine } from '../shared/log-line.js';
+import { makeDirectories } from '../shared/make-directories.js';
 import { isDataDirLocked, readLockHolder } from '../shared/datadir-lock.js';
 import { isSameLiveProcess, type ProcessIdentity } from '../shared/process-identity.js';
 import type { Readiness } from '../shared/readiness.js';
@@ -107,7 +108,7 @@ export async function startDaemon(options: StartOptions): Promise<DaemonInfo> {
     );
   }
   try {
-    mkdirSync(dirname(layout.logFile), { recursive: true });
+    makeDirectories(dirname(layout.logFile));
   } catch (error) {
     throw new DaemonControlError(
       `cannot create data directory ${layout.root}: ${(error as Error).message}`,

@@ -12,13 +12,26 @@ export class RpcResponseError extends Error {
   }
 }
 
-/** No daemon is running for the data directory, or it did not answer. */
+/**
+ * No daemon is running for the data directory, or it did not answer; `urlFlag` is the flag
+ * that names a node instead for the command at hand.
+ */
 export class DaemonNotRunningError extends Error {
-  constructor(dataDir: string, detail?: string) {
+  constructor(dataDir: string, urlFlag = '--rpc-url') {
     super(
-      `no daemon is running for data directory ${dataDir}${detail ? ` (${detail})` : ''}; start one with "node-cli daemon start", or name a node with --rpc-url`,
+      `no daemon is running for data directory ${dataDir}; start one with "node-cli daemon start", or name a node with ${urlFlag}`,
     );
     this.name = 'DaemonNotRunningError';
+  }
+}
+
+/** The data directory's daemon runs, but with the interface a command needs turned off. */
+export class InterfaceDisabledError extends Error {
+  constructor(dataDir: string, what: string, urlFlag: string) {
+    super(
+      `the daemon of data directory ${dataDir} runs, but its ${what}; name a node with ${urlFlag} instead`,
+    );
+    this.name = 'InterfaceDisabledError';
   }
 }
 
@@ -60,6 +73,19 @@ export class NodeUnreachableError extends Error {
       { cause },
     );
     this.name = 'NodeUnreachableError';
+  }
+}
+
+/** The node took the connection but sent nothing for the whole request timeout. */
+export class RequestTimeoutError extends Error {
+  constructor(
+    readonly url: string,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      `no answer from ${url} within ${timeoutMs / 1000} s: is the node stopped or overloaded? (--request-timeout sets the limit)`,
+    );
+    this.name = 'RequestTimeoutError';
   }
 }
 

@@ -4,7 +4,7 @@
  * the clients of the daemon use the built-in module instead.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { NodeUnreachableError, UntrustedCertificateError } from './errors.js';
+import { NodeUnreachableError, RequestTimeoutError, UntrustedCertificateError } from './errors.js';
 import { tlsTrust } from './tls-trust.js';
 
 /** Status, headers and parsed body of one answer, whatever its status. */
@@ -21,6 +21,22 @@ export interface HttpRequest {
   path: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
+  /** Overrides the transport's timeout, for a call known to take long (a profile). */
+  timeoutMs?: number;
+}
+
+/** What one request may stay silent by default: long for a call, short of forever. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+export interface HttpTransportOptions {
+  /** Most sockets open at once (kept alive between requests). */
+  connections: number;
+  /**
+   * How long the connection may stay silent, while connecting, waiting for the answer or
+   * between parts of its body, before the request fails with `RequestTimeoutError`; 0 for no
+   * limit. A stopped node accepts connections and never answers.
+   */
+  timeoutMs: number;
 }
 
 /** Socket errors that mean nothing answers at the address. */
@@ -66,12 +82,13 @@ function parseBody(text: string): unknown {
 export class HttpTransport {
   private readonly agent: HttpAgent;
   private readonly send: typeof httpRequest;
+  private readonly timeoutMs: number;
 
-  /** @param connections most sockets open at once (kept alive between requests). */
   constructor(
     private readonly origin: URL,
-    connections: number,
+    { connections, timeoutMs }: HttpTransportOptions,
   ) {
+    this.timeoutMs = timeoutMs;
     const secure = origin.protocol === 'https:';
     if (!secure && origin.protocol !== 'http:') {
       throw new TypeError(`unsupported URL ${origin.href}: expected http:// or https://`);
@@ -85,6 +102,7 @@ export class HttpTransport {
   }
 
   request(request: HttpRequest): Promise<HttpAnswer> {
+    const timeoutMs = request.timeoutMs ?? this.timeoutMs;
     return new Promise((resolve, reject) => {
       const outgoing = this.send(
         {
@@ -100,6 +118,8 @@ export class HttpTransport {
               ? request.headers
               : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
           agent: this.agent,
+          // Idle time, connecting included; the agent clears it when the socket goes back to it.
+          ...(timeoutMs > 0 ? { timeout: timeoutMs } : {}),
         },
         (response) => {
           const chunks: Buffer[] = [];
@@ -115,6 +135,11 @@ export class HttpTransport {
         },
       );
       outgoing.on('error', (error) => reject(connectionFailure(this.origin.origin, error)));
+      outgoing.on('timeout', () => {
+        // The first settlement wins: the destroy's own error events come after it.
+        reject(new RequestTimeoutError(this.origin.href, timeoutMs));
+        outgoing.destroy();
+      });
       outgoing.end(request.body);
     });
   }

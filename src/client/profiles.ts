@@ -14,6 +14,12 @@ const PROFILE_EXTENSIONS: Record<ProfileKind, string> = {
 };
 
 /**
+ * How long a heap snapshot may take at least: V8 walks the whole heap with the daemon paused,
+ * minutes for a big one.
+ */
+const HEAP_SNAPSHOT_TIMEOUT_MS = 300_000;
+
+/**
  * Asks the daemon for a profile written to `file` (a name inside its profiles directory) and
  * resolves to the absolute path it wrote: a CPU profile sampled for `seconds`, or a heap
  * snapshot.
@@ -24,9 +30,15 @@ export function takeProfile(
   file: string,
   seconds: number,
 ): Promise<string> {
+  // The daemon answers only when the profile is written, so the silence is part of the call.
+  const unlimited = rpc.timeoutMs === 0;
   return kind === 'cpu'
-    ? rpc.call<string>('debug_cpuProfile', [file, seconds])
-    : rpc.call<string>('debug_writeMemProfile', [file]);
+    ? rpc.call<string>('debug_cpuProfile', [file, seconds], {
+        timeoutMs: unlimited ? 0 : rpc.timeoutMs + seconds * 1000,
+      })
+    : rpc.call<string>('debug_writeMemProfile', [file], {
+        timeoutMs: unlimited ? 0 : Math.max(rpc.timeoutMs, HEAP_SNAPSHOT_TIMEOUT_MS),
+      });
 }
 
 /** A file name for a new profile: kind and time, with DevTools' extension. */

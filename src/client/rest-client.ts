@@ -7,7 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Pool } from 'undici';
-import { HttpTransport, type HttpAnswer } from './http-transport.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, HttpTransport, type HttpAnswer } from './http-transport.js';
 import type {
   ContractInstance,
   ContractSummary,
@@ -31,6 +31,8 @@ import { tlsTrust } from './tls-trust.js';
 
 export interface RestClientOptions {
   token?: string;
+  /** How long a JSON request may stay unanswered (default 30 s; 0 for no limit). */
+  timeoutMs?: number;
 }
 
 /** Status and parsed body of one answer, whatever its status. */
@@ -95,7 +97,10 @@ export class RestClient {
     private readonly options: RestClientOptions = {},
   ) {
     const parsed = new URL(baseUrl);
-    this.transport = new HttpTransport(parsed, 4);
+    this.transport = new HttpTransport(parsed, {
+      connections: 4,
+      timeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    });
     this.prefix = parsed.pathname.replace(/\/$/, '');
     this.origin = parsed.origin;
   }

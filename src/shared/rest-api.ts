@@ -3,6 +3,9 @@
  * client that reads them. docs/rest.md describes each route.
  */
 
+/** Names of registered contracts: a letter, then letters, digits, `_`, `-`, `.`; never an address. */
+export const CONTRACT_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_.-]{0,63}$';
+
 /** `GET /status/meta` → `{data: NodeMeta}`. */
 export interface NodeMeta {
   nodeJsVersion: string;

@@ -9,6 +9,9 @@ export type UploadStatus = 'queued' | 'uploading' | 'uploaded' | 'degraded' | 'f
 /** Status of a chunk's replicas on this node (docs/storage.md, "dl_status"). */
 export type ChunkStatus = 'downloaded' | 'missing' | 'corrupt' | 'repairing';
 
+/** 64 lower-case hex digits: the form of every chunk and file id. */
+export const CONTENT_ID_PATTERN = '^[0-9a-f]{64}$';
+
 /** Encodings of `GET /storage/files/:id/content`. */
 export const CONTENT_ENCODINGS = ['utf-8', 'base64', 'binary', 'hex'] as const;
 export type ContentEncoding = (typeof CONTENT_ENCODINGS)[number];

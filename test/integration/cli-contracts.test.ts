@@ -233,6 +233,6 @@ describe('identity', () => {
     expect(handle.message).toContain('invalid handle No!');
     const owner = await runCli(['identity', 'lookup', '0x12', ...at()]);
     expect(owner.code).toBe(2);
-    expect(owner.message).toContain('invalid owner 0x12');
+    expect(owner.message).toContain('invalid address "0x12"');
   });
 });

@@ -338,6 +338,33 @@ describe('a stream whose daemon stops', () => {
     expect(await tail.exit).toBe(1);
     expect(tail.stderr()).toContain('the daemon closed the connection');
   });
+
+  it('ends JSON Lines with the error as one more line', async () => {
+    const daemon = await startTestDaemon(['--block-time', '0']);
+    const streams = [
+      startStreaming(['events', 'tail', '--json', '--datadir', daemon.dataDir]),
+      startStreaming(['logs', 'watch', '--json', '--datadir', daemon.dataDir]),
+    ];
+    try {
+      for (const stream of streams) {
+        await waitFor(
+          () => /subscribed to|watching logs/.test(stream.stderr()),
+          20_000,
+          'a stream',
+        );
+      }
+      await daemon.stop();
+      for (const stream of streams) {
+        expect(await stream.exit).toBe(1);
+        expect(stream.lines.map((line) => JSON.parse(line) as unknown)).toEqual([
+          { error: { message: expect.stringContaining('closed the connection'), exit: 1 } },
+        ]);
+      }
+    } finally {
+      await Promise.all(streams.map((stream) => stream.interrupt()));
+      await daemon.stop();
+    }
+  });
 });
 
 /** A log of block `block` at `index`, as the node would send it. */

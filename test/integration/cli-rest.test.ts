@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
+import { checksumAddress } from '../../src/shared/address.js';
 import type { NodeMeta, SealedContent, SignedContent } from '../../src/shared/rest-api.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import {
@@ -51,6 +52,20 @@ describe('node status', () => {
     rmSync(empty, { recursive: true, force: true });
     expect(result.code).toBe(1);
     expect(result.message).toContain(`no daemon is running for data directory ${empty}`);
+    expect(result.message).toContain('or name a node with --rest-url');
+  });
+
+  it('says the daemon runs without REST rather than that none runs (exit 1)', async () => {
+    const restless = await startTestDaemon(['--no-rest.enable']);
+    try {
+      const result = await runCli(['node', 'status', '--datadir', restless.dataDir]);
+      expect(result.code).toBe(1);
+      expect(result.message).toContain(
+        `the daemon of data directory ${restless.dataDir} runs, but its REST interface is disabled (--no-rest.enable); name a node with --rest-url instead`,
+      );
+    } finally {
+      await restless.stop();
+    }
   });
 });
 
@@ -70,7 +85,10 @@ describe('crypto', () => {
       input,
     );
     expect(verified.code).toBe(0);
-    expect(JSON.parse(verified.stdout)).toEqual({ owner: signed.signer, verified: true });
+    expect(JSON.parse(verified.stdout)).toEqual({
+      owner: checksumAddress(signed.signer),
+      verified: true,
+    });
     const other = await runCli(['crypto', 'verify', DEV_ADDRESSES[1], ...at()], {}, input);
     expect(other.code).toBe(1);
     expect(other.stdout).toContain(`NOT signed by ${DEV_ADDRESSES[1]}`);

@@ -46,9 +46,14 @@ describe('tx fees and replacement', () => {
     );
 
   /** Sends a transfer with a nonce one past the next (0x-hex), which waits in the pool. */
-  async function queueTransfer(): Promise<{ hash: string; gap: number }> {
+  async function queueTransfer(...flags: string[]): Promise<{ hash: string; gap: number }> {
     const gap = await nextNonce();
-    const queued = await transfer('0x2540be400', `0x${(gap + 1).toString(16)}`, '--async');
+    const queued = await transfer(
+      '0x2540be400',
+      `0x${(gap + 1).toString(16)}`,
+      '--async',
+      ...flags,
+    );
     return { hash: queued.hash, gap };
   }
 
@@ -105,6 +110,25 @@ describe('tx fees and replacement', () => {
     expect(tx).toMatchObject({ from: SENDER, to: SENDER, value: '0x0', gas: '0x5208' });
     expect(tx.blockNumber).not.toBeNull();
     expect((await cli('tx', 'get', hash)).code).toBe(1);
+  });
+
+  it('refuses a fee flag of the other type than the pending transaction, exit 2', async () => {
+    const legacy = await queueTransfer('--gas-price', '5gwei');
+    for (const flag of ['--max-fee', '--priority-fee']) {
+      const refused = await cli('tx', 'speed-up', legacy.hash, flag, '50gwei');
+      expect(refused.code).toBe(2);
+      expect(refused.message).toContain(
+        `${flag} cannot set the fees of ${legacy.hash}: it is a legacy transaction (type 0)`,
+      );
+    }
+    await fillGap(legacy.gap);
+    const dynamic = await queueTransfer();
+    const refused = await cli('tx', 'cancel', dynamic.hash, '--gas-price', '50gwei', '--json');
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.stdout).error.message).toContain(
+      `--gas-price cannot set the fees of ${dynamic.hash}: it is an EIP-1559 transaction (type 2)`,
+    );
+    await fillGap(dynamic.gap);
   });
 
   it('refuses malformed and conflicting values as usage errors', async () => {

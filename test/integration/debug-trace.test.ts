@@ -669,34 +669,34 @@ describe('debug tracing', () => {
       expect(code).toBe(0);
       const lines = stdout.trimEnd().split('\n');
       expect(lines[0]).toBe(
-        `CALL ${proberAddress}.probe(${getAddress(calleeAddress)})  0.00000000000000001 ETH  ` +
+        `CALL ${getAddress(proberAddress)}.probe(${getAddress(calleeAddress)})  0.00000000000000001 ETH  ` +
           `gas ${BigInt(probe.gasUsed as string)}/${PROBE_GAS}  ✓`,
       );
       expect(lines.slice(1)).toEqual([
-        `├─ CALL Callee(${calleeAddress}).ping()  0.000000000000000003 ETH  gas 1681/1424186  ✓`,
+        `├─ CALL Callee(${getAddress(calleeAddress)}).ping()  0.000000000000000003 ETH  gas 1681/1424186  ✓`,
         expect.stringMatching(/^│ {2}└─ emit Pinged\(0x[0-9a-fA-F]{40}, 3\)$/),
         expect.stringMatching(/^├─ emit Step\(ping, 4\)$/),
         expect.stringMatching(
-          /^├─ DELEGATECALL Callee\(0x[0-9a-f]{40}\)\.setStored\(7\) {2}0\.00000000000000001 ETH {2}gas \d+\/\d+ {2}✓$/,
+          /^├─ DELEGATECALL Callee\(0x[0-9a-fA-F]{40}\)\.setStored\(7\) {2}0\.00000000000000001 ETH {2}gas \d+\/\d+ {2}✓$/,
         ),
         expect.stringMatching(
-          /^├─ STATICCALL Callee\(0x[0-9a-f]{40}\)\.peek\(\) {2}gas \d+\/\d+ {2}✓$/,
+          /^├─ STATICCALL Callee\(0x[0-9a-fA-F]{40}\)\.peek\(\) {2}gas \d+\/\d+ {2}✓$/,
         ),
         expect.stringMatching(
-          /^├─ CALLCODE Callee\(0x[0-9a-f]{40}\)\.setStored\(9\) {2}gas \d+\/\d+ {2}✓$/,
+          /^├─ CALLCODE Callee\(0x[0-9a-fA-F]{40}\)\.setStored\(9\) {2}gas \d+\/\d+ {2}✓$/,
         ),
         expect.stringMatching(
-          /^├─ CREATE 0x[0-9a-f]{40} \(\d+ bytes of init code\) {2}0\.000000000000000005 ETH {2}gas \d+\/\d+ {2}✓$/,
+          /^├─ CREATE 0x[0-9a-fA-F]{40} \(\d+ bytes of init code\) {2}0\.000000000000000005 ETH {2}gas \d+\/\d+ {2}✓$/,
         ),
         expect.stringMatching(
-          /^├─ CREATE2 0x[0-9a-f]{40} \(\d+ bytes of init code\) {2}gas \d+\/\d+ {2}✓$/,
+          /^├─ CREATE2 0x[0-9a-fA-F]{40} \(\d+ bytes of init code\) {2}gas \d+\/\d+ {2}✓$/,
         ),
-        expect.stringMatching(/^├─ CALL 0x[0-9a-f]{40} input 0x00f55d9d… {2}gas \d+\/\d+ {2}✓$/),
+        expect.stringMatching(/^├─ CALL 0x[0-9a-fA-F]{40} input 0x00f55d9d… {2}gas \d+\/\d+ {2}✓$/),
         expect.stringMatching(
-          /^│ {2}└─ SELFDESTRUCT 0x[0-9a-f]{40} → 0x[0-9a-f]{40} {2}0\.000000000000000005 ETH {2}✓$/,
+          /^│ {2}└─ SELFDESTRUCT 0x[0-9a-fA-F]{40} → 0x[0-9a-fA-F]{40} {2}0\.000000000000000005 ETH {2}✓$/,
         ),
         expect.stringMatching(
-          /^├─ STATICCALL Callee\(0x[0-9a-f]{40}\)\.boom\(2\) {2}gas \d+\/\d+ {2}✗ execution reverted: Callee: boom 2$/,
+          /^├─ STATICCALL Callee\(0x[0-9a-fA-F]{40}\)\.boom\(2\) {2}gas \d+\/\d+ {2}✗ execution reverted: Callee: boom 2$/,
         ),
         expect.stringMatching(/^├─ emit Step\(caught, 0\)$/),
         expect.stringMatching(/^└─ emit Step\(done, \d+\)$/),
@@ -731,7 +731,7 @@ describe('debug tracing', () => {
         '--datadir',
         daemon.dataDir,
       ]);
-      expect(prestate.stdout).toContain(`${calleeAddress} Callee`);
+      expect(prestate.stdout).toContain(`${getAddress(calleeAddress)} Callee`);
       const steps = await runCli([
         'tx',
         'trace',

@@ -3,7 +3,12 @@ import { Args, Errors } from '@oclif/core';
 import { Wallet } from 'ethers';
 import { NodeCommand } from '../../cli/node-command.js';
 import { checksumAddress } from '../../shared/address.js';
-import { passwordFileFlag, readPassphrase } from '../../cli/passphrase-input.js';
+import {
+  allowEmptyPassphraseFlag,
+  passwordFileFlag,
+  readPassphrase,
+  refuseEmptyPassphrase,
+} from '../../cli/passphrase-input.js';
 import { AccountsClient } from '../../client/accounts-client.js';
 import type { Hex } from '../../client/eth-client.js';
 
@@ -20,7 +25,9 @@ export default class AccountImport extends NodeCommand {
   static override description =
     'FILE holds either a private key (64 hex digits, 0x optional) or a v3 key file (JSON, as ' +
     'geth, ethers and wallets write them). A key file is decrypted here with the passphrase; ' +
-    'the node then stores the key encrypted with the same passphrase.';
+    'the node then stores the key encrypted with the same passphrase. An empty passphrase would ' +
+    'leave the stored key unprotected and is refused unless --allow-empty-passphrase is given, ' +
+    'as for "account new".';
   static override examples = [
     '<%= config.bin %> account import ./key.txt',
     '<%= config.bin %> account import ./wallet.json --password-file ./passphrase.txt --json',
@@ -31,7 +38,10 @@ export default class AccountImport extends NodeCommand {
       required: true,
     }),
   };
-  static override flags = { 'password-file': passwordFileFlag };
+  static override flags = {
+    'password-file': passwordFileFlag,
+    'allow-empty-passphrase': allowEmptyPassphraseFlag,
+  };
 
   async run(): Promise<AccountImportResult> {
     const { args, flags } = await this.parse(AccountImport);
@@ -53,6 +63,7 @@ export default class AccountImport extends NodeCommand {
         source === 'keystore' ? 'Passphrase of the key file' : 'Passphrase to encrypt the key with',
       confirm: source === 'private-key',
     });
+    refuseEmptyPassphrase(passphrase, flags['allow-empty-passphrase']);
     const privateKey = source === 'keystore' ? await decryptKeyFile(content, passphrase) : content;
     const connection = this.connectDaemon(flags);
     try {

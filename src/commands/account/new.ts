@@ -1,7 +1,11 @@
-import { Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
 import { checksumAddress } from '../../shared/address.js';
-import { passwordFileFlag, readPassphrase } from '../../cli/passphrase-input.js';
+import {
+  allowEmptyPassphraseFlag,
+  passwordFileFlag,
+  readPassphrase,
+  refuseEmptyPassphrase,
+} from '../../cli/passphrase-input.js';
 import { AccountsClient } from '../../client/accounts-client.js';
 import { findKeyFile } from '../../client/daemon-files.js';
 import type { Hex } from '../../client/eth-client.js';
@@ -27,11 +31,7 @@ export default class AccountNew extends NodeCommand {
   ];
   static override flags = {
     'password-file': passwordFileFlag,
-    'allow-empty-passphrase': Flags.boolean({
-      description:
-        'Accept an empty passphrase (the key file is then readable by anyone who has it).',
-      default: false,
-    }),
+    'allow-empty-passphrase': allowEmptyPassphraseFlag,
   };
 
   async run(): Promise<AccountNewResult> {
@@ -41,11 +41,7 @@ export default class AccountNew extends NodeCommand {
       message: 'Passphrase for the new account',
       confirm: true,
     });
-    if (passphrase === '' && !flags['allow-empty-passphrase']) {
-      this.usageError(
-        'the passphrase is empty, which would leave the key unprotected: give one, or pass --allow-empty-passphrase',
-      );
-    }
+    refuseEmptyPassphrase(passphrase, flags['allow-empty-passphrase']);
     const dataDir = this.dataDir(flags);
     const connection = this.connectDaemon(flags);
     try {

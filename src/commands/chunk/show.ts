@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
+import { chunkIdArg } from '../../cli/rest-args.js';
 import { chunkLines } from '../../cli/storage-display.js';
 import type { ChunkDetail } from '../../shared/storage-api.js';
 
@@ -10,10 +10,7 @@ export default class ChunkShow extends NodeCommand {
     '<%= config.bin %> chunk show <id> --json',
   ];
   static override args = {
-    id: Args.string({
-      description: 'Chunk id (64 hex digits, the SHA-256 of its bytes).',
-      required: true,
-    }),
+    id: chunkIdArg({ required: true }),
   };
 
   async run(): Promise<ChunkDetail> {

@@ -1,5 +1,6 @@
-import { Args } from '@oclif/core';
+import { addressArg } from '../../cli/chain-args.js';
 import { NodeCommand } from '../../cli/node-command.js';
+import { contractNameArg } from '../../cli/rest-args.js';
 import { JsonInputError, jsonFileArg, readJsonInput } from '../../cli/json-input.js';
 import type { ContractInstance } from '../../shared/rest-api.js';
 
@@ -14,16 +15,8 @@ export default class ContractAdd extends NodeCommand {
     'cat Token.abi.json | <%= config.bin %> contract add Token 0x5FbDB2315678afecb367f032d93F642f64180aa3 --json',
   ];
   static override args = {
-    name: Args.string({
-      description: 'A letter, then letters, digits, _ . -',
-      required: true,
-      ignoreStdin: true,
-    }),
-    address: Args.string({
-      description: 'Address of the contract.',
-      required: true,
-      ignoreStdin: true,
-    }),
+    name: contractNameArg({ required: true }),
+    address: addressArg({ description: 'Address of the contract.', required: true }),
     file: jsonFileArg,
   };
 

@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
+import { ownerArg } from '../../cli/rest-args.js';
 import { JsonInputError, jsonFileArg, readJsonInput } from '../../cli/json-input.js';
 import type { SignedContent } from '../../shared/rest-api.js';
 
@@ -18,10 +18,9 @@ export default class CryptoVerify extends NodeCommand {
     '<%= config.bin %> crypto sign report.json | <%= config.bin %> crypto verify 0x27db3c931d58b18146ebf2ebd36170b2d792ee8b --json',
   ];
   static override args = {
-    owner: Args.string({
+    owner: ownerArg({
       description: 'Address or identity handle of the expected signer.',
       required: true,
-      ignoreStdin: true,
     }),
     file: jsonFileArg,
   };

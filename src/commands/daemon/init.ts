@@ -1,10 +1,11 @@
 import { Flags } from '@oclif/core';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { BaseCommand } from '../../cli/base-command.js';
 import { toQuantity } from '../../client/eth-client.js';
 import { readGenesisFile } from '../../shared/genesis-file.js';
 import { updateConfigFile } from '../../shared/config/config-file.js';
 import { dataDirLayout } from '../../shared/datadir-layout.js';
+import { makeDirectories } from '../../shared/make-directories.js';
 
 export interface InitResult {
   dataDir: string;
@@ -42,7 +43,7 @@ export default class DaemonInit extends BaseCommand {
     } catch (error) {
       this.usageError((error as Error).message);
     }
-    mkdirSync(layout.root, { recursive: true });
+    makeDirectories(layout.root);
     copyFileSync(flags.genesis, layout.genesisFile);
     updateConfigFile(layout.configFile, { dev: false });
     this.log(

@@ -14,7 +14,7 @@ export interface ProfileResult {
   durationSeconds?: number;
 }
 
-/** The CLI waits this long for the daemon's answer (undici's default response timeout). */
+/** The longest sample; the call waits that long besides --request-timeout. */
 const MAX_DURATION_SECONDS = 300;
 const DEFAULT_DURATION = '10s';
 

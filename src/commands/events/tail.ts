@@ -14,6 +14,7 @@ const NEW_BLOCK_QUERY = "tm.event='NewBlock'";
 import { ConsensusWsClient } from '../../client/consensus-ws-client.js';
 
 export default class EventsTail extends NodeCommand {
+  static override jsonLines = true;
   static override summary = 'Follow consensus events (CometBFT event WebSocket).';
   static override description =
     "Subscribes on the daemon's CometBFT-compatible WebSocket with a query in CometBFT's event " +

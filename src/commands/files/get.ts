@@ -2,14 +2,19 @@ import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Args, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
+import { fileIdArg } from '../../cli/rest-args.js';
 import { transferProgress } from '../../cli/transfer-progress.js';
 import { CONTENT_ENCODINGS, type ContentEncoding } from '../../shared/storage-api.js';
 
-/** The content string as the stream the bytes would be, so both take one path to the output. */
-function textStream(text: string): { length: number; stream: Readable } {
-  const bytes = Buffer.from(text, 'utf8');
+/**
+ * The content string as the stream the bytes would be, so both take one path to the output.
+ * `binary` answers one character per byte (ISO-8859-1, docs/storage.md), so its characters are
+ * turned back into those bytes; the other encodings are text, written as UTF-8.
+ */
+function textStream(text: string, encoding: ContentEncoding): { length: number; stream: Readable } {
+  const bytes = Buffer.from(text, encoding === 'binary' ? 'latin1' : 'utf8');
   return { length: bytes.length, stream: Readable.from([bytes]) };
 }
 
@@ -40,7 +45,7 @@ export default class FilesGet extends NodeCommand {
     '<%= config.bin %> files get <id> --encoding base64',
   ];
   static override args = {
-    id: Args.string({ description: 'File id (64 hex digits).', required: true }),
+    id: fileIdArg({ required: true }),
   };
   static override flags = {
     output: Flags.string({ char: 'o', description: 'Write to this file instead of stdout.' }),
@@ -60,7 +65,10 @@ export default class FilesGet extends NodeCommand {
       const { length, stream } =
         flags.encoding === undefined
           ? await rest.download(args.id)
-          : textStream(await rest.fileContent(args.id, flags.encoding as ContentEncoding));
+          : textStream(
+              await rest.fileContent(args.id, flags.encoding as ContentEncoding),
+              flags.encoding as ContentEncoding,
+            );
       const output = flags.output;
       // The daemon ends a download early when the file is removed meanwhile or a chunk has no
       // intact replica left; the socket error alone ("other side closed") would not say so.

@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
+import { fileIdArg } from '../../cli/rest-args.js';
 
 export default class FilesRm extends NodeCommand {
   static override summary = 'Remove a file from the storage layer.';
@@ -7,7 +7,7 @@ export default class FilesRm extends NodeCommand {
     'Removes the file and the chunks no other file holds; chunks shared with other files stay.';
   static override examples = ['<%= config.bin %> files rm <id>'];
   static override args = {
-    id: Args.string({ description: 'File id (64 hex digits).', required: true }),
+    id: fileIdArg({ required: true }),
   };
 
   async run(): Promise<{ removed: string }> {

@@ -1,5 +1,5 @@
-import { Args } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
+import { fileIdArg } from '../../cli/rest-args.js';
 import { fileLines } from '../../cli/storage-display.js';
 import type { FileDetail } from '../../shared/storage-api.js';
 
@@ -10,7 +10,7 @@ export default class FilesShow extends NodeCommand {
     '<%= config.bin %> files show <id> --json',
   ];
   static override args = {
-    id: Args.string({ description: 'File id (64 hex digits).', required: true }),
+    id: fileIdArg({ required: true }),
   };
 
   async run(): Promise<FileDetail> {

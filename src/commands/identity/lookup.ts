@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { addressArg } from '../../cli/chain-args.js';
 import { NodeCommand } from '../../cli/node-command.js';
 
 export default class IdentityLookup extends NodeCommand {
@@ -9,14 +9,11 @@ export default class IdentityLookup extends NodeCommand {
     '<%= config.bin %> identity lookup 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --json',
   ];
   static override args = {
-    owner: Args.string({ description: 'The owner address.', required: true }),
+    owner: addressArg({ description: 'The owner address.', required: true }),
   };
 
   async run(): Promise<{ owner: string; identity: string }> {
     const { args, flags } = await this.parse(IdentityLookup);
-    if (!/^0x[0-9a-fA-F]{40}$/.test(args.owner)) {
-      this.usageError(`invalid owner ${args.owner}: an address is 0x and 40 hex digits`);
-    }
     const rest = this.connectRest(flags);
     try {
       const identity = await rest.ownerIdentity(args.owner);

@@ -23,6 +23,7 @@ import type { Hex } from '../../client/eth-client.js';
 import type { WsRpcClient } from '../../client/ws-rpc-client.js';
 
 export default class LogsWatch extends NodeCommand {
+  static override jsonLines = true;
   static override summary = 'Follow the logs the chain emits.';
   static override description =
     'Subscribes to logs (eth_subscribe "logs") matching --address and the topics, and prints one ' +

@@ -18,6 +18,7 @@ const SHOW_CURSOR = '\x1b[?25h';
 const CTRL_C = '\x03';
 
 export default class NodeTop extends BaseCommand {
+  static override jsonLines = true;
   static override summary = 'Live view of the running node, read from its metrics.';
   static override description =
     'Shows head height and age, blocks/s, tx/s, pool sizes, WebSocket connections and subscriptions, ' +
@@ -82,7 +83,7 @@ function render(
 /** The metrics endpoint the running daemon of `dataDir` recorded in daemon.json. */
 function recordedMetricsUrl(dataDir: string): string {
   const info = readLiveDaemonInfo(dataDir);
-  if (info === undefined) throw new DaemonNotRunningError(dataDir);
+  if (info === undefined) throw new DaemonNotRunningError(dataDir, '--metrics-url');
   if (info.endpoints.metrics === undefined) {
     throw new DaemonControlError(
       'the running daemon serves no metrics: restart it with --metrics.enable, or give --metrics-url',

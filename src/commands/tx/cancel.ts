@@ -13,7 +13,9 @@ export default class TxCancel extends ReplacementCommand {
   static override description =
     "Sends a transfer of 0 from the sender to itself with the pending transaction's nonce and " +
     "fees raised by --bump percent (default 10, the pool's --txpool.pricebump) or to the " +
-    "node's current suggestion, whichever is higher. Once mined, the original can never be. " +
+    "node's current suggestion, whichever is higher, or to the fee flags of its type: " +
+    '--max-fee/--priority-fee for an EIP-1559 transaction, --gas-price for a legacy one (a flag ' +
+    'of the other type is refused). Once mined, the original can never be. ' +
     'The sender signs: an unlocked node account, or the key file given with --keystore. Waits ' +
     'for the replacement as "tx send" does (--async, --confirmations).';
   static override examples = [

@@ -10,7 +10,9 @@ export default class TxSpeedUp extends ReplacementCommand {
   static override description =
     'Sends the pending transaction again (same sender, nonce, recipient, value, data and gas) ' +
     "with its fees raised by --bump percent (default 10, the pool's --txpool.pricebump) or to " +
-    "the node's current suggestion, whichever is higher, or to --max-fee/--priority-fee/--gas-price. " +
+    "the node's current suggestion, whichever is higher, or to the fee flags of its type: " +
+    '--max-fee/--priority-fee for an EIP-1559 transaction, --gas-price for a legacy one (the ' +
+    'replacement keeps the type; a flag of the other type is refused). ' +
     'The sender signs: an unlocked node account, or the key file given with --keystore. Waits for ' +
     'the replacement as "tx send" does (--async, --confirmations).';
   static override examples = [

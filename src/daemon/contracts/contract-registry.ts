@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { checksumAddress } from '../../shared/address.js';
 import { writeFileAtomic } from '../../shared/atomic-write.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../shared/errors.js';
+import { CONTRACT_NAME_PATTERN } from '../../shared/rest-api.js';
 import { parseAbi, type AbiEntry } from './contract-abi.js';
 
 /** A named contract. `address` is null for a dropped ABI file that names none. */
@@ -33,8 +34,7 @@ export interface BuiltInContract {
 /** The file of registered contracts; never read as a dropped ABI file. */
 export const REGISTRY_FILE = 'registry.json';
 
-/** Names: a letter, then letters, digits, `_`, `-`, `.`; never an address. */
-export const CONTRACT_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_.-]{0,63}$';
+export { CONTRACT_NAME_PATTERN };
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 

@@ -4,9 +4,9 @@
  * the 32 raw bytes of each chunk id in order, so it names both the content and its split.
  */
 import { createHash, webcrypto } from 'node:crypto';
+import { CONTENT_ID_PATTERN } from '../../shared/storage-api.js';
 
-/** 64 lower-case hex digits: the form of every chunk and file id. */
-export const CONTENT_ID_PATTERN = '^[0-9a-f]{64}$';
+export { CONTENT_ID_PATTERN };
 const CONTENT_ID = new RegExp(CONTENT_ID_PATTERN);
 
 export function isContentId(text: string): boolean {
