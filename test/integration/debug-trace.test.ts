@@ -75,7 +75,13 @@ describe('debug tracing', () => {
   };
 
   beforeAll(async () => {
-    daemon = await startTestDaemon(['--json-rpc.ethereum-compat', '--block-time', '0']);
+    daemon = await startTestDaemon([
+      '--json-rpc.ethereum-compat',
+      '--block-time',
+      '0',
+      '--json-rpc.trace-result-max-size',
+      '10MB',
+    ]);
     provider = new JsonRpcProvider(daemon.endpoints.http, undefined, {
       pollingInterval: 50,
       cacheTimeout: -1,
@@ -780,7 +786,9 @@ describe('debug tracing', () => {
         id: 42,
         error: {
           code: -32005,
-          message: expect.stringContaining('trace result exceeds 25000000 bytes'),
+          message: expect.stringContaining(
+            'trace result exceeds 10000000 bytes (--json-rpc.trace-result-max-size)',
+          ),
         },
       });
     }, 150_000);

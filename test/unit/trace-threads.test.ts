@@ -14,6 +14,7 @@ function threads(maxThreads: number, maxQueued: number): TraceThreads {
       dataDir: '/nonexistent',
       sharedHead: new SharedArrayBuffer(8),
       chain: { chainId: 1n, blockGasLimit: 1n, minGasPrice: 1n, callGasCap: 1n },
+      resultMaxBytes: 1_000_000,
     },
     maxThreads,
     maxQueued,

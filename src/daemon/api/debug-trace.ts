@@ -98,6 +98,7 @@ export function debugTraceMethods(services: NodeServices): MethodDefinition[] {
       dataDir: services.layout.root,
       sharedHead: chain.sharedHead.buffer,
       chain: chain.parameters,
+      resultMaxBytes: services.config['json-rpc.trace-result-max-size'],
     },
     maxThreads: services.config['json-rpc.trace-threads'],
     maxQueued: services.config['json-rpc.trace-queue'],

@@ -7,13 +7,11 @@
  */
 import { LimitExceededError } from '../../shared/errors.js';
 
-/** The most JSON a trace job's result may hold: as much as the largest batch answer (25 MB). */
-export const TRACE_RESULT_MAX_BYTES = 25_000_000;
-
 export class ResultBudget {
   private spent = 0;
 
-  constructor(readonly maxBytes = TRACE_RESULT_MAX_BYTES) {}
+  /** `maxBytes`: `--json-rpc.trace-result-max-size`. */
+  constructor(readonly maxBytes: number) {}
 
   /** Counts `bytes` more of the result's JSON. */
   spend(bytes: number): void {
@@ -24,7 +22,7 @@ export class ResultBudget {
   check(): void {
     if (this.spent <= this.maxBytes) return;
     throw new LimitExceededError(
-      `trace result exceeds ${this.maxBytes} bytes, the most a trace answers: ask for less ` +
+      `trace result exceeds ${this.maxBytes} bytes (--json-rpc.trace-result-max-size): ask for less ` +
         '(the struct logger with a limit, disableStack, disableStorage or without enableMemory; ' +
         'a single transaction; or a tracer such as callTracer)',
     );

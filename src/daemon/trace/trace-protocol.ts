@@ -26,6 +26,8 @@ export interface TraceThreadData {
   /** The producer's `SharedHead` buffer, which the thread's reader follows. */
   sharedHead: SharedArrayBuffer;
   chain: ChainParameters;
+  /** The most JSON a trace's result may hold (`--json-rpc.trace-result-max-size`). */
+  resultMaxBytes: number;
 }
 
 /** A job for a thread, which runs them one at a time. */

@@ -38,7 +38,7 @@ async function run(
   options: TraceOptions,
   started: TxStarted,
 ): Promise<unknown> {
-  const budget = new ResultBudget();
+  const budget = new ResultBudget(data.resultMaxBytes);
   const result = await runJob(reader, job, options, started, budget);
   budget.check();
   return result;

@@ -65,6 +65,7 @@ export interface NodeConfig {
   'json-rpc.evm-queue-per-client': number;
   'json-rpc.trace-threads': number;
   'json-rpc.trace-queue': number;
+  'json-rpc.trace-result-max-size': number;
   'keystore.kdf-concurrency': number;
   'keystore.kdf-queue': number;
   'rpc.max-open-connections': number;
@@ -529,6 +530,13 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultText: '64',
     description: 'Most debug traces waiting for a trace thread, all clients together.',
     parse: parsePositiveInteger,
+  }),
+  option({
+    key: 'json-rpc.trace-result-max-size',
+    defaultText: '25MB',
+    description:
+      'Largest result of one debug trace, counted as the struct logger records steps (each trace thread holds it until the trace ends).',
+    parse: parseByteSize,
   }),
   option({
     key: 'keystore.kdf-concurrency',
