@@ -137,6 +137,27 @@ describe('status', () => {
   it('unknown routes answer 404 in the error shape', async () => {
     expectError(await rest.request('GET', '/status/nothing'), 404, /no route GET/);
   });
+
+  it('a route asked with another method answers 405 listing the methods it has', async () => {
+    const id = '0'.repeat(64);
+    const put = await fetch(`${daemon.endpoints.rest}/storage/files/${id}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${daemon.token}` },
+    });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, DELETE');
+    expect(await put.json()).toEqual({
+      error: {
+        code: 405,
+        message: `method PUT not allowed on /v1/api/storage/files/${id}: use GET or DELETE`,
+      },
+    });
+    expectError(
+      await rest.request('POST', '/status/ping'),
+      405,
+      /^method POST not allowed on \/v1\/api\/status\/ping: use GET$/,
+    );
+  });
 });
 
 describe('crypto/sign and crypto/verify', () => {

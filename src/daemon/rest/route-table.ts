@@ -26,6 +26,23 @@ export class RouteTable {
     return this.routes;
   }
 
+  /** The methods of the routes whose pattern `path` fits (`:name` takes one segment). */
+  methodsAt(path: string): string[] {
+    const segments = path.split('/');
+    const fits = (url: string) => {
+      const pattern = url.split('/');
+      return (
+        pattern.length === segments.length &&
+        pattern.every((part, i) =>
+          part.startsWith(':') ? segments[i] !== '' : part === segments[i],
+        )
+      );
+    };
+    return [
+      ...new Set(this.routes.filter((route) => fits(route.url)).map((route) => route.method)),
+    ];
+  }
+
   /** Plain HTTP routes, one array per resource. */
   apiRoutes(): string[][] {
     return this.grouped(this.routes.filter((route) => !route.websocket));

@@ -375,9 +375,23 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     reply.header('content-type', JSON_CONTENT_TYPE);
     return reply.code(status).send(body);
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody(404, `no route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    // A path that exists under other methods is a 405 that lists them, as HTTP has it.
+    const allowed = routeTable.methodsAt(path);
+    if (allowed.length > 0) {
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(
+          errorBody(
+            405,
+            `method ${request.method} not allowed on ${path}: use ${allowed.join(' or ')}`,
+          ),
+        );
+    }
+    return reply.code(404).send(errorBody(404, `no route ${request.method} ${path}`));
+  });
 
   const limit = new ExpensiveOperationLimit(options.expensiveRate);
   await app.register(
