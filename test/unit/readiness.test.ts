@@ -57,6 +57,17 @@ describe('readiness checks', () => {
     });
   });
 
+  it('counts a head stamped ahead of the clock from when it was first seen', () => {
+    // Sub-second blocks take their parent's second plus one: the head can be minutes ahead.
+    const { probe, clock } = probeWith({ headSeconds: START_MS / 1000 + 600 });
+    expect(probe.check().checks.head_age.ok).toBe(true);
+    clock.now += 5_100;
+    expect(probe.check().checks.head_age).toEqual({
+      ok: false,
+      detail: 'no block for 5.1 s, limit 5 s',
+    });
+  });
+
   it('allows a second of slack for whole-second timestamps at short block times', () => {
     const { probe, clock } = probeWith({ blockTimeMs: 100 });
     clock.now = START_MS + 1_100;

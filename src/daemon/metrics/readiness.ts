@@ -32,6 +32,8 @@ const TIMESTAMP_SLACK_MS = 1000;
 export class ReadinessProbe {
   private readonly listeners: Array<{ name: string; listening: () => boolean }> = [];
   private readonly startedAt: number;
+  /** The head number this probe last saw, and when it first saw it. */
+  private seen = { number: -1n, at: 0 };
 
   constructor(private readonly sources: ReadinessSources) {
     this.startedAt = this.now();
@@ -74,9 +76,14 @@ export class ReadinessProbe {
       return { ok: true, detail: 'not checked: blocks are made only for transactions' };
     }
     // A head from before the start (genesis, or the last block before a restart) is counted
-    // from the start: what matters is how long this process has gone without a block.
-    const headAt = Number(this.sources.chain.head().timestampSeconds) * 1000;
-    const ageMs = Math.max(0, this.now() - Math.max(headAt, this.startedAt));
+    // from the start: what matters is how long this process has gone without a block. A
+    // timestamp ahead of the clock (blocks faster than a second each take their parent's
+    // second plus one) is counted from when this probe first saw that head instead.
+    const now = this.now();
+    const head = this.sources.chain.head();
+    if (head.number !== this.seen.number) this.seen = { number: head.number, at: now };
+    const headAt = Math.min(Number(head.timestampSeconds) * 1000, this.seen.at);
+    const ageMs = Math.max(0, now - Math.max(headAt, this.startedAt));
     const limitMs = Math.max(maxHeadAgeBlocks * blockTimeMs, blockTimeMs + TIMESTAMP_SLACK_MS);
     const detail = `no block for ${(ageMs / 1000).toFixed(1)} s, limit ${limitMs / 1000} s`;
     return { ok: ageMs <= limitMs, detail };
