@@ -333,10 +333,14 @@ describe('openapi.json', () => {
       '400',
       '401',
       '403',
+      '408',
       '413',
       '500',
     ]);
     expect(document.paths['/v1/api/crypto/decrypt'].post.responses).toHaveProperty('429');
+    expect(document.paths['/v1/api/storage/files/{id}/content'].get.responses).toHaveProperty(
+      '413',
+    );
   });
 
   it('needs the token', async () => {

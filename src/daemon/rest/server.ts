@@ -147,7 +147,11 @@ function errorResponses(
   const statuses = new Set<number>([400, 403, 500, ...(route.errors ?? [])]);
   if (!route.public) statuses.add(401);
   if (route.expensive) statuses.add(429);
-  if (body) statuses.add(413);
+  // A body may be too large, or (`--rest.read-timeout`, an upload's idle time) too slow.
+  if (body) {
+    statuses.add(408);
+    statuses.add(413);
+  }
   const responses: Record<number, JsonSchema> = {};
   for (const status of [...statuses].sort((a, b) => a - b)) {
     responses[status] = { ...ERROR_BODY_SCHEMA, description: STATUS_CODES[status] };

@@ -327,7 +327,7 @@ export function storageResource(options: StorageRouteOptions): RestResource {
           additionalProperties: false,
         },
         response: { type: 'object', required: ['data'], properties: { data: { type: 'string' } } },
-        errors: [404, 503],
+        errors: [404, 413, 503],
         handle: async ({ params, query }) => {
           const data = encodeContent(await wholeContent(options, params.id), query.encoding);
           // As bytes in pieces, so a client that stops reading cannot hold the answer for ever.
