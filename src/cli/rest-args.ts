@@ -35,17 +35,25 @@ export const chunkIdArg = Args.custom<string>({
   parse: async (input) => parseContentId('chunk', input),
 });
 
+function parseContractName(input: string): string {
+  if (!CONTRACT_NAME.test(input)) {
+    throw usage(
+      `invalid contract name "${input}": a letter, then up to 63 letters, digits, _ . - (not an address)`,
+    );
+  }
+  return input;
+}
+
 /** The name to register a contract under. */
 export const contractNameArg = Args.custom<string>({
   description: 'A letter, then up to 63 letters, digits, _ . -',
-  parse: async (input) => {
-    if (!CONTRACT_NAME.test(input)) {
-      throw usage(
-        `invalid contract name "${input}": a letter, then up to 63 letters, digits, _ . - (not an address)`,
-      );
-    }
-    return input;
-  },
+  parse: async (input) => parseContractName(input),
+});
+
+/** A registered contract: its name, or its address (given back checksummed). */
+export const contractArg = Args.custom<string>({
+  description: 'Name or address of the contract.',
+  parse: async (input) => (input.startsWith('0x') ? parseAddress(input) : parseContractName(input)),
 });
 
 /** An owner: an address (given back checksummed) or an identity handle. */

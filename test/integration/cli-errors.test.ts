@@ -65,6 +65,9 @@ describe('CLI errors', () => {
       [['crypto', 'verify', '0x12', file], 'invalid address "0x12"'],
       [['crypto', 'verify', 'X!', file], 'invalid owner "X!"'],
       [['identity', 'lookup', badChecksum], 'checksum (EIP-55) does not match'],
+      [['contract', 'call', '0x12', 'name'], 'invalid address "0x12"'],
+      [['contract', 'send', 'not a name', 'f'], 'invalid contract name "not a name"'],
+      [['contract', 'abi', badChecksum], 'checksum (EIP-55) does not match'],
     ];
     for (const [args, message] of cases) {
       const result = await runCli([...args, ...rest]);

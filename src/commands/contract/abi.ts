@@ -1,6 +1,6 @@
-import { Args } from '@oclif/core';
 import { Interface, type InterfaceAbi } from 'ethers';
 import { NodeCommand } from '../../cli/node-command.js';
+import { contractArg } from '../../cli/rest-args.js';
 import type { ContractInstance } from '../../shared/rest-api.js';
 
 export default class ContractAbi extends NodeCommand {
@@ -13,7 +13,7 @@ export default class ContractAbi extends NodeCommand {
     '<%= config.bin %> contract abi 0x5FbDB2315678afecb367f032d93F642f64180aa3 --json',
   ];
   static override args = {
-    contract: Args.string({ description: 'Name or address of the contract.', required: true }),
+    contract: contractArg({ required: true }),
   };
 
   async run(): Promise<ContractInstance> {

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { NodeCommand } from '../../cli/node-command.js';
+import { contractArg } from '../../cli/rest-args.js';
 import { cliParams, resultLines } from '../../cli/contract-display.js';
 
 export default class ContractCall extends NodeCommand {
@@ -15,7 +16,7 @@ export default class ContractCall extends NodeCommand {
   ];
   static override strict = false;
   static override args = {
-    contract: Args.string({ description: 'Name or address of the contract.', required: true }),
+    contract: contractArg({ required: true }),
     method: Args.string({ description: 'Function name or signature.', required: true }),
     params: Args.string({ description: 'Arguments, in order.', required: false }),
   };
