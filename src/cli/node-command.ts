@@ -70,7 +70,7 @@ export const nodeConnectionFlags = {
     exclusive: ['token'],
   }),
   'request-timeout': Flags.custom<number>({
-    description: `How long an HTTP request may go unanswered before the command fails, e.g. 90s or 5m; 0 for no limit (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000}s). Streams over WebSocket are not limited.`,
+    description: `How long an HTTP request may go unanswered before the command fails, e.g. 90s or 5m; 0 for no limit (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000}s). A WebSocket stream is limited only while it opens.`,
     env: 'NODE_CLI_REQUEST_TIMEOUT',
     helpGroup: 'NODE CONNECTION',
     parse: async (input) => {

@@ -64,8 +64,9 @@ export class ConsensusWsClient extends SocketClient {
   private nextId = 1;
 
   /** Opens the socket; rejects when it cannot be reached. */
-  static async connect(url: string): Promise<ConsensusWsClient> {
-    return new ConsensusWsClient(await SocketClient.open(url));
+  /** `timeoutMs`: longest wait for the opening handshake (0: none). */
+  static async connect(url: string, timeoutMs?: number): Promise<ConsensusWsClient> {
+    return new ConsensusWsClient(await SocketClient.open(url, {}, timeoutMs));
   }
 
   protected onSocketClosed(code: number): void {

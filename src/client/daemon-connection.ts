@@ -102,7 +102,7 @@ export function connectDaemon(target: NodeTarget): DaemonConnection {
       const url = resolved.endpoint('ws');
       // Loaded on use: most commands never open a socket, and ws is a sizeable module graph.
       const { WsRpcClient } = await import('./ws-rpc-client.js');
-      return WsRpcClient.connect(url, { token });
+      return WsRpcClient.connect(url, { token, timeoutMs: target.requestTimeoutMs });
     },
     close: () => rpc.close(),
   };

@@ -3,7 +3,8 @@
  * closed (whichever side closed it) and closing it.
  */
 import WebSocket from 'ws';
-import { connectionFailure } from './http-transport.js';
+import { RequestTimeoutError } from './errors.js';
+import { connectionFailure, DEFAULT_REQUEST_TIMEOUT_MS } from './http-transport.js';
 import { tlsTrust } from './tls-trust.js';
 
 export type CloseListener = (code: number, reason: string) => void;
@@ -19,12 +20,29 @@ export abstract class SocketClient {
     });
   }
 
-  /** Opens a socket; rejects when it cannot be reached. */
-  protected static open(url: string, headers: Record<string, string> = {}): Promise<WebSocket> {
-    const socket = new WebSocket(url, { headers, ...tlsTrust() });
+  /**
+   * Opens a socket; rejects when it cannot be reached, or when its opening handshake takes
+   * longer than `timeoutMs` (0: no limit), as a node that stopped answering would make it.
+   */
+  protected static open(
+    url: string,
+    headers: Record<string, string> = {},
+    timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+  ): Promise<WebSocket> {
+    const socket = new WebSocket(url, {
+      headers,
+      ...tlsTrust(),
+      ...(timeoutMs > 0 ? { handshakeTimeout: timeoutMs } : {}),
+    });
     return new Promise((resolve, reject) => {
       socket.once('open', () => resolve(socket));
-      socket.once('error', (error) => reject(connectionFailure(url, error)));
+      socket.once('error', (error) =>
+        reject(
+          /handshake has timed out/.test(error.message)
+            ? new RequestTimeoutError(url, timeoutMs)
+            : connectionFailure(url, error),
+        ),
+      );
     });
   }
 

@@ -10,6 +10,8 @@ type Pending = { resolve(value: JsonRpcResponse): void; reject(error: Error): vo
 
 export interface WsRpcClientOptions {
   token?: string;
+  /** Longest wait for the opening handshake, in ms (0: none). */
+  timeoutMs?: number;
 }
 
 export interface Notification {
@@ -27,7 +29,7 @@ export class WsRpcClient extends SocketClient {
     const headers: Record<string, string> = options.token
       ? { authorization: `Bearer ${options.token}` }
       : {};
-    return new WsRpcClient(await SocketClient.open(url, headers));
+    return new WsRpcClient(await SocketClient.open(url, headers, options.timeoutMs));
   }
 
   protected onSocketClosed(code: number, reason: string): void {

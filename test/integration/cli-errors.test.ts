@@ -189,6 +189,18 @@ describe('CLI errors', () => {
       expect(JSON.parse(byEnv.stdout)).toMatchObject({
         error: { message: expect.stringContaining(`no answer from ${url}/v1/api within 0.5 s`) },
       });
+      // A stream waits for nothing once open, but its opening handshake is limited the same way.
+      const ws = `ws://127.0.0.1:${silent.port}/websocket`;
+      const stream = await runCli([
+        'events',
+        'tail',
+        '--consensus-url',
+        ws,
+        '--request-timeout',
+        '1s',
+      ]);
+      expect(stream.code).toBe(1);
+      expect(stream.message).toContain(`no answer from ${ws} within 1 s`);
       const malformed = await runCli(['block', 'get', '--rpc-url', url, '--request-timeout', 'x']);
       expect(malformed.code).toBe(2);
       expect(malformed.message).toContain('invalid --request-timeout');

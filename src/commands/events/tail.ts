@@ -40,7 +40,10 @@ export default class EventsTail extends NodeCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(EventsTail);
     const json = this.jsonEnabled();
-    const client = await ConsensusWsClient.connect(this.consensusUrl(flags));
+    const client = await ConsensusWsClient.connect(
+      this.consensusUrl(flags),
+      flags['request-timeout'],
+    );
     try {
       const budget = new ItemBudget(flags.count, flags['until-block']);
       const ended = untilInterrupted(client, budget);
