@@ -276,6 +276,23 @@ describe('crypto/encrypt and crypto/decrypt', () => {
     expect(await rest.decrypt({ ciphertext: hex })).toEqual({ from: 'eciesjs', list: [1, 2] });
   });
 
+  it('a sealed record holding a number JavaScript cannot hold exactly is refused, not rounded', async () => {
+    const seal = (text: string) =>
+      `0x${Buffer.from(eciesEncrypt(nodeKey.publicKey.slice(2), Buffer.from(text))).toString('hex')}`;
+    for (const text of ['{"amount":1e400}', '{"amount":1000000000000000001}']) {
+      expectError(
+        await post(rest, '/crypto/decrypt', { data: { ciphertext: seal(text) } }),
+        400,
+        /^the record data\.ciphertext seals: the number at "amount" is beyond/,
+      );
+    }
+    expectError(
+      await post(rest, '/crypto/decrypt', { data: { ciphertext: seal('not json') } }),
+      400,
+      /^the record data\.ciphertext seals is not valid JSON/,
+    );
+  });
+
   it('a ciphertext with one flipped bit is refused with 400', async () => {
     const { ciphertext } = await rest.encrypt(secret);
     const bytes = Buffer.from(ciphertext.slice(2), 'hex');

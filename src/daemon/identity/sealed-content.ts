@@ -9,6 +9,7 @@ import type { decrypt, encrypt } from 'eciesjs';
 import type { Config } from 'eciesjs/config';
 import type { SealedContent } from '../../shared/rest-api.js';
 import { InvalidInputError } from '../../shared/errors.js';
+import { parseExactJson } from '../../shared/exact-json.js';
 import { canonicalBytes } from './signed-content.js';
 
 /** The `algorithm` of every encrypted record. */
@@ -62,11 +63,9 @@ export async function openContent(ciphertext: string, privateKey: Uint8Array): P
       { cause },
     );
   }
-  try {
-    return JSON.parse(Buffer.from(plaintext).toString('utf8'));
-  } catch (cause) {
-    throw new InvalidInputError('data.ciphertext decrypts to something that is not JSON', {
-      cause,
-    });
-  }
+  // Read as request bodies are: a number JavaScript cannot hold exactly would be answered rounded.
+  return parseExactJson(
+    Buffer.from(plaintext).toString('utf8'),
+    'the record data.ciphertext seals',
+  );
 }

@@ -24,9 +24,9 @@ import { isAuthenticated } from '../transport/auth.js';
 import { ListenerGuard, type BrowserPolicy } from '../transport/browser-guard.js';
 import { endpointUrl, listenError } from '../transport/listen.js';
 import { limitNodeHttpServer, nodeHttpServerOptions } from '../transport/node-http-limits.js';
+import { parseExactJson } from '../../shared/exact-json.js';
 import type { RestErrorBody } from '../../shared/rest-api.js';
 import { ERROR_BODY_SCHEMA, restErrorOf } from './error-mapping.js';
-import { parseJsonBody } from './json-body.js';
 import { discardRest } from './lingering-close.js';
 import {
   JSON_CONTENT_TYPE,
@@ -295,7 +295,7 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
     try {
-      done(null, parseJsonBody(text as string));
+      done(null, parseExactJson(text as string, 'request body'));
     } catch (error) {
       done(error as Error, undefined);
     }
