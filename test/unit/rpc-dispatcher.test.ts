@@ -86,6 +86,28 @@ describe('RpcDispatcher', () => {
     });
   });
 
+  it('echoes numeric ids as written, where a JavaScript number would change them', async () => {
+    const text = async (body: string) => {
+      const reply = await dispatcher().handleText(body, remote);
+      return reply === undefined ? undefined : replyString(reply);
+    };
+    expect(
+      await text('{"jsonrpc":"2.0","id":18446744073709551615,"method":"test_double","params":[1]}'),
+    ).toBe('{"jsonrpc":"2.0","id":18446744073709551615,"result":2}');
+    expect(await text('{"id" : 1.50, "jsonrpc":"2.0","method":"test_crash"}')).toBe(
+      '{"jsonrpc":"2.0","id":1.50,"error":{"code":-32603,"message":"internal error"}}',
+    );
+    // In a batch, each request its own; safe ids and strings as JSON writes them.
+    const batch = await text(
+      '[{"jsonrpc":"2.0","id":12345678901234567890123,"method":"test_double","params":[{"id":1}]},' +
+        '{"jsonrpc":"2.0","id":"9007199254740993","method":"test_missing"},' +
+        '{"jsonrpc":"2.0","id":7,"method":"test_double","params":[2]}]',
+    );
+    expect(batch).toContain('"id":12345678901234567890123,"error"');
+    expect(batch).toContain('"id":"9007199254740993","error"');
+    expect(batch).toContain('"id":7,"result":4');
+  });
+
   it('maps an unexpected exception to -32603 without leaking its message', async () => {
     expect(await ask('{"jsonrpc":"2.0","id":1,"method":"test_crash"}')).toEqual({
       jsonrpc: '2.0',

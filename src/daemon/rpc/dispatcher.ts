@@ -4,6 +4,7 @@
  * access control, parameter validation and error conversion all happen here, once, for every
  * transport.
  */
+import { idTextOf, noteExactIds } from './exact-ids.js';
 import { DamagedStoreError } from '../../shared/errors.js';
 import { WarningThrottle } from '../log/warning-throttle.js';
 import { validateParams } from './params.js';
@@ -47,7 +48,8 @@ export interface DispatcherLogger {
 }
 
 interface Envelope {
-  id: RpcId;
+  /** The id's JSON text as the request wrote it (`exact-ids.ts`). */
+  idText: string;
   /** No id member: a notification, which gets no response. */
   isNotification: boolean;
   method: string;
@@ -69,8 +71,9 @@ function resultText(result: unknown): Reply {
   return result.pieces.length === 1 ? result.pieces[0]! : result.pieces;
 }
 
-function errorResponse(id: RpcId, error: RpcError): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, error: error.toJSON() });
+/** The error answer under the id whose JSON text is `idText`. */
+function errorResponse(idText: string, error: RpcError): string {
+  return `{"jsonrpc":"2.0","id":${idText},"error":${JSON.stringify(error.toJSON())}}`;
 }
 
 function isValidId(id: unknown): id is RpcId {
@@ -128,6 +131,7 @@ export class RpcDispatcher {
         startedAt,
       );
     }
+    noteExactIds(message, text);
     const reply = Array.isArray(message)
       ? this.handleBatch(message, context)
       : this.handleSingle(message, context);
@@ -141,7 +145,7 @@ export class RpcDispatcher {
   /** The answer to a message that is not a call (or a batch refused whole), reported as such. */
   private refused(error: RpcError, startedAt: number): string {
     this.observer.rpcCall('', error.code, startedAt);
-    return errorResponse(null, error);
+    return errorResponse('null', error);
   }
 
   private async handleBatch(calls: unknown[], context: CallContext): Promise<Reply | undefined> {
@@ -173,7 +177,7 @@ export class RpcDispatcher {
           `batch response too large: exceeds ${this.limits.batchResponseMaxSize} bytes (--json-rpc.batch-response-max-size)`,
         );
         this.reportRefusal('batch', error, context);
-        responses.push(errorResponse(isValidId(id) ? id : null, error));
+        responses.push(errorResponse(isValidId(id) ? idTextOf(call) : 'null', error));
         continue;
       }
       size += length + 1;
@@ -229,7 +233,7 @@ export class RpcDispatcher {
     if (envelope instanceof RpcError) {
       this.observer.rpcCall('', envelope.code, startedAt);
       const id = (message as { id?: unknown } | null)?.id;
-      return errorResponse(isValidId(id) ? id : null, envelope);
+      return errorResponse(isValidId(id) ? idTextOf(message) : 'null', envelope);
     }
     let result: unknown;
     try {
@@ -269,7 +273,7 @@ export class RpcDispatcher {
     this.observer.rpcCall(envelope.method, undefined, startedAt);
     if (text === undefined) return undefined;
     this.resultListener?.(replyLength(text));
-    return resultReply(JSON.stringify(envelope.id), text);
+    return resultReply(envelope.idText, text);
   }
 
   private failure(
@@ -295,7 +299,7 @@ export class RpcDispatcher {
     }
     this.observer.rpcCall(envelope.method, rpcError.code, startedAt);
     if (envelope.isNotification) return undefined;
-    return errorResponse(envelope.id, rpcError);
+    return errorResponse(envelope.idText, rpcError);
   }
 
   /** Refused tokens and limits hit go to the log, throttled per method: a client can cause them at will. */
@@ -332,7 +336,7 @@ export class RpcDispatcher {
       );
     }
     return {
-      id: (record.id as RpcId | undefined) ?? null,
+      idText: idTextOf(record),
       isNotification: !('id' in record),
       method: record.method,
       params: record.params,
