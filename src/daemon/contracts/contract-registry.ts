@@ -34,8 +34,6 @@ export interface BuiltInContract {
 /** The file of registered contracts; never read as a dropped ABI file. */
 export const REGISTRY_FILE = 'registry.json';
 
-export { CONTRACT_NAME_PATTERN };
-
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 type RegisteredFile = Record<string, { address: string; abi: AbiEntry[] }>;

@@ -8,7 +8,8 @@ import { getAddress } from 'ethers';
 import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { dispatchesAll, parseAbi, shapeAbi } from '../contracts/contract-abi.js';
 import { parseWei, type ContractCalls } from '../contracts/contract-calls.js';
-import { CONTRACT_NAME_PATTERN, type ContractRegistry } from '../contracts/contract-registry.js';
+import { CONTRACT_NAME_PATTERN } from '../../shared/rest-api.js';
+import type { ContractRegistry } from '../contracts/contract-registry.js';
 import { restRoute, type RestResource } from './resource.js';
 import { ADDRESS_SCHEMA, dataEnvelope } from './schemas.js';
 

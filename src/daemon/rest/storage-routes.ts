@@ -9,11 +9,11 @@ import { Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   CONTENT_ENCODINGS,
+  CONTENT_ID_PATTERN,
   type ContentEncoding,
   type FileDetail,
 } from '../../shared/storage-api.js';
 import { InvalidInputError, PayloadTooLargeError } from '../../shared/errors.js';
-import { CONTENT_ID_PATTERN } from '../storage/content-address.js';
 import type { StorageLayer } from '../storage/storage-layer.js';
 import { MAX_REDUNDANCY } from '../../shared/storage-limits.js';
 import type { Logger } from '../logger.js';

@@ -76,8 +76,9 @@ export function numericIdTexts(text: string): Map<number, string> {
 
 /** Notes the exact id texts of `message` (as parsed from `text`) where they are needed. */
 export function noteExactIds(message: unknown, text: string): void {
-  const requests = Array.isArray(message) ? message : [message];
-  if (!requests.some(inexactId)) return;
+  // A single request is checked without an array around it: this runs for every request.
+  if (Array.isArray(message) ? !message.some(inexactId) : !inexactId(message)) return;
+  const requests: unknown[] = Array.isArray(message) ? message : [message];
   for (const [index, idText] of numericIdTexts(text)) {
     const request = requests[index] as object | undefined;
     if (inexactId(request)) exactIds.set(request as object, idText);

@@ -6,7 +6,6 @@
 import { createHash, webcrypto } from 'node:crypto';
 import { CONTENT_ID_PATTERN } from '../../shared/storage-api.js';
 
-export { CONTENT_ID_PATTERN };
 const CONTENT_ID = new RegExp(CONTENT_ID_PATTERN);
 
 export function isContentId(text: string): boolean {

@@ -678,23 +678,26 @@ export class StorageLayer {
   }
 
   /**
-   * Records as good the replicas a configured volume holds of listed chunks without the index
-   * naming them there, once read and verified: the index names volumes by path, so a volume
-   * reached by another path than before (a data directory moved, restored elsewhere from a
-   * backup or reached through a symlink; a disk mounted elsewhere) holds replicas listed under
-   * its old path. Answers how many it recorded.
+   * The start's look over every volume, one walk each: a replica the index does not name on
+   * its volume is recorded as good when it is an intact replica of a listed chunk, and removed
+   * as an orphan otherwise. The index names volumes by path, so a volume reached by another
+   * path than before (a data directory moved, restored elsewhere from a backup or reached
+   * through a symlink; a disk mounted elsewhere) holds replicas listed under its old path.
    */
-  async adoptUnlisted(): Promise<number> {
-    let adopted = 0;
+  private async adoptOrCollect(): Promise<{ adopted: number; orphans: number }> {
+    const counts = { adopted: 0, orphans: 0 };
     for (const volume of this.replicas.volumes) {
       if (!volume.present()) continue;
       for (const id of await volume.chunkIds()) {
-        if (!(await this.adopt(volume, id))) continue;
-        adopted += 1;
-        await this.forgetRetired(id);
+        if (await this.adopt(volume, id)) {
+          counts.adopted += 1;
+          await this.forgetRetired(id);
+        } else {
+          counts.orphans += await this.collectUnlisted(volume, id);
+        }
       }
     }
-    return adopted;
+    return counts;
   }
 
   private adopt(volume: StorageVolume, id: string): Promise<boolean> {
@@ -732,7 +735,7 @@ export class StorageLayer {
 
   /**
    * Removes the replica of `id` on `volume` unless the index lists it there or an upload uses it.
-   * At start, `adoptUnlisted` has recorded every intact replica of a listed chunk first.
+   * At start, `adoptOrCollect` has recorded an intact replica of a listed chunk instead.
    * A replica that cannot be removed (volume read-only or failing) is left for `collectStrays`.
    */
   private collectUnlisted(volume: StorageVolume, id: string): Promise<number> {
@@ -971,8 +974,7 @@ export class StorageLayer {
     let temp = 0;
     for (const volume of this.replicas.volumes)
       if (volume.present()) temp += await volume.clearTemp();
-    const adopted = await this.adoptUnlisted();
-    const orphans = await this.collectOrphans();
+    const { adopted, orphans } = await this.adoptOrCollect();
     // A replica still `repairing` was being rewritten when the node stopped: check it again.
     const repairs = this.index.chunkIdsRepairing();
     for (const id of repairs) await this.scrub(id);
