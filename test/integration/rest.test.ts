@@ -412,6 +412,13 @@ describe('ws/node', () => {
     expect(await refusedStatus(`${wsUrl()}?token=${'0'.repeat(64)}`)).toBe(401);
   });
 
+  it('refuses an upgrade to a route that is not a WebSocket with 400, without switching', async () => {
+    const rest = (daemon.endpoints.rest as string).replace(/^http/, 'ws');
+    expect(await refusedStatus(`${rest}/status/meta?token=${daemon.token}`)).toBe(400);
+    expect(await refusedStatus(`${rest}/status/ping`)).toBe(400);
+    expect(await refusedStatus(`${rest}/nowhere?token=${daemon.token}`)).toBe(404);
+  });
+
   it('refuses a browser origin not in --json-rpc.ws-origins with 403', async () => {
     expect(
       await refusedStatus(`${wsUrl()}?token=${daemon.token}`, { origin: 'https://evil.example' }),

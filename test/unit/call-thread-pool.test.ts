@@ -53,6 +53,24 @@ function startPool(
 const NO_LIMITS = { maxQueued: 1_000, maxPerCaller: 1_000 };
 
 /**
+ * The time limit of tests in which a second thread must start and answer before the stuck job's
+ * limit ends it: long enough for a worker's start on a machine busy with other tests.
+ */
+const ROOM_TO_START_MS = 3_000;
+
+/** Two threads that stay once started, with ROOM_TO_START_MS as the time limit. */
+function startTwoWithRoomToStart(log: string[]): Promise<CallThreadPool> {
+  return startPool(
+    log,
+    2,
+    { starts: new SharedArrayBuffer(4) },
+    ROOM_TO_START_MS,
+    NO_LIMITS,
+    60_000,
+  );
+}
+
+/**
  * Waits for the pool's one thread to be ready again after `event` (logged), and checks that
  * its second instance answers.
  */
@@ -167,7 +185,7 @@ describe('CallThreadPool', () => {
 
     it('takes back the jobs behind a slow one, for another thread', async () => {
       const log: string[] = [];
-      pool = await startPool(log, 2, { starts: new SharedArrayBuffer(4) }, 300, NO_LIMITS, 60_000);
+      pool = await startTwoWithRoomToStart(log);
       const order: string[] = [];
       // Both wait for the first thread to start, and go to it as one batch.
       const stuck = settle(pool.call({ to, gas: 777n }, 1n)).finally(() => order.push('stuck'));
@@ -175,7 +193,7 @@ describe('CallThreadPool', () => {
       // Taken back while the stuck job runs, it starts the second thread and runs there.
       expect(await behind).toBe(21_001n);
       expect(await stuck).toBe(
-        'LimitExceededError: execution aborted (timeout = 300ms): the call ran longer than --json-rpc.evm-timeout allows',
+        'LimitExceededError: execution aborted (timeout = 3s): the call ran longer than --json-rpc.evm-timeout allows',
       );
       expect(order).toEqual(['behind', 'stuck']);
     });
@@ -300,7 +318,7 @@ describe('CallThreadPool', () => {
 
     it('starts another thread only while every running one is busy', async () => {
       const log: string[] = [];
-      pool = await startPool(log, 2, { starts: new SharedArrayBuffer(4) }, 300, NO_LIMITS, 60_000);
+      pool = await startTwoWithRoomToStart(log);
       const stuck = pool.call({ to, gas: 777n }, 1n).catch((error: unknown) => error);
       await waitFor(() => log.length === 1, 10_000, 'the first thread to start');
       expect(await pool.estimateGas({ to }, 1n)).toBe(21_001n);

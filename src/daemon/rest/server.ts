@@ -56,6 +56,8 @@ declare module 'fastify' {
     resource?: string;
     /** The body is streamed to the handler, which limits its pace itself. */
     streamedBody?: boolean;
+    /** A WebSocket route: the only kind an upgrade request may reach. */
+    webSocket?: boolean;
   }
 }
 
@@ -217,7 +219,7 @@ function addSocketRoute(
   scope.route({
     method: 'GET',
     url: socketRoute.path,
-    config: { resource: resource.name },
+    config: { resource: resource.name, webSocket: true },
     schema: {
       operationId: socketRoute.operationId,
       summary: socketRoute.summary,
@@ -332,6 +334,12 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     }
     const cors = guard.corsHeaders(request.headers);
     if (cors) reply.headers(cors);
+    // Refused before the WebSocket plugin would accept the upgrade only to close the socket.
+    if (upgrade && !request.is404 && !request.routeOptions.config.webSocket) {
+      throw new InvalidInputError(
+        `${request.method} ${request.url.split('?')[0]} is not a WebSocket: send it without an Upgrade header`,
+      );
+    }
     if (request.routeOptions.config.public) return;
     if (!isAuthenticated({ headers: request.headers, url: request.url }, token, upgrade)) {
       refusals.report('unauthorized', 'REST request refused: no valid token', {
