@@ -358,6 +358,15 @@ describe('openapi.json', () => {
     expect(document.paths['/v1/api/storage/files/{id}/content'].get.responses).toHaveProperty(
       '413',
     );
+    expect(document.paths['/v1/api/storage/files'].post.requestBody).toEqual({
+      required: true,
+      description: 'The bytes, streamed.',
+      content: {
+        'application/octet-stream': {
+          schema: { type: 'string', format: 'binary', description: 'The bytes, streamed.' },
+        },
+      },
+    });
   });
 
   it('needs the token', async () => {

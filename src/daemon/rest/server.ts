@@ -162,6 +162,13 @@ function errorResponses(
 }
 
 /** The input schemas a route declares; absent ones are left out, not set to undefined. */
+/** How the OpenAPI document shows the body of a route that streams it (RestRoute.rawBody). */
+const STREAMED_BODY_DOCUMENT = {
+  type: 'string',
+  format: 'binary',
+  description: 'The bytes, streamed.',
+};
+
 function inputSchemas(route: RestRoute): Record<string, JsonSchema> {
   const schemas: Record<string, JsonSchema> = {};
   if (route.body) schemas.body = route.body;
@@ -287,6 +294,11 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
       },
       tags: options.resources.map(({ name, description }) => ({ name, description })),
     },
+    // A streamed body has no schema to validate against, but the document still describes it.
+    transform: ({ schema, url, route }) => ({
+      schema: route.config?.streamedBody ? { ...schema, body: STREAMED_BODY_DOCUMENT } : schema,
+      url,
+    }),
   });
   await app.register(fastifyWebsocket, { options: { maxPayload: WS_MAX_CLIENT_MESSAGE_BYTES } });
 
