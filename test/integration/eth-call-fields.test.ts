@@ -127,4 +127,38 @@ describe('call object fields', () => {
     expect(tx.type).toBe('0x2');
     expect(tx.accessList).toEqual(accessList);
   });
+
+  it('charges a call without fees its intrinsic gas first, as a transaction and geth do', async () => {
+    // Init code answering gasleft() after GAS: 21000 + 32000 + 7 non-zero bytes (16) and 2 zero
+    // bytes (4) + 1 initcode word (2) = 53122 intrinsic, then 2 for GAS.
+    const gasLeftProbe = '0x5a60005260206000f3';
+    const gas = '0x186a0';
+    const feeless = await daemon.rpc.call<string>('eth_call', [
+      { data: gasLeftProbe, gas },
+      'latest',
+    ]);
+    const paying = await daemon.rpc.call<string>('eth_call', [
+      { from: DEV, data: gasLeftProbe, gas, gasPrice: '0x174876e800' },
+      'latest',
+    ]);
+    expect(Number(feeless)).toBe(100_000 - 53_122 - 2);
+    expect(paying).toBe(feeless);
+  });
+
+  it('refuses a call without fees whose gas does not cover its intrinsic gas or data floor', async () => {
+    const short = await rpcError(
+      daemon.rpc.call('eth_call', [{ to: recipient, gas: '0x5207' }, 'latest']),
+    );
+    expect(short).toMatchObject({
+      code: -32000,
+      message: 'intrinsic gas too low: gas 20999, minimum needed 21000',
+    });
+    const floor = await rpcError(
+      daemon.rpc.call('eth_call', [{ to: recipient, gas: '0x521c', data: '0x01' }, 'latest']),
+    );
+    expect(floor).toMatchObject({
+      code: -32000,
+      message: 'insufficient gas for floor data gas cost: gas 21020, minimum needed 21040',
+    });
+  });
 });

@@ -330,7 +330,10 @@ describe('openapi.json', () => {
     expect(answer.status).toBe(200);
     const document = answer.body as {
       info: { version: string };
-      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>
+      >;
     };
     const result = await new Validator().validate(document as never);
     expect(result.errors).toBeUndefined();

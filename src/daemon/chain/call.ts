@@ -21,6 +21,7 @@ import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { ExecutionRevertedError, TransactionRejectedError } from '../../shared/errors.js';
 import { SerialQueue } from '../txpool/serial-queue.js';
 import { CallStateManager, CommittedReads } from './call-state.js';
+import { gasAfterIntrinsic } from './call-intrinsic-gas.js';
 import { latin1Key, unprefixedHex } from './byte-strings.js';
 import { checksumAddress } from './checksum-address.js';
 import { gethError } from './evm-errors.js';
@@ -554,6 +555,8 @@ async function runFeelessCall(env: CallEnvironment, request: CallRequest): Promi
   await refuseUnaffordable(env, request, gasLimit);
   const block = env.vms.blockFor(env, false, gasLimit);
   const caller = request.from ?? createZeroAddress();
+  const data = request.data ?? new Uint8Array();
+  const executionGas = gasAfterIntrinsic(env.common, data, request.to === undefined, gasLimit);
   const result = await runOn(env, request, async (vm) => {
     const { journal } = vm.evm;
     warmAsTransactionStart(vm, caller, request.to, block);
@@ -564,8 +567,8 @@ async function runFeelessCall(env: CallEnvironment, request: CallRequest): Promi
         origin: caller,
         to: request.to,
         value: request.value ?? 0n,
-        data: request.data ?? new Uint8Array(),
-        gasLimit,
+        data,
+        gasLimit: executionGas,
         gasPrice: 0n,
         skipBalance: true,
       });
@@ -573,7 +576,9 @@ async function runFeelessCall(env: CallEnvironment, request: CallRequest): Promi
       journal.cleanJournal();
     }
   });
-  return outcomeOf(result.execResult, result.execResult.executionGasUsed, capNote(env, request));
+  const { execResult } = result;
+  const intrinsic = gasLimit - executionGas;
+  return outcomeOf(execResult, intrinsic + execResult.executionGasUsed, capNote(env, request));
 }
 
 /** geth stops the search once the interval is within 1.5% of the upper bound. */
