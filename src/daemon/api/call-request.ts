@@ -7,7 +7,7 @@ import type { AccessList } from '@ethereumjs/tx';
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { CallRequest } from '../chain/call.js';
 import { InvalidInputError } from '../../shared/errors.js';
-import { checkStateOverrides, type StateOverrides } from '../trace/state-overrides.js';
+import { checkStateOverrides, type StateOverrides } from '../chain/state-overrides.js';
 import type { JsonSchema } from '../rpc/params.js';
 import {
   addressSchema,

@@ -15,7 +15,7 @@ import type { JsonSchema } from '../rpc/params.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { TRACE_THREAD_ENTRY } from '../thread-entries.js';
 import { refuseGenesis } from '../trace/replay.js';
-import { checkStateOverrides, type StateOverrides } from '../trace/state-overrides.js';
+import { checkStateOverrides, type StateOverrides } from '../chain/state-overrides.js';
 import { traceOptions, type TraceConfig } from '../trace/trace-options.js';
 import type { TraceJob } from '../trace/trace-protocol.js';
 import { TraceThreads } from '../trace/trace-threads.js';

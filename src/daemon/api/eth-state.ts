@@ -11,7 +11,7 @@ import {
   toOverriddenCallRequest,
   type CallObject,
 } from './call-request.js';
-import type { StateOverrides } from '../trace/state-overrides.js';
+import type { StateOverrides } from '../chain/state-overrides.js';
 import { hex, quantity } from './formatters.js';
 import { unprefixedHex } from '../chain/byte-strings.js';
 import { addressSchema, blockSelectorSchema, toAddress } from './hex-schemas.js';

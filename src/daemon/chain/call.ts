@@ -29,7 +29,7 @@ import type { FlatStateView } from './flat-state.js';
 import { rejectionReason } from './executor.js';
 import { LruCache } from './lru-cache.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
-import { applyStateOverrides, type StateOverrides } from '../trace/state-overrides.js';
+import { applyStateOverrides, type StateOverrides } from './state-overrides.js';
 import type { TrieNodeReader } from './trie-node-overlay.js';
 
 /** An unsigned transaction request (`eth_call` / `eth_estimateGas` call object). */

@@ -25,7 +25,7 @@ import {
   NotFoundError,
   TransactionRejectedError,
 } from '../../shared/errors.js';
-import { applyStateOverrides, type StateOverrides } from './state-overrides.js';
+import { applyStateOverrides, type StateOverrides } from '../chain/state-overrides.js';
 import type { ResultBudget } from './result-budget.js';
 import type { TraceOptions } from './trace-options.js';
 import type { TracedTx, TxTracer } from './tracer.js';

@@ -5,7 +5,7 @@
 import type { CodeCacheUse } from '../../shared/bundle-script.js';
 import type { ChainParameters } from '../chain/chain-reader.js';
 import type { CallRequestData, JobFailure } from '../call-threads/protocol.js';
-import type { StateOverrides } from './state-overrides.js';
+import type { StateOverrides } from '../chain/state-overrides.js';
 import type { TraceOptions } from './trace-options.js';
 
 export type TraceJob =
