@@ -5,7 +5,7 @@
  * `Authorization: Bearer` on every request; error bodies become `RestResponseError` with the
  * HTTP status and the daemon's message.
  */
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import type { Pool } from 'undici';
 import { DEFAULT_REQUEST_TIMEOUT_MS, HttpTransport, type HttpAnswer } from './http-transport.js';
 import type {
@@ -26,7 +26,7 @@ import type {
   FileListItem,
   StoragePage,
 } from '../shared/storage-api.js';
-import { RestResponseError } from './errors.js';
+import { RequestTimeoutError, RestResponseError } from './errors.js';
 import { tlsTrust } from './tls-trust.js';
 
 export interface RestClientOptions {
@@ -140,13 +140,46 @@ export class RestClient {
     return (await this.ok<{ data: T }>(method, path, body)).data;
   }
 
-  /** The pool of streamed transfers, made (and undici loaded) at the first one. */
+  /**
+   * The pool of streamed transfers, made (and undici loaded) at the first one. The request
+   * timeout bounds each wait for a part of an answer's body, and a download's wait for its head;
+   * not the whole transfer. An upload waits for its answer's head as long as undici does (300 s
+   * from the last byte sent): its source may pause for as long as the node allows
+   * (`--storage.upload-idle-timeout`, 60 s by default).
+   */
   private transferPool(): Promise<Pool> {
     this.transfers ??= import('undici').then(
       ({ Pool: UndiciPool }) =>
-        new UndiciPool(this.origin, { connections: 2, connect: { ...tlsTrust() } }),
+        new UndiciPool(this.origin, {
+          connections: 2,
+          connect: { ...tlsTrust() },
+          bodyTimeout: this.transferTimeoutMs(),
+        }),
     );
     return this.transfers;
+  }
+
+  private transferTimeoutMs(): number {
+    return this.options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
+
+  /** undici's timeouts as the client's own `RequestTimeoutError`; anything else as it is. */
+  private transferError(error: unknown): unknown {
+    const code = (error as { code?: unknown } | null)?.code;
+    return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
+      ? new RequestTimeoutError(this.baseUrl, this.transferTimeoutMs())
+      : error;
+  }
+
+  /** Sends a transfer request, its timeouts reported as `RequestTimeoutError`. */
+  private async transferRequest(
+    options: Parameters<Pool['request']>[0],
+  ): Promise<Awaited<ReturnType<Pool['request']>>> {
+    try {
+      return await (await this.transferPool()).request(options);
+    } catch (error) {
+      throw this.transferError(error);
+    }
   }
 
   ping(): Promise<string> {
@@ -251,26 +284,26 @@ export class RestClient {
 
   /** Streams a file's bytes (any size); `length` is its Content-Length. */
   async download(id: string): Promise<{ length: number; stream: Readable }> {
-    const response = await (
-      await this.transferPool()
-    ).request({
+    const response = await this.transferRequest({
       method: 'GET',
       path: `${this.prefix}/storage/files/${encodeURIComponent(id)}/raw`,
       headers: this.options.token ? { authorization: `Bearer ${this.options.token}` } : {},
+      headersTimeout: this.transferTimeoutMs(),
     });
     if (response.statusCode !== 200) {
       const text = await response.body.text();
       throw failure(response.statusCode, parseJson(text));
     }
-    return { length: Number(response.headers['content-length']), stream: response.body };
+    const stream = new PassThrough();
+    response.body.on('error', (error) => stream.destroy(this.transferError(error) as Error));
+    response.body.pipe(stream);
+    return { length: Number(response.headers['content-length']), stream };
   }
 
   /** Uploads `source` as a file, streamed; resolves once it is stored and listed. */
   async upload(source: Readable | Uint8Array, options: UploadOptions = {}): Promise<FileDetail> {
     const { size, ...params } = options;
-    const response = await (
-      await this.transferPool()
-    ).request({
+    const response = await this.transferRequest({
       method: 'POST',
       path: `${this.prefix}/storage/files${queryOf(params)}`,
       headers: {
@@ -280,7 +313,10 @@ export class RestClient {
       },
       body: source,
     });
-    const body = parseJson(await response.body.text());
+    const text = await response.body.text().catch((error: unknown) => {
+      throw this.transferError(error);
+    });
+    const body = parseJson(text);
     if (response.statusCode !== 200) throw failure(response.statusCode, body);
     return (body as { file: FileDetail }).file;
   }
