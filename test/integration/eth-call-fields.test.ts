@@ -2,12 +2,13 @@
  * Fields of the call object that geth honours: fee fields that are all zero mean no fees in
  * eth_call and eth_estimateGas, whichever fields spell the zero; an access list is charged and
  * warm in eth_call and eth_estimateGas, and carried by the transaction eth_sendTransaction and
- * eth_signTransaction make.
+ * eth_signTransaction make; an EIP-7702 authorization list is applied and charged in eth_call
+ * and eth_estimateGas (viem's and cast's set-code flows estimate with it).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Transaction, Wallet, getAddress } from 'ethers';
+import { Transaction, Wallet, getAddress, toQuantity } from 'ethers';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
-import { waitForReceipt } from '../helpers/dev-chain.js';
+import { DEV_CHAIN_ID, waitForReceipt } from '../helpers/dev-chain.js';
 import { rpcError } from '../helpers/rpc-errors.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -17,6 +18,10 @@ const TRANSFER_GAS = 21_000;
 const ADDRESS_GAS = 2_400;
 const KEY_GAS = 1_900;
 const SLOT = `0x${'00'.repeat(31)}01`;
+/** What EIP-7702 charges per authorization in intrinsic gas (PER_EMPTY_ACCOUNT_COST). */
+const AUTHORIZATION_GAS = 25_000;
+/** Runtime that returns the single byte 0x2a, whoever runs it. */
+const RETURNS_2A = '0x602a60005360016000f3';
 
 /**
  * Init code, run as a creation call, that answers the gas BALANCE of `target` took as one word
@@ -160,5 +165,45 @@ describe('call object fields', () => {
       code: -32000,
       message: 'insufficient gas for floor data gas cost: gas 21020, minimum needed 21040',
     });
+  });
+
+  it('applies and charges an EIP-7702 authorization list in eth_call and eth_estimateGas', async () => {
+    const delegate = Wallet.createRandom().address.toLowerCase();
+    await daemon.rpc.call('hardhat_setCode', [delegate, RETURNS_2A]);
+    const authority = Wallet.createRandom();
+    const signed = authority.authorizeSync({ address: delegate, nonce: 0n, chainId: DEV_CHAIN_ID });
+    const authorizationList = [
+      {
+        chainId: toQuantity(signed.chainId),
+        address: signed.address.toLowerCase(),
+        nonce: toQuantity(signed.nonce),
+        yParity: toQuantity(signed.signature.yParity),
+        r: toQuantity(signed.signature.r),
+        s: toQuantity(signed.signature.s),
+      },
+    ];
+    const call = { from: DEV, to: authority.address.toLowerCase(), authorizationList };
+    // The authority has no code of its own: only the applied delegation runs the delegate's.
+    expect(await daemon.rpc.call('eth_call', [{ ...call, authorizationList: undefined }])).toBe(
+      '0x',
+    );
+    expect(await daemon.rpc.call('eth_call', [call, 'latest'])).toBe('0x2a');
+    const estimate = Number(await daemon.rpc.call<string>('eth_estimateGas', [call]));
+    expect(estimate).toBeGreaterThan(TRANSFER_GAS + AUTHORIZATION_GAS);
+
+    const empty = await rpcError(
+      daemon.rpc.call('eth_estimateGas', [{ ...call, authorizationList: [] }]),
+    );
+    expect(empty.code).toBe(-32000);
+    expect(empty.message).toMatch(/^EIP-7702 transaction with empty auth list/);
+    const creation = await rpcError(
+      daemon.rpc.call('eth_call', [{ from: DEV, data: RETURNS_2A, authorizationList }, 'latest']),
+    );
+    expect(creation.code).toBe(-32000);
+    expect(creation.message).toMatch(/^EIP-7702 transaction cannot be used to create contract/);
+    // The node signs no set-code transaction: the list is refused, not dropped from the send.
+    const send = await rpcError(daemon.rpc.call('eth_sendTransaction', [call]));
+    expect(send.code).toBe(-32602);
+    expect(send.message).toMatch(/authorizationList is not supported here/);
   });
 });

@@ -121,6 +121,12 @@ describe('logs and polling filters over HTTP (ethers v6, --block-time 0)', () =>
       data: '0x',
       blockNumber: block,
       blockHash: receipt.blockHash,
+      blockTimestamp: (
+        await daemon.rpc.call<{ timestamp: string }>('eth_getBlockByHash', [
+          receipt.blockHash,
+          false,
+        ])
+      ).timestamp,
       transactionHash: receipt.transactionHash,
       transactionIndex: '0x0',
       logIndex: '0x5',

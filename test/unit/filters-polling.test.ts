@@ -62,6 +62,7 @@ describe('polling filters', () => {
       transactionHash: block.results[0].hashHex,
       transactionIndex: '0x0',
       blockHash: block.block.hashHex,
+      blockTimestamp: `0x${block.block.block.header.timestamp.toString(16)}`,
       logIndex: '0x0',
       removed: false,
     });

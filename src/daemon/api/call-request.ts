@@ -4,9 +4,15 @@
  * are ignored (clients add `type`, `chainId`, ...).
  */
 import type { AccessList } from '@ethereumjs/tx';
-import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import {
+  createZeroAddress,
+  hexToBytes,
+  type EOACode7702AuthorizationList,
+  type PrefixedHexString,
+} from '@ethereumjs/util';
 import type { CallRequest } from '../chain/call.js';
-import { InvalidInputError } from '../../shared/errors.js';
+import { checksumAddress } from '../chain/checksum-address.js';
+import { InvalidInputError, TransactionRejectedError } from '../../shared/errors.js';
 import { checkStateOverrides, type StateOverrides } from '../chain/state-overrides.js';
 import type { JsonSchema } from '../rpc/params.js';
 import {
@@ -21,6 +27,16 @@ import {
 /** An EIP-2930 access list as JSON: the accounts and slots a transaction starts with warm. */
 export type AccessListJson = Array<{ address: string; storageKeys: string[] }>;
 
+/** An EIP-7702 authorization list as JSON, in geth's form: numbers as quantities. */
+export type AuthorizationListJson = Array<{
+  chainId: string;
+  address: string;
+  nonce: string;
+  yParity: string;
+  r: string;
+  s: string;
+}>;
+
 export interface CallObject {
   from?: string;
   to?: string | null;
@@ -33,6 +49,7 @@ export interface CallObject {
   input?: string;
   nonce?: string;
   accessList?: AccessListJson;
+  authorizationList?: AuthorizationListJson;
 }
 
 export const callObjectSchema: JsonSchema = {
@@ -61,8 +78,26 @@ export const callObjectSchema: JsonSchema = {
       },
       description: 'an EIP-2930 access list [{address, storageKeys: [32-byte keys]}]',
     },
+    authorizationList: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          chainId: uint256Schema,
+          address: addressSchema,
+          nonce: uint64Schema,
+          yParity: uint64Schema,
+          r: uint256Schema,
+          s: uint256Schema,
+        },
+        required: ['chainId', 'address', 'nonce', 'yParity', 'r', 's'],
+        description: 'an authorization {chainId, address, nonce, yParity, r, s}',
+      },
+      description: 'an EIP-7702 authorization list [{chainId, address, nonce, yParity, r, s}]',
+    },
   },
-  description: 'a call object {from, to, gas, gasPrice, value, data, accessList, ...}',
+  description:
+    'a call object {from, to, gas, gasPrice, value, data, accessList, authorizationList, ...}',
 };
 
 const slotsSchema: JsonSchema = {
@@ -143,7 +178,40 @@ export function toCallRequest(call: CallObject): CallRequest {
     data: callInput(call),
     nonce: toBigInt(call.nonce),
     accessList: toAccessList(call.accessList),
+    authorizationList: toAuthorizationList(call),
   };
+}
+
+/**
+ * The authorization list of a call, which then runs as the EIP-7702 transaction it stands for
+ * (as geth runs it): the authorizations are applied and charged, so eth_estimateGas counts them.
+ *
+ * @throws TransactionRejectedError, in geth's words, for a list that is empty or without `to`.
+ */
+function toAuthorizationList(call: CallObject): EOACode7702AuthorizationList | undefined {
+  const list = call.authorizationList;
+  if (list === undefined) return undefined;
+  const sender = checksumAddress(
+    call.from === undefined ? createZeroAddress() : toAddress(call.from),
+  );
+  if (list.length === 0) {
+    throw new TransactionRejectedError(
+      `EIP-7702 transaction with empty auth list (sender ${sender})`,
+    );
+  }
+  if (call.to === undefined || call.to === null) {
+    throw new TransactionRejectedError(
+      `EIP-7702 transaction cannot be used to create contract (sender ${sender})`,
+    );
+  }
+  return list.map((entry) => ({
+    chainId: entry.chainId as PrefixedHexString,
+    address: entry.address.toLowerCase() as PrefixedHexString,
+    nonce: entry.nonce as PrefixedHexString,
+    yParity: entry.yParity as PrefixedHexString,
+    r: entry.r as PrefixedHexString,
+    s: entry.s as PrefixedHexString,
+  }));
 }
 
 /**

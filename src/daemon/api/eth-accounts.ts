@@ -44,7 +44,8 @@ const toBigInt = (value: string | undefined): bigint | undefined =>
 /**
  * The parsed fields of a validated transaction object.
  *
- * @throws InvalidInputError when `gas` and `gasLimit`, or `data` and `input`, disagree.
+ * @throws InvalidInputError when `gas` and `gasLimit`, or `data` and `input`, disagree, or for
+ *   an EIP-7702 authorization list, which the node does not sign into a transaction.
  */
 export function toTransactionFields(request: TransactionObject): TransactionFields {
   if (
@@ -53,6 +54,12 @@ export function toTransactionFields(request: TransactionObject): TransactionFiel
     request.gas !== request.gasLimit
   ) {
     throw new InvalidInputError('invalid params: both "gas" and "gasLimit" are set and differ');
+  }
+  if (request.authorizationList !== undefined) {
+    // The node signs no set-code transactions; dropping the list would send another one.
+    throw new InvalidInputError(
+      'invalid params: authorizationList is not supported here; sign the type-4 transaction and send it with eth_sendRawTransaction',
+    );
   }
   return {
     from: request.from,

@@ -170,6 +170,7 @@ export function formatLog(log: ChainLog): Record<string, unknown> {
     transactionHash: hex(log.transactionHash),
     transactionIndex: quantity(log.transactionIndex),
     blockHash: hex(log.blockHash),
+    blockTimestamp: quantity(log.blockTimestamp),
     logIndex: quantity(log.logIndex),
     removed: log.removed,
   };

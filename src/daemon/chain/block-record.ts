@@ -108,21 +108,34 @@ export function decodeBlockOutline(record: Uint8Array, common: Common): BlockOut
 }
 
 /**
- * Transaction `index` of a stored block, its sender and the block's hash, the transaction
- * built alone: the others' bytes are only sliced. Undefined past the block's last transaction.
+ * Positions in a header's RLP list (Ethereum's header layout) of the fields read without
+ * building the block.
+ */
+const HEADER_GAS_LIMIT = 9;
+const HEADER_GAS_USED = 10;
+const HEADER_TIMESTAMP = 11;
+const HEADER_BASE_FEE = 15;
+
+/**
+ * Transaction `index` of a stored block, its sender and the block's hash and timestamp, the
+ * transaction built alone: the others' bytes are only sliced. Undefined past the block's last transaction.
  */
 export function decodeRecordTransaction(
   record: Uint8Array,
   index: number,
   common: Common,
-): { tx: TypedTransaction; sender: Address; blockHash: Uint8Array } | undefined {
+):
+  | { tx: TypedTransaction; sender: Address; blockHash: Uint8Array; blockTimestamp: bigint }
+  | undefined {
   const [values, senders] = RLP.decode(record) as unknown as [BlockBytes, Uint8Array[]];
   const raw = (values[1] as unknown as Array<Uint8Array | Uint8Array[]>)[index];
   if (raw === undefined || senders[index] === undefined) return undefined;
+  const header = values[0] as unknown as Uint8Array[];
   return {
     tx: createTxFromBlockBodyData(raw, { common }),
     sender: new Address(senders[index]),
-    blockHash: keccak256(RLP.encode(values[0] as unknown as Uint8Array[])),
+    blockHash: keccak256(RLP.encode(header)),
+    blockTimestamp: bytesToBigInt(header[HEADER_TIMESTAMP]),
   };
 }
 
@@ -151,9 +164,13 @@ function rlpPrefix(
   return { prefixLength: 1 + lengthBytes, payloadLength };
 }
 
-/** What a block record says without building the block: its hash and its transactions' hashes. */
+/**
+ * What a block record says without building the block: its hash, its timestamp and its
+ * transactions' hashes.
+ */
 export interface RecordHashes {
   blockHash: Uint8Array;
+  blockTimestamp: bigint;
   /** The hash of transaction `index`, computed when first asked for. */
   transactionHash(index: number): Uint8Array;
 }
@@ -172,6 +189,7 @@ export function recordHashes(record: Uint8Array): RecordHashes {
   const hashes: Uint8Array[] = [];
   return {
     blockHash: keccak256(RLP.encode(header)),
+    blockTimestamp: bytesToBigInt(header[HEADER_TIMESTAMP]),
     transactionHash(index) {
       const raw = transactions[index];
       hashes[index] ??= storedTransactionHash(raw);
@@ -187,11 +205,6 @@ export function recordHashes(record: Uint8Array): RecordHashes {
 function storedTransactionHash(raw: Uint8Array | Uint8Array[]): Uint8Array {
   return keccak256(raw instanceof Uint8Array ? raw : RLP.encode(raw));
 }
-
-/** Positions in a header's RLP list (Ethereum's header layout) of the fields fees need. */
-const HEADER_GAS_LIMIT = 9;
-const HEADER_GAS_USED = 10;
-const HEADER_BASE_FEE = 15;
 
 /** The fee fields of a stored block's header, without building the block. */
 export function recordHeaderFees(record: Uint8Array): HeaderFees {

@@ -12,9 +12,15 @@ import type { Common } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
 import type { EVMMockBlockchainInterface, ExecResult, InterpreterStep } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+import {
+  createAccessList2930Tx,
+  createEOACode7702Tx,
+  createFeeMarket1559Tx,
+  createLegacyTx,
+} from '@ethereumjs/tx';
 import type { AccessList, TypedTransaction } from '@ethereumjs/tx';
 import { ValueEncoding, bytesToHex, createZeroAddress } from '@ethereumjs/util';
+import type { EOACode7702AuthorizationList } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
@@ -45,6 +51,11 @@ export interface CallRequest {
   nonce?: bigint;
   /** EIP-2930 access list: the call runs as a typed transaction carrying it. */
   accessList?: AccessList;
+  /**
+   * EIP-7702 authorizations (never empty, and only with `to`): the call runs as the set-code
+   * transaction carrying them, so they are applied and their gas is charged.
+   */
+  authorizationList?: EOACode7702AuthorizationList;
   /** geth's state overrides, written into the call's state before it runs. */
   stateOverrides?: StateOverrides;
 }
@@ -123,9 +134,21 @@ export function buildTx(
     nonce: 0n,
   };
   const opts = { common: env.common, freeze: false };
-  const { accessList } = request;
+  const { accessList, authorizationList } = request;
   let tx: TypedTransaction;
-  if (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined) {
+  if (authorizationList !== undefined) {
+    tx = createEOACode7702Tx(
+      {
+        ...base,
+        maxFeePerGas:
+          request.maxFeePerGas ?? request.maxPriorityFeePerGas ?? request.gasPrice ?? 0n,
+        maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? request.gasPrice ?? 0n,
+        accessList,
+        authorizationList,
+      },
+      opts,
+    );
+  } else if (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined) {
     tx = createFeeMarket1559Tx(
       {
         ...base,
@@ -395,9 +418,15 @@ function addressKey(address: Address | undefined): string {
 function outcomeKey(env: CallEnvironment, request: CallRequest): string | undefined {
   const { data } = request;
   if (data !== undefined && data.length > CACHED_CALL_MAX_BYTES) return undefined;
-  // Calls with an access list are rare, and the list would make the key as large as data;
-  // overrides change the state, which the key takes from the block hash alone.
-  if (request.accessList !== undefined || request.stateOverrides !== undefined) return undefined;
+  // Calls with an access list or authorizations are rare, and the list would make the key as
+  // large as data; overrides change the state, which the key takes from the block hash alone.
+  if (
+    request.accessList !== undefined ||
+    request.authorizationList !== undefined ||
+    request.stateOverrides !== undefined
+  ) {
+    return undefined;
+  }
   const { gas, gasPrice, maxFeePerGas, maxPriorityFeePerGas, value, nonce } = request;
   return (
     env.vms.blockKey(env.block) +
@@ -413,12 +442,13 @@ function outcomeSize(outcome: CallOutcome): number {
 }
 
 /**
- * Runs a call on this thread. A call with an access list runs as the transaction it stands for
- * even without fees: the list's intrinsic gas is charged and its entries start warm, exactly as
- * `runTx` does for a transaction (geth counts both in a call's gas too).
+ * Runs a call on this thread. A call with an access list or authorizations runs as the
+ * transaction it stands for even without fees: the list's intrinsic gas is charged, its entries
+ * start warm and its authorizations are applied, exactly as `runTx` does for a transaction
+ * (geth counts all of them in a call's gas too).
  */
 export const runCall: CallRunner = (env, request) =>
-  hasFee(request) || request.accessList !== undefined
+  hasFee(request) || request.accessList !== undefined || request.authorizationList !== undefined
     ? runTransactionCall(env, request)
     : runFeelessCall(env, request);
 

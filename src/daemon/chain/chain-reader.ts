@@ -343,7 +343,8 @@ export class ChainReader {
       const tx = stored.block.transactions[index];
       if (tx === undefined) return undefined;
       const { hash: blockHash, senders } = stored;
-      return { tx, blockNumber: number, blockHash, index, sender: senders[index] };
+      const blockTimestamp = stored.block.header.timestamp;
+      return { tx, blockNumber: number, blockHash, blockTimestamp, index, sender: senders[index] };
     }
     const record = this.store.blockRecord(Number(number));
     const found =

@@ -111,6 +111,7 @@ export function receiptOfBlock(
     sender: stored.senders[index],
     blockHash: stored.hash,
     blockNumber: stored.number,
+    blockTimestamp: stored.block.header.timestamp,
     index,
   };
   return receiptOf(placed, record, firstLogIndex);
@@ -122,7 +123,7 @@ export function receiptOf(
   record: ReceiptRecord,
   firstLogIndex: number,
 ): ChainReceipt {
-  const { tx, index, blockHash, blockNumber } = placed;
+  const { tx, index, blockHash, blockNumber, blockTimestamp } = placed;
   const transactionHash = tx.hash();
   const logs: ChainLog[] = record.logs.map(([address, topics, data], position) => ({
     address: new Address(address),
@@ -130,6 +131,7 @@ export function receiptOf(
     data,
     blockNumber,
     blockHash,
+    blockTimestamp,
     transactionHash,
     transactionIndex: index,
     logIndex: firstLogIndex + position,
@@ -155,7 +157,7 @@ export function receiptOf(
 
 /**
  * The logs of block `number` read from its stored receipts; `hashes` gives the block's and its
- * transactions' hashes.
+ * transactions' hashes, and the block's timestamp.
  */
 export function logsOfReceipts(
   number: bigint,
@@ -173,6 +175,7 @@ export function logsOfReceipts(
         data,
         blockNumber: number,
         blockHash: hashes.blockHash,
+        blockTimestamp: hashes.blockTimestamp,
         transactionHash: hashes.transactionHash(transactionIndex),
         transactionIndex,
         logIndex: logIndex++,

@@ -41,6 +41,8 @@ export interface ChainLog {
   data: Uint8Array;
   blockNumber: bigint;
   blockHash: Uint8Array;
+  /** Timestamp of the log's block (`blockTimestamp`, execution-apis; geth 1.16 gives it). */
+  blockTimestamp: bigint;
   transactionHash: Uint8Array;
   transactionIndex: number;
   /** Index of the log in its block. */
@@ -72,6 +74,7 @@ export interface ChainTransaction {
   tx: TypedTransaction;
   blockNumber: bigint;
   blockHash: Uint8Array;
+  blockTimestamp: bigint;
   index: number;
   sender: Address;
 }
