@@ -68,6 +68,12 @@ const CALLS: ConformanceCall[] = [
     params: (s) => [{ from: s.sender, to: s.recipient, value: '0x1' }],
   },
   { label: '', method: 'eth_getProof', params: (s) => [s.fixture, [SLOT_0], 'latest'] },
+  {
+    label: '',
+    method: 'eth_getStorageValues',
+    params: (s) => [{ [s.fixture]: [SLOT_0, UNKNOWN_HASH], [s.sender]: [SLOT_0] }, 'latest'],
+  },
+  { label: '', method: 'txpool_contentFrom', params: (s) => [s.sender] },
   { label: 'head, hashes', method: 'eth_getBlockByNumber', params: () => ['latest', false] },
   { label: 'genesis', method: 'eth_getBlockByNumber', params: () => ['0x0', true] },
   {
@@ -149,6 +155,7 @@ const IMPLEMENTED_METHODS = [
   'eth_getBalance',
   'eth_getCode',
   'eth_getStorageAt',
+  'eth_getStorageValues',
   'eth_getTransactionCount',
   'eth_getBlockByNumber',
   'eth_getBlockByHash',

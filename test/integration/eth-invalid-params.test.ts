@@ -105,6 +105,10 @@ const BAD_CALLS: BadCall[] = [
   bad('eth_getProof', 'keys not an array', 1, [ADDRESS, '0x0', 'latest']),
   bad('eth_getProof', 'bad hex key', 1, [ADDRESS, [BAD_HEX], 'latest']),
   bad('eth_getProof', 'block with a leading zero', 2, [ADDRESS, [], LEADING_ZERO]),
+  bad('eth_getStorageValues', 'a short address as a key', 0, [{ [SHORT_ADDRESS]: [HASH] }]),
+  bad('eth_getStorageValues', 'keys not an array', 0, [{ [ADDRESS]: HASH }]),
+  bad('eth_getStorageValues', 'bad hex key', 0, [{ [ADDRESS]: [BAD_HEX] }]),
+  bad('txpool_contentFrom', 'an odd-length address', 0, [ODD_LENGTH]),
   bad('eth_blockNumber', 'an argument too many', null, ['0x1']),
   bad('eth_chainId', 'an argument too many', null, ['0x1']),
   bad('eth_gasPrice', 'an argument too many', null, [1]),
@@ -135,6 +139,18 @@ describe('invalid parameters and invalid transactions', () => {
       });
     },
   );
+
+  it("refuses eth_getStorageValues without slots or past 1024 of them, in geth's words", async () => {
+    const refusal = async (requests: Record<string, string[]>) => {
+      const error = await rpcError(daemon.rpc.call('eth_getStorageValues', [requests]));
+      return { code: error.code, message: error.message };
+    };
+    expect(await refusal({ [ADDRESS]: [] })).toEqual({ code: -32602, message: 'empty request' });
+    const slots = Array.from({ length: 1025 }, (_, index) => `0x${index.toString(16)}`);
+    expect(
+      await refusal({ [ADDRESS]: slots.slice(0, 600), [HASH.slice(0, 42)]: slots.slice(600) }),
+    ).toEqual({ code: -32602, message: 'too many slots (max 1024)' });
+  });
 
   describe('raw transactions that cannot be valid', () => {
     const sender = devWallet(5);

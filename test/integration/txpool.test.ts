@@ -45,6 +45,20 @@ describe('txpool namespace', () => {
     expect(content.queued[pendingSender]['2']).toMatchObject({ nonce: '0x2', value: '0x9' });
   });
 
+  it("lists one sender's transactions by nonce in txpool_contentFrom, in any case", async () => {
+    const content = await daemon.rpc.call<Record<string, Record<string, Record<string, unknown>>>>(
+      'txpool_contentFrom',
+      [sender.toUpperCase().replace('0X', '0x')],
+    );
+    expect(Object.keys(content.pending)).toEqual(['0']);
+    expect(content.pending['0']).toMatchObject({ hash: pendingHash, value: '0x7' });
+    expect(Object.keys(content.queued)).toEqual(['2']);
+    expect(await daemon.rpc.call('txpool_contentFrom', [recipient])).toEqual({
+      pending: {},
+      queued: {},
+    });
+  });
+
   it("summarises them in geth's text form in txpool_inspect", async () => {
     const inspect =
       await daemon.rpc.call<Record<string, Record<string, Record<string, string>>>>(

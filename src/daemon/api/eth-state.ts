@@ -1,6 +1,6 @@
 /** eth_* methods that read account state at a block, or execute against it. */
 import { hexToBytes } from '@ethereumjs/util';
-import { ServerError } from '../../shared/errors.js';
+import { InvalidInputError, ServerError } from '../../shared/errors.js';
 import { callerOf, defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { JsonText } from '../rpc/dispatcher.js';
@@ -31,6 +31,30 @@ const storageKeySchema = {
 function slotBytes(key: string): Uint8Array {
   const digits = key.slice(2);
   return hexToBytes(`0x${digits.length % 2 === 0 ? digits : `0${digits}`}`);
+}
+
+/** geth's bound on the slots of one eth_getStorageValues request, over all its accounts. */
+export const MAX_STORAGE_VALUES_SLOTS = 1024;
+
+const storageRequestsSchema = {
+  type: 'object',
+  propertyNames: addressSchema,
+  additionalProperties: {
+    type: 'array',
+    items: storageKeySchema,
+    description: 'the storage keys to read of this account',
+  },
+  description: 'an object {address: [storage keys]}',
+};
+
+/** The requested slots, refused in geth's words when there are none or too many. */
+function checkSlotCount(requests: Record<string, string[]>): void {
+  let slots = 0;
+  for (const keys of Object.values(requests)) slots += keys.length;
+  if (slots === 0) throw new InvalidInputError('empty request');
+  if (slots > MAX_STORAGE_VALUES_SLOTS) {
+    throw new InvalidInputError(`too many slots (max ${MAX_STORAGE_VALUES_SLOTS})`);
+  }
 }
 
 type Proof = Awaited<ReturnType<ChainView['chain']['getProof']>>;
@@ -100,6 +124,22 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
             requireBlockNumber(chain, selector),
           ),
         ),
+    }),
+    defineMethod<[Record<string, string[]>, BlockSelector?]>({
+      name: 'eth_getStorageValues',
+      params: [{ name: 'requests', schema: storageRequestsSchema }, block],
+      handler: async ([requests, selector]) => {
+        checkSlotCount(requests);
+        const number = requireBlockNumber(chain, selector);
+        const values: Record<string, string[]> = {};
+        for (const [who, keys] of Object.entries(requests)) {
+          const account = toAddress(who);
+          values[who.toLowerCase()] = await Promise.all(
+            keys.map(async (key) => hex(await chain.getStorageAt(account, slotBytes(key), number))),
+          );
+        }
+        return values;
+      },
     }),
     defineMethod<[string, string[], BlockSelector?]>({
       name: 'eth_getProof',

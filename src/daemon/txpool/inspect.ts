@@ -1,6 +1,6 @@
 /**
- * Results of `txpool_content`, `txpool_inspect` and `txpool_status` in geth's shapes: senders
- * keyed by checksummed address, their transactions keyed by decimal nonce.
+ * Results of `txpool_content`, `txpool_contentFrom`, `txpool_inspect` and `txpool_status` in
+ * geth's shapes: senders keyed by checksummed address, their transactions keyed by decimal nonce.
  */
 import { bigIntToHex, toChecksumAddress } from '@ethereumjs/util';
 import { transactionFees } from './fees.js';
@@ -58,6 +58,26 @@ export function txpoolContent(pool: PoolReader): PoolContent {
   return {
     pending: section(pool.pendingBySender(), pendingTransactionJson),
     queued: section(pool.queuedBySender(), pendingTransactionJson),
+  };
+}
+
+/** The pooled transactions of one sender: pending and queued, each by decimal nonce. */
+export interface PoolContentFrom {
+  pending: Record<string, RpcTransaction>;
+  queued: Record<string, RpcTransaction>;
+}
+
+/** `txpool_contentFrom`: the transactions of `sender` (a lowercase 0x address) in the pool. */
+export function txpoolContentFrom(pool: PoolReader, sender: string): PoolContentFrom {
+  const byNonce = (txs: PooledTransaction[] | undefined) => {
+    const result: Record<string, RpcTransaction> = {};
+    for (const pooled of txs ?? [])
+      result[pooled.nonce.toString()] = pendingTransactionJson(pooled);
+    return result;
+  };
+  return {
+    pending: byNonce(pool.pendingBySender().get(sender)),
+    queued: byNonce(pool.queuedBySender().get(sender)),
   };
 }
 
