@@ -559,6 +559,19 @@ describe('debug tracing', () => {
     ]);
     expect(await trace('debug_getBadBlocks', [])).toEqual([]);
     expect(await trace('debug_getRawTransaction', [zeroPadValue('0x01', 32)])).toBeNull();
+    // The eth namespace's raw getters give the same bytes, by hash and by place in the block.
+    const index = probe.transactionIndex;
+    expect(await trace('eth_getRawTransactionByHash', [probe.transactionHash])).toBe(tx);
+    expect(
+      await trace('eth_getRawTransactionByBlockNumberAndIndex', [probe.blockNumber, index]),
+    ).toBe(tx);
+    expect(await trace('eth_getRawTransactionByBlockHashAndIndex', [probe.blockHash, index])).toBe(
+      tx,
+    );
+    expect(await trace('eth_getRawTransactionByHash', [zeroPadValue('0x01', 32)])).toBeNull();
+    expect(
+      await trace('eth_getRawTransactionByBlockNumberAndIndex', [probe.blockNumber, '0x7']),
+    ).toBeNull();
   });
 
   it('refuses unknown tracers, JavaScript tracers, bad options and unknown transactions', async () => {

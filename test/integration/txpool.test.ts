@@ -11,13 +11,13 @@ describe('txpool namespace', () => {
   const sender = DEV_ADDRESSES[2].toLowerCase();
   const recipient = DEV_ADDRESSES[3].toLowerCase();
   let pendingHash: string;
+  let pendingRaw: string;
 
   beforeAll(async () => {
     daemon = await startTestDaemon(HOUR);
     const wallet = devWallet(2);
-    pendingHash = await daemon.rpc.call<string>('eth_sendRawTransaction', [
-      await signDynamicFeeTx(wallet, { nonce: 0, to: recipient, value: 7n }),
-    ]);
+    pendingRaw = await signDynamicFeeTx(wallet, { nonce: 0, to: recipient, value: 7n });
+    pendingHash = await daemon.rpc.call<string>('eth_sendRawTransaction', [pendingRaw]);
     await daemon.rpc.call('eth_sendRawTransaction', [
       await signDynamicFeeTx(wallet, { nonce: 2, to: recipient, value: 9n }),
     ]);
@@ -68,6 +68,10 @@ describe('txpool namespace', () => {
     expect(inspect.pending[pendingSender]['0']).toMatch(
       new RegExp(`^${recipient}: 7 wei \\+ 21000 gas × \\d+ wei$`, 'i'),
     );
+  });
+
+  it("gives a pending transaction's bytes by hash in eth_getRawTransactionByHash", async () => {
+    expect(await daemon.rpc.call('eth_getRawTransactionByHash', [pendingHash])).toBe(pendingRaw);
   });
 
   it('finds a pending transaction by hash, without block fields', async () => {

@@ -8,6 +8,7 @@ import {
   formatBlockOutline,
   formatReceipt,
   formatTransaction,
+  hex,
   locationInBlock,
   quantity,
 } from './formatters.js';
@@ -66,6 +67,10 @@ export function ethBlockMethods({ chain, format }: ChainView): MethodDefinition[
       params: [blockNumberParam, indexParam],
       handler: ([selector, index]) => transactionAt(byNumber(selector), index),
     });
+  const rawTransactionAt = (block: StoredBlock | undefined, index: string) => {
+    const tx = block?.block.transactions[Number(BigInt(index))];
+    return tx === undefined ? null : hex(tx.serialize());
+  };
 
   return [
     defineMethod<[]>({
@@ -123,6 +128,16 @@ export function ethBlockMethods({ chain, format }: ChainView): MethodDefinition[
       name: 'eth_getTransactionByBlockHashAndIndex',
       params: [blockHashParam, indexParam],
       handler: ([hash, index]) => transactionAt(byHash(hash), index),
+    }),
+    defineMethod<[string, string]>({
+      name: 'eth_getRawTransactionByBlockHashAndIndex',
+      params: [blockHashParam, indexParam],
+      handler: ([hash, index]) => rawTransactionAt(byHash(hash), index),
+    }),
+    defineMethod<[BlockSelector, string]>({
+      name: 'eth_getRawTransactionByBlockNumberAndIndex',
+      params: [blockNumberParam, indexParam],
+      handler: ([selector, index]) => rawTransactionAt(byNumber(selector), index),
     }),
     transactionByBlockNumberAndIndex('eth_getTransactionByBlockNumberAndIndex'),
     transactionByBlockNumberAndIndex('eth_getTransactionbyBlockNumberAndIndex'),

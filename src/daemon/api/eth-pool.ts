@@ -18,7 +18,7 @@ import type { ChainReader } from '../chain/chain-reader.js';
 import { InvalidInputError, TransactionRejectedError } from '../../shared/errors.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
-import { formatTransaction, locationInBlock, quantity } from './formatters.js';
+import { formatTransaction, hex, locationInBlock, quantity } from './formatters.js';
 import {
   addressSchema,
   blockSelectorSchema,
@@ -215,6 +215,16 @@ export function ethPoolMethods({ chain, pool, acknowledgement }: NodeServices): 
         }
         const pending = pool.getByHash(hash.toLowerCase());
         return pending ? formatTransaction(pending.tx, pending.sender) : null;
+      },
+    }),
+    defineMethod<[string]>({
+      name: 'eth_getRawTransactionByHash',
+      params: [{ name: 'transactionHash', schema: hash32Schema }],
+      handler: ([hash]) => {
+        const tx =
+          chain.getTransaction(hexToBytes(hash as PrefixedHexString))?.tx ??
+          pool.getByHash(hash.toLowerCase())?.tx;
+        return tx === undefined ? null : hex(tx.serialize());
       },
     }),
   ];
