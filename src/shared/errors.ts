@@ -29,6 +29,15 @@ export class NotFoundError extends NodeError {}
 /** A transaction was refused before inclusion (nonce too low, insufficient funds, ...). */
 export class TransactionRejectedError extends NodeError {}
 
+/**
+ * A transaction was pooled but cannot be included yet: it waits behind a nonce gap
+ * (EIP-7966's "not ready", `data` its hash).
+ */
+export class TransactionNotReadyError extends NodeError {}
+
+/** A pooled transaction was not included within the wait asked for (`data` its hash). */
+export class InclusionTimeoutError extends NodeError {}
+
 /** EVM execution reverted; `data` carries the revert bytes as a 0x-hex string. */
 export class ExecutionRevertedError extends NodeError {
   constructor(revertData: string, reason?: string) {

@@ -18,13 +18,15 @@ import type { ChainReader } from '../chain/chain-reader.js';
 import { InvalidInputError, TransactionRejectedError } from '../../shared/errors.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
-import { formatTransaction, hex, locationInBlock, quantity } from './formatters.js';
+import { formatReceipt, formatTransaction, hex, locationInBlock, quantity } from './formatters.js';
+import { inclusionWaitMs, sendAndAwaitReceipt } from './receipt-wait.js';
 import {
   addressSchema,
   blockSelectorSchema,
   dataSchema,
   hash32Schema,
   toAddress,
+  uint64Schema,
 } from './hex-schemas.js';
 import type { NodeServices } from './services.js';
 
@@ -175,19 +177,43 @@ function decodeRawTransaction(
   }
 }
 
-export function ethPoolMethods({ chain, pool, acknowledgement }: NodeServices): MethodDefinition[] {
+/** EIP-7966's wait in milliseconds: a QUANTITY, as geth reads it, or a JSON number. */
+const inclusionWaitSchema = {
+  anyOf: [uint64Schema, { type: 'integer', minimum: 0 }],
+  description: 'the wait for the receipt in milliseconds (a QUANTITY or a number)',
+};
+
+export function ethPoolMethods({
+  chain,
+  pool,
+  acknowledgement,
+  bus,
+}: NodeServices): MethodDefinition[] {
+  const sendRaw = async (raw: string) => {
+    const { tx, bytes } = decodeRawTransaction(chain, raw);
+    const { hashHex } = await pool.add(tx, bytes);
+    await acknowledgement.settled(hashHex);
+    return hashHex;
+  };
+  const receiptSources = { bus, pool, receipt: (hash: Uint8Array) => chain.getReceipt(hash) };
   return [
     defineMethod<[string]>({
       name: 'eth_sendRawTransaction',
       params: [{ name: 'signedTransaction', schema: dataSchema }],
       // Decoding and pool.add's place in the admission queue come before the first await.
       overlapsInBatch: true,
-      handler: async ([raw]) => {
-        const { tx, bytes } = decodeRawTransaction(chain, raw);
-        const { hashHex } = await pool.add(tx, bytes);
-        await acknowledgement.settled(hashHex);
-        return hashHex;
-      },
+      handler: ([raw]) => sendRaw(raw),
+    }),
+    defineMethod<[string, (string | number)?]>({
+      name: 'eth_sendRawTransactionSync',
+      params: [
+        { name: 'signedTransaction', schema: dataSchema },
+        { name: 'timeout', schema: inclusionWaitSchema, optional: true },
+      ],
+      handler: async ([raw, timeout]) =>
+        formatReceipt(
+          await sendAndAwaitReceipt(receiptSources, () => sendRaw(raw), inclusionWaitMs(timeout)),
+        ),
     }),
     defineMethod<[string, BlockSelector?]>({
       name: 'eth_getTransactionCount',

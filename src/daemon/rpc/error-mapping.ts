@@ -4,10 +4,12 @@
 import {
   ConflictError,
   ExecutionRevertedError,
+  InclusionTimeoutError,
   InvalidInputError,
   LimitExceededError,
   NodeError,
   NotFoundError,
+  TransactionNotReadyError,
   TransactionRejectedError,
   UnauthorizedError,
   UnsupportedError,
@@ -22,6 +24,8 @@ const CODE_BY_CLASS: ReadonlyArray<[abstract new (...args: never[]) => NodeError
   [UnsupportedError, RpcErrorCode.serverError],
   [LimitExceededError, RpcErrorCode.limitExceeded],
   [TransactionRejectedError, RpcErrorCode.serverError],
+  [TransactionNotReadyError, RpcErrorCode.transactionNotReady],
+  [InclusionTimeoutError, RpcErrorCode.inclusionTimeout],
   [NotFoundError, RpcErrorCode.serverError],
   [ConflictError, RpcErrorCode.serverError],
 ];

@@ -9,6 +9,10 @@ export const RpcErrorCode = {
   unauthorized: -32001,
   limitExceeded: -32005,
   executionReverted: 3,
+  /** EIP-7966: the transaction was not included within the wait. */
+  inclusionTimeout: 4,
+  /** EIP-7966: the transaction was pooled but cannot be included yet. */
+  transactionNotReady: 5,
 } as const;
 
 export class RpcError extends Error {
