@@ -69,6 +69,8 @@ export async function sendAndAwaitReceipt(
           ),
         waitMs,
       );
+      // A wait never holds the daemon's shutdown.
+      timer.unref();
     });
     return await Promise.race([included, timedOut]);
   } finally {
