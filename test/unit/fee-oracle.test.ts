@@ -85,6 +85,13 @@ describe('FeeOracle', () => {
     expect(reads).toEqual([0n]);
   });
 
+  it('leaves reward out when no percentiles are asked for, as geth does', () => {
+    const oracle = new FeeOracle(chainOf([[], [1n], [2n], [3n]]).source);
+    expect(oracle.feeHistory(2, 3n, [50]).reward).toEqual([[2n], [3n]]);
+    expect(oracle.feeHistory(2, 3n, [])).not.toHaveProperty('reward');
+    expect(oracle.feeHistory(2, 3n)).not.toHaveProperty('reward');
+  });
+
   it('weights reward percentiles by gas used, merging equal tips', () => {
     const receipts = [
       ...receiptsPaying([3n], 60_000n),

@@ -97,7 +97,8 @@ export class FeeOracle {
       baseFeePerBlobGas: [],
       blobGasUsedRatio: [],
     };
-    if (percentiles) history.reward = [];
+    // geth leaves `reward` out unless percentiles were asked for.
+    if (percentiles !== undefined && percentiles.length > 0) history.reward = [];
     for (let number = oldest; number <= newest; number += 1n) {
       const fees = this.blockFees(number) as BlockFees;
       history.baseFeePerGas.push(fees.baseFeePerGas);
