@@ -89,7 +89,7 @@ describe('FeeOracle', () => {
     const oracle = new FeeOracle(chainOf([[], [1n], [2n], [3n]]).source);
     expect(oracle.feeHistory(2, 3n, [50]).reward).toEqual([[2n], [3n]]);
     expect(oracle.feeHistory(2, 3n, [])).not.toHaveProperty('reward');
-    expect(oracle.feeHistory(2, 3n)).not.toHaveProperty('reward');
+    expect(oracle.feeHistory(2, 3n, undefined)).not.toHaveProperty('reward');
   });
 
   it('weights reward percentiles by gas used, merging equal tips', () => {
