@@ -513,6 +513,33 @@ describe('the listener', () => {
     );
   });
 
+  it('answers a path the router refuses (a bad %-escape, a long parameter) in the interface error shape', async () => {
+    const get = async (path: string) => {
+      const response = await fetch(`${daemon.endpoints.rest}${path}`, {
+        headers: { authorization: `Bearer ${daemon.token}` },
+      });
+      return { status: response.status, body: (await response.json()) as unknown };
+    };
+    expectError(
+      await get('/contracts/%ZZ'),
+      400,
+      /^malformed path \/v1\/api\/contracts\/%ZZ: a %-escape that does not decode as UTF-8$/,
+    );
+    expectError(await get('/identities/%ED%A0%80'), 400, /^malformed path /);
+    // Within the schema's 128 characters but over fastify's default 100 for a parameter.
+    expectError(await get(`/contracts/A${'b'.repeat(119)}`), 404, /^contract Ab+ not found$/);
+    expectError(
+      await get(`/contracts/A${'b'.repeat(200)}`),
+      400,
+      /^params\/contract must NOT have more than 128 characters$/,
+    );
+    expectError(
+      await get(`/storage/files/${'a'.repeat(2000)}`),
+      400,
+      /^path parameter longer than 1024 characters in \/v1\/api\/storage\/files\/a+$/,
+    );
+  });
+
   it('refuses a forged Host and an unlisted browser Origin with 403, serves allowed ones', async () => {
     expectError(
       await rest.request('GET', '/status/ping', undefined, { host: 'attacker.example' }),

@@ -13,7 +13,12 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { HostPort } from '../../shared/config/option-parsers.js';
 import type { AuthToken } from '../datadir/auth-token.js';
 import { InvalidInputError, RequestTimeoutError, UnauthorizedError } from '../../shared/errors.js';
@@ -26,7 +31,7 @@ import { endpointUrl, listenError } from '../transport/listen.js';
 import { limitNodeHttpServer, nodeHttpServerOptions } from '../transport/node-http-limits.js';
 import { parseExactJson } from '../../shared/exact-json.js';
 import type { RestErrorBody } from '../../shared/rest-api.js';
-import { ERROR_BODY_SCHEMA, restErrorOf } from './error-mapping.js';
+import { ERROR_BODY_SCHEMA, INTERNAL_ERROR_MESSAGE, restErrorOf } from './error-mapping.js';
 import { discardRest } from './lingering-close.js';
 import {
   JSON_CONTENT_TYPE,
@@ -115,6 +120,27 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     );
   }
   socket.destroy();
+}
+
+/**
+ * Longest path parameter the router takes: above every parameter's own limit (a contract name or
+ * address is at most 128 characters), so those limits are told by the route's schema.
+ */
+const MAX_PATH_PARAMETER_LENGTH = 1024;
+
+/**
+ * The message of a request fastify's router refuses before any route or hook sees it (its
+ * default answer has a shape of its own): a path with a malformed %-escape (`%ZZ`, an escaped
+ * lone surrogate) or a path parameter over `MAX_PATH_PARAMETER_LENGTH`. Undefined for any other.
+ */
+function routerRefusal(error: FastifyError, path: string): string | undefined {
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return `malformed path ${path}: a %-escape that does not decode as UTF-8`;
+  }
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return `path parameter longer than ${MAX_PATH_PARAMETER_LENGTH} characters in ${path.slice(0, 256)}`;
+  }
+  return undefined;
 }
 
 function isUpgrade(request: FastifyRequest): boolean {
@@ -265,6 +291,19 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     keepAliveTimeout: nodeOptions.keepAliveTimeout,
     bodyLimit: maxBodySize,
     clientErrorHandler: answerClientError,
+    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
+    frameworkErrors: (error, request, reply) => {
+      const path = (request.raw.url ?? '').split('?')[0];
+      const message = routerRefusal(error, path);
+      if (message === undefined) {
+        logger.error('REST request refused by the router', { path, error: String(error) });
+      }
+      const status = message === undefined ? 500 : 400;
+      return (reply as FastifyReply)
+        .code(status)
+        .header('content-type', JSON_CONTENT_TYPE)
+        .send(errorBody(status, message ?? INTERNAL_ERROR_MESSAGE));
+    },
     exposeHeadRoutes: false,
     logger: false,
     schemaController: {
