@@ -291,7 +291,7 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     keepAliveTimeout: nodeOptions.keepAliveTimeout,
     bodyLimit: maxBodySize,
     clientErrorHandler: answerClientError,
-    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     frameworkErrors: (error, request, reply) => {
       const path = (request.raw.url ?? '').split('?')[0];
       const message = routerRefusal(error, path);
