@@ -429,6 +429,36 @@ describe('ws/node', () => {
     expect(await refusedStatus(`${rest}/nowhere?token=${daemon.token}`)).toBe(404);
   });
 
+  it('answers a handshake the ws package refuses in the interface error shape', async () => {
+    const answerTo = async (headers: string) => {
+      const connection = await RawConnection.open(daemon.endpoints.rest as string);
+      try {
+        connection.write(
+          `GET /v1/api/ws/node HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${daemon.token}\r\n` +
+            `Upgrade: websocket\r\nConnection: Upgrade\r\n${headers}\r\n`,
+        );
+        const [answer] = await connection.responses(1);
+        return {
+          status: answer.status,
+          headers: answer.headers,
+          body: JSON.parse(answer.body) as unknown,
+        };
+      } finally {
+        connection.end();
+      }
+    };
+    expectError(
+      await answerTo('Sec-WebSocket-Key: x\r\nSec-WebSocket-Version: 13\r\n'),
+      400,
+      /^WebSocket handshake refused: Missing or invalid Sec-WebSocket-Key header$/,
+    );
+    const version = await answerTo(
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 99\r\n',
+    );
+    expectError(version, 400, /Sec-WebSocket-Version/);
+    expect(version.headers).toMatch(/sec-websocket-version: 13, 8/i);
+  });
+
   it('refuses a browser origin not in --json-rpc.ws-origins with 403', async () => {
     expect(
       await refusedStatus(`${wsUrl()}?token=${daemon.token}`, { origin: 'https://evil.example' }),

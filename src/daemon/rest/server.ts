@@ -143,6 +143,28 @@ function routerRefusal(error: FastifyError, path: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Answers a WebSocket handshake that the ws package refused after the route accepted it, with
+ * the interface's error body and ws's reason (`Missing or invalid Sec-WebSocket-Key header`).
+ */
+function answerHandshakeError(error: Error, socket: Duplex): void {
+  if (socket.destroyed) return;
+  const status = 400;
+  const body = JSON.stringify(errorBody(status, `WebSocket handshake refused: ${error.message}`));
+  const versions = /Sec-WebSocket-Version/.test(error.message)
+    ? 'Sec-WebSocket-Version: 13, 8\r\n'
+    : '';
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${versions}` +
+      `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
 function isUpgrade(request: FastifyRequest): boolean {
   return request.headers.upgrade?.toLowerCase() === 'websocket';
 }
@@ -340,6 +362,11 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     }),
   });
   await app.register(fastifyWebsocket, { options: { maxPayload: WS_MAX_CLIENT_MESSAGE_BYTES } });
+  // A handshake the ws package refuses (a malformed Sec-WebSocket-Key, an unknown version) is
+  // told in the interface's error shape; ws's own answer is a text/html sentence.
+  app.websocketServer.on('wsClientError', (error: Error, socket: Duplex) =>
+    answerHandshakeError(error, socket),
+  );
 
   // Streamed uploads: the handler reads the request itself (RestRoute.rawBody).
   app.addContentTypeParser('application/octet-stream', (_request, payload, done) =>
