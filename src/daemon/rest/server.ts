@@ -32,7 +32,7 @@ import { limitNodeHttpServer, nodeHttpServerOptions } from '../transport/node-ht
 import { parseExactJson } from '../../shared/exact-json.js';
 import type { RestErrorBody } from '../../shared/rest-api.js';
 import { ERROR_BODY_SCHEMA, INTERNAL_ERROR_MESSAGE, restErrorOf } from './error-mapping.js';
-import { discardRest } from './lingering-close.js';
+import { answeredWhileDiscarding, discardRest } from './lingering-close.js';
 import {
   JSON_CONTENT_TYPE,
   RawContent,
@@ -106,6 +106,11 @@ function errorBody(code: number, message: string): RestErrorBody {
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // Its request was answered already; a second answer would be one nobody asked for.
+  if (answeredWhileDiscarding(socket)) {
+    socket.destroy();
+    return;
+  }
   const [status, message] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, 'request head not received in time']
