@@ -156,6 +156,23 @@ describe('CLI errors', () => {
     expect(result.message).toContain('cannot create data directory /proc/node-cli-nope: ENOENT');
   });
 
+  it('refuses a JSON input that never ends (/dev/zero) once past 64 MiB instead of reading on, exit 2', async () => {
+    const rest = ['--rest-url', `${NOTHING_LISTENS}/v1/api`];
+    const file = await runCli(['crypto', 'sign', '/dev/zero', ...rest]);
+    expect(file.code).toBe(2);
+    expect(file.message).toContain('/dev/zero holds more than 64 MiB: not a JSON document to send');
+    const abi = await runCli([
+      'contract',
+      'add',
+      'Token',
+      '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+      '/dev/zero',
+      ...rest,
+    ]);
+    expect(abi.code).toBe(2);
+    expect(abi.message).toContain('/dev/zero holds more than 64 MiB');
+  }, 30_000);
+
   it('reports a failure without a stack trace, and the cause chain with --verbose', async () => {
     const plain = await runCli(['rpc', 'eth_blockNumber', '--rpc-url', NOTHING_LISTENS]);
     expect(plain.code).toBe(1);
