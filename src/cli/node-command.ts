@@ -3,7 +3,7 @@
  * `--rest-url`, `--consensus-url`, `--token`, `--token-file`, `--request-timeout`, each also an
  * environment variable) on top of `--datadir`, and the connections they select.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { Errors, Flags } from '@oclif/core';
 import {
   connectDaemon,
@@ -16,6 +16,27 @@ import { DEFAULT_REQUEST_TIMEOUT_MS } from '../client/http-transport.js';
 import type { RestClient } from '../client/rest-client.js';
 import { parseDuration } from '../shared/duration.js';
 import { BaseCommand } from './base-command.js';
+
+/** A token file holds 64 hex digits; reading stops past this (a --token-file of /dev/zero). */
+const MAX_TOKEN_FILE_BYTES = 64 * 1024;
+
+/** The trimmed text of the token file at `path`, read in chunks up to MAX_TOKEN_FILE_BYTES. */
+function readTokenText(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(MAX_TOKEN_FILE_BYTES + 1);
+    let size = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, size, buffer.length - size, null);
+      if (read === 0) break;
+      size += read;
+      if (size > MAX_TOKEN_FILE_BYTES) throw new Error('longer than 64 KiB: not a token file');
+    }
+    return buffer.subarray(0, size).toString('utf8').trim();
+  } finally {
+    closeSync(fd);
+  }
+}
 
 function urlFlag(name: string, schemes: string[], what: string, env: string) {
   return Flags.string({
@@ -128,7 +149,7 @@ export abstract class NodeCommand extends BaseCommand {
   private readTokenFile(path: string | undefined): string | undefined {
     if (path === undefined) return undefined;
     try {
-      return readFileSync(path, 'utf8').trim();
+      return readTokenText(path);
     } catch (error) {
       throw new Errors.CLIError(
         `cannot read --token-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,

@@ -156,7 +156,7 @@ describe('CLI errors', () => {
     expect(result.message).toContain('cannot create data directory /proc/node-cli-nope: ENOENT');
   });
 
-  it('refuses a JSON input that never ends (/dev/zero) once past 64 MiB instead of reading on, exit 2', async () => {
+  it('refuses a JSON input or token file that never ends (/dev/zero) instead of reading on', async () => {
     const rest = ['--rest-url', `${NOTHING_LISTENS}/v1/api`];
     const file = await runCli(['crypto', 'sign', '/dev/zero', ...rest]);
     expect(file.code).toBe(2);
@@ -171,6 +171,11 @@ describe('CLI errors', () => {
     ]);
     expect(abi.code).toBe(2);
     expect(abi.message).toContain('/dev/zero holds more than 64 MiB');
+    const token = await runCli(['node', 'status', '--token-file', '/dev/zero', ...rest]);
+    expect(token.code).toBe(1);
+    expect(token.message).toContain(
+      'cannot read --token-file /dev/zero: longer than 64 KiB: not a token file',
+    );
   }, 30_000);
 
   it('reports a failure without a stack trace, and the cause chain with --verbose', async () => {
