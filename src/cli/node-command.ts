@@ -3,7 +3,6 @@
  * `--rest-url`, `--consensus-url`, `--token`, `--token-file`, `--request-timeout`, each also an
  * environment variable) on top of `--datadir`, and the connections they select.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import { Errors, Flags } from '@oclif/core';
 import {
   connectDaemon,
@@ -14,29 +13,12 @@ import {
 } from '../client/daemon-connection.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../client/http-transport.js';
 import type { RestClient } from '../client/rest-client.js';
+import { readBoundedTextSync } from '../shared/bounded-read.js';
 import { parseDuration } from '../shared/duration.js';
 import { BaseCommand } from './base-command.js';
 
 /** A token file holds 64 hex digits; reading stops past this (a --token-file of /dev/zero). */
 const MAX_TOKEN_FILE_BYTES = 64 * 1024;
-
-/** The trimmed text of the token file at `path`, read in chunks up to MAX_TOKEN_FILE_BYTES. */
-function readTokenText(path: string): string {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(MAX_TOKEN_FILE_BYTES + 1);
-    let size = 0;
-    for (;;) {
-      const read = readSync(fd, buffer, size, buffer.length - size, null);
-      if (read === 0) break;
-      size += read;
-      if (size > MAX_TOKEN_FILE_BYTES) throw new Error('longer than 64 KiB: not a token file');
-    }
-    return buffer.subarray(0, size).toString('utf8').trim();
-  } finally {
-    closeSync(fd);
-  }
-}
 
 function urlFlag(name: string, schemes: string[], what: string, env: string) {
   return Flags.string({
@@ -149,7 +131,7 @@ export abstract class NodeCommand extends BaseCommand {
   private readTokenFile(path: string | undefined): string | undefined {
     if (path === undefined) return undefined;
     try {
-      return readTokenText(path);
+      return readBoundedTextSync(path, MAX_TOKEN_FILE_BYTES).trim();
     } catch (error) {
       throw new Errors.CLIError(
         `cannot read --token-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,

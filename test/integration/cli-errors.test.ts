@@ -173,9 +173,7 @@ describe('CLI errors', () => {
     expect(abi.message).toContain('/dev/zero holds more than 64 MiB');
     const token = await runCli(['node', 'status', '--token-file', '/dev/zero', ...rest]);
     expect(token.code).toBe(1);
-    expect(token.message).toContain(
-      'cannot read --token-file /dev/zero: longer than 64 KiB: not a token file',
-    );
+    expect(token.message).toContain('cannot read --token-file /dev/zero: longer than 64 KiB');
   }, 30_000);
 
   it('reports a failure without a stack trace, and the cause chain with --verbose', async () => {
