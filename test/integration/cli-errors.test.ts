@@ -171,6 +171,9 @@ describe('CLI errors', () => {
     ]);
     expect(abi.code).toBe(2);
     expect(abi.message).toContain('/dev/zero holds more than 64 MiB');
+    const events = await runCli(['logs', 'watch', '--abi', '/dev/zero', ...rest]);
+    expect(events.code).toBe(2);
+    expect(events.message).toContain('cannot read ABI file /dev/zero: longer than 64 MiB');
     const token = await runCli(['node', 'status', '--token-file', '/dev/zero', ...rest]);
     expect(token.code).toBe(1);
     expect(token.message).toContain('cannot read --token-file /dev/zero: longer than 64 KiB');
