@@ -2,9 +2,9 @@
  * Decoding logs with a contract ABI for `logs watch --abi`: the file may hold a plain ABI
  * array or a compiled artifact with an `abi` field (Hardhat, Foundry, solc output).
  */
-import { readFileSync } from 'node:fs';
 import { Errors } from '@oclif/core';
 import { Interface, Result, type InterfaceAbi } from 'ethers';
+import { readBoundedTextSync } from '../shared/bounded-read.js';
 
 /** The JSON form of a decoded value: bigints as decimal strings, tuples as lists. */
 export type DecodedValue = string | number | boolean | null | DecodedValue[];
@@ -21,11 +21,14 @@ export interface EncodedLog {
   data: string;
 }
 
+/** Far above any ABI or compiled artifact; a file past it (/dev/zero) is refused, not read on. */
+const MAX_ABI_FILE_BYTES = 64 * 1024 * 1024;
+
 /** Reads an ABI file; a missing, unreadable or ABI-less file is a usage error (exit 2). */
 export function loadAbi(path: string): Interface {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
+    parsed = JSON.parse(readBoundedTextSync(path, MAX_ABI_FILE_BYTES));
   } catch (error) {
     throw new Errors.CLIError(`cannot read ABI file ${path}: ${(error as Error).message}`, {
       exit: 2,

@@ -3,7 +3,6 @@
  * `--rest-url`, `--consensus-url`, `--token`, `--token-file`, `--request-timeout`, each also an
  * environment variable) on top of `--datadir`, and the connections they select.
  */
-import { readFileSync } from 'node:fs';
 import { Errors, Flags } from '@oclif/core';
 import {
   connectDaemon,
@@ -14,8 +13,12 @@ import {
 } from '../client/daemon-connection.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../client/http-transport.js';
 import type { RestClient } from '../client/rest-client.js';
+import { readBoundedTextSync } from '../shared/bounded-read.js';
 import { parseDuration } from '../shared/duration.js';
 import { BaseCommand } from './base-command.js';
+
+/** A token file holds 64 hex digits; reading stops past this (a --token-file of /dev/zero). */
+const MAX_TOKEN_FILE_BYTES = 64 * 1024;
 
 function urlFlag(name: string, schemes: string[], what: string, env: string) {
   return Flags.string({
@@ -128,7 +131,7 @@ export abstract class NodeCommand extends BaseCommand {
   private readTokenFile(path: string | undefined): string | undefined {
     if (path === undefined) return undefined;
     try {
-      return readFileSync(path, 'utf8').trim();
+      return readBoundedTextSync(path, MAX_TOKEN_FILE_BYTES).trim();
     } catch (error) {
       throw new Errors.CLIError(
         `cannot read --token-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,

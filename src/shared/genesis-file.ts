@@ -2,7 +2,7 @@
  * Genesis files: the geth-like JSON document `daemon init --genesis` takes, read and checked
  * here so that `daemon init` refuses a bad file with the same message the daemon would give.
  */
-import { readFileSync } from 'node:fs';
+import { readBoundedTextSync } from './bounded-read.js';
 import { Address, hexToBytes, isHexString } from '@ethereumjs/util';
 import type { PrefixedHexString } from '@ethereumjs/util';
 import { InvalidInputError } from './errors.js';
@@ -135,10 +135,13 @@ export function parseGenesisFile(json: unknown): GenesisConfig {
   return config;
 }
 
+/** Far above any genesis this node takes; a file past it (/dev/zero) is refused, not read on. */
+const MAX_GENESIS_FILE_BYTES = 256 * 1024 * 1024;
+
 export function readGenesisFile(path: string): GenesisConfig {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readBoundedTextSync(path, MAX_GENESIS_FILE_BYTES);
   } catch (error) {
     throw new InvalidInputError(`cannot read genesis file ${path}: ${(error as Error).message}`);
   }

@@ -65,6 +65,11 @@ export class RawConnection {
     this.socket.destroy();
   }
 
+  /** Closes the writing side only (a FIN), as a client that has nothing more to send. */
+  endWriting(): void {
+    this.socket.end();
+  }
+
   private wake(): void {
     this.waiters.splice(0).forEach((resolve) => resolve());
   }

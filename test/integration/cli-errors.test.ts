@@ -156,6 +156,29 @@ describe('CLI errors', () => {
     expect(result.message).toContain('cannot create data directory /proc/node-cli-nope: ENOENT');
   });
 
+  it('refuses a JSON input or token file that never ends (/dev/zero) instead of reading on', async () => {
+    const rest = ['--rest-url', `${NOTHING_LISTENS}/v1/api`];
+    const file = await runCli(['crypto', 'sign', '/dev/zero', ...rest]);
+    expect(file.code).toBe(2);
+    expect(file.message).toContain('/dev/zero holds more than 64 MiB: not a JSON document to send');
+    const abi = await runCli([
+      'contract',
+      'add',
+      'Token',
+      '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+      '/dev/zero',
+      ...rest,
+    ]);
+    expect(abi.code).toBe(2);
+    expect(abi.message).toContain('/dev/zero holds more than 64 MiB');
+    const events = await runCli(['logs', 'watch', '--abi', '/dev/zero', ...rest]);
+    expect(events.code).toBe(2);
+    expect(events.message).toContain('cannot read ABI file /dev/zero: longer than 64 MiB');
+    const token = await runCli(['node', 'status', '--token-file', '/dev/zero', ...rest]);
+    expect(token.code).toBe(1);
+    expect(token.message).toContain('cannot read --token-file /dev/zero: longer than 64 KiB');
+  }, 30_000);
+
   it('reports a failure without a stack trace, and the cause chain with --verbose', async () => {
     const plain = await runCli(['rpc', 'eth_blockNumber', '--rpc-url', NOTHING_LISTENS]);
     expect(plain.code).toBe(1);

@@ -15,6 +15,7 @@ import WebSocket from 'ws';
 import { RestClient } from '../../src/client/rest-client.js';
 import type { NodeBlockEvent, SignedContent } from '../../src/shared/rest-api.js';
 import { DEV_ADDRESSES } from '../../src/daemon/chain/genesis.js';
+import { daemonLogText } from '../helpers/daemon-log.js';
 import { RawConnection } from '../helpers/raw-http.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -431,6 +432,36 @@ describe('ws/node', () => {
     expect(await refusedStatus(`${rest}/nowhere?token=${daemon.token}`)).toBe(404);
   });
 
+  it('answers a handshake the ws package refuses in the interface error shape', async () => {
+    const answerTo = async (headers: string) => {
+      const connection = await RawConnection.open(daemon.endpoints.rest as string);
+      try {
+        connection.write(
+          `GET /v1/api/ws/node HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${daemon.token}\r\n` +
+            `Upgrade: websocket\r\nConnection: Upgrade\r\n${headers}\r\n`,
+        );
+        const [answer] = await connection.responses(1);
+        return {
+          status: answer.status,
+          headers: answer.headers,
+          body: JSON.parse(answer.body) as unknown,
+        };
+      } finally {
+        connection.end();
+      }
+    };
+    expectError(
+      await answerTo('Sec-WebSocket-Key: x\r\nSec-WebSocket-Version: 13\r\n'),
+      400,
+      /^WebSocket handshake refused: Missing or invalid Sec-WebSocket-Key header$/,
+    );
+    const version = await answerTo(
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 99\r\n',
+    );
+    expectError(version, 400, /Sec-WebSocket-Version/);
+    expect(version.headers).toMatch(/sec-websocket-version: 13, 8/i);
+  });
+
   it('refuses a browser origin not in --json-rpc.ws-origins with 403', async () => {
     expect(
       await refusedStatus(`${wsUrl()}?token=${daemon.token}`, { origin: 'https://evil.example' }),
@@ -514,6 +545,35 @@ describe('the listener', () => {
       431,
       /^request head too large/,
     );
+  });
+
+  it('answers a path the router refuses (a bad %-escape, a long parameter) in the interface error shape', async () => {
+    const get = async (path: string) => {
+      const response = await fetch(`${daemon.endpoints.rest}${path}`, {
+        headers: { authorization: `Bearer ${daemon.token}` },
+      });
+      return { status: response.status, body: (await response.json()) as unknown };
+    };
+    expectError(
+      await get('/contracts/%ZZ'),
+      400,
+      /^malformed path \/v1\/api\/contracts\/%ZZ: a %-escape that does not decode as UTF-8$/,
+    );
+    expectError(await get('/identities/%ED%A0%80'), 400, /^malformed path /);
+    // Within the schema's 128 characters but over fastify's default 100 for a parameter.
+    expectError(await get(`/contracts/A${'b'.repeat(119)}`), 404, /^contract Ab+ not found$/);
+    expectError(
+      await get(`/contracts/A${'b'.repeat(200)}`),
+      400,
+      /^params\/contract must NOT have more than 128 characters$/,
+    );
+    expectError(
+      await get(`/storage/files/${'a'.repeat(2000)}`),
+      400,
+      /^path parameter longer than 1024 characters in \/v1\/api\/storage\/files\/a+$/,
+    );
+    // Set as fastify 5 wants it: a deprecated top-level option is a warning in the log.
+    expect(daemonLogText(daemon.dataDir)).not.toMatch(/FastifyWarning|FSTDEP/);
   });
 
   it('refuses a forged Host and an unlisted browser Origin with 403, serves allowed ones', async () => {

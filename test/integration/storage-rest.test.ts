@@ -368,6 +368,33 @@ describe('an upload refused as too large while its body is still to come', () =>
   });
 });
 
+describe('an upload refused while its body is still to come, then cut short', () => {
+  it('gets one answer: the refusal, not a second 400 for the missing bytes', async () => {
+    const connection = await RawConnection.open(daemon.endpoints.rest as string);
+    try {
+      connection.write(
+        [
+          'POST /v1/api/storage/files?expires=-1 HTTP/1.1',
+          'Host: 127.0.0.1',
+          `Authorization: Bearer ${daemon.token}`,
+          'Content-Type: application/octet-stream',
+          'Content-Length: 5000',
+          '',
+          'abc',
+        ].join('\r\n'),
+      );
+      const [refusal] = await connection.responses(1);
+      expect(refusal?.status).toBe(400);
+      expect(refusal?.body).toMatch(/querystring\/expires must be >= 0/);
+      connection.endWriting();
+      await connection.closedByServer();
+      expect(await connection.responses(2)).toHaveLength(1);
+    } finally {
+      connection.end();
+    }
+  });
+});
+
 describe('openapi.json', () => {
   it('is valid and documents every storage route', async () => {
     const document = (await rest.request('GET', '/openapi.json')).body as {

@@ -36,6 +36,14 @@ describe('option parsers', () => {
     expect(parseDuration('1.5s')).toBe(1500);
     expect(parseDuration('5m')).toBe(300_000);
     expect(() => parseDuration('-1s')).toThrow('expected a duration');
+    // Past the longest timer Node waits 1 ms instead: a block or a collection every millisecond.
+    expect(parseDuration('596h')).toBe(596 * 3_600_000);
+    expect(parseDuration('2147483647ms')).toBe(2 ** 31 - 1);
+    expect(() => parseDuration('2147483648ms')).toThrow('at most 596h');
+    expect(() => parseDuration('999999h')).toThrow(
+      'at most 596h (the longest timer), got "999999h"',
+    );
+    expect(() => parseDuration('99999999999999999999')).toThrow('at most 596h');
     expect(parseWeiAmount('1gwei')).toBe(1_000_000_000n);
     expect(parseWeiAmount('7aevmos')).toBe(7n);
     expect(() => parseWeiAmount('1.5gwei')).toThrow('expected an amount in wei');

@@ -62,8 +62,11 @@ export class ContractRegistry {
     } else {
       const builtIn = this.builtIns.find((contract) => contract.name === nameOrAddress);
       if (builtIn) return this.builtInContract(builtIn);
-      const registered = this.registered()[nameOrAddress];
-      if (registered) return { name: nameOrAddress, ...registered, source: 'registered' };
+      // Own keys only: a name such as `toString` or `__proto__` is no registered contract.
+      const registry = this.registered();
+      if (Object.hasOwn(registry, nameOrAddress)) {
+        return { name: nameOrAddress, ...registry[nameOrAddress], source: 'registered' };
+      }
       if (this.fileNames().includes(nameOrAddress)) return this.readFile(nameOrAddress);
     }
     throw new NotFoundError(`contract ${nameOrAddress} not found`);

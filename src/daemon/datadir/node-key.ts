@@ -7,6 +7,7 @@
  * not change behind the operator's back.
  */
 import { readFileSync } from 'node:fs';
+import { readBoundedTextSync } from '../../shared/bounded-read.js';
 import {
   addressOfPublicKey,
   assertValidPrivateKey,
@@ -105,9 +106,12 @@ export interface NodeKeyProtection {
   kdf: KdfStrength;
 }
 
+/** A password file holds one line; one longer than this is no password file (/dev/zero). */
+const MAX_PASSWORD_FILE_BYTES = 64 * 1024;
+
 function readPassphrase(passwordFile: string): string {
   try {
-    return readFileSync(passwordFile, 'utf8').split(/\r?\n/)[0];
+    return readBoundedTextSync(passwordFile, MAX_PASSWORD_FILE_BYTES).split(/\r?\n/)[0];
   } catch (error) {
     throw new ServerError(
       `cannot read ${PASSWORD_FLAG} ${passwordFile}: ${(error as Error).message}`,

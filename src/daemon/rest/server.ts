@@ -13,7 +13,12 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { HostPort } from '../../shared/config/option-parsers.js';
 import type { AuthToken } from '../datadir/auth-token.js';
 import { InvalidInputError, RequestTimeoutError, UnauthorizedError } from '../../shared/errors.js';
@@ -26,8 +31,8 @@ import { endpointUrl, listenError } from '../transport/listen.js';
 import { limitNodeHttpServer, nodeHttpServerOptions } from '../transport/node-http-limits.js';
 import { parseExactJson } from '../../shared/exact-json.js';
 import type { RestErrorBody } from '../../shared/rest-api.js';
-import { ERROR_BODY_SCHEMA, restErrorOf } from './error-mapping.js';
-import { discardRest } from './lingering-close.js';
+import { ERROR_BODY_SCHEMA, INTERNAL_ERROR_MESSAGE, restErrorOf } from './error-mapping.js';
+import { answeredWhileDiscarding, discardRest } from './lingering-close.js';
 import {
   JSON_CONTENT_TYPE,
   RawContent,
@@ -101,6 +106,11 @@ function errorBody(code: number, message: string): RestErrorBody {
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // Its request was answered already; a second answer would be one nobody asked for.
+  if (answeredWhileDiscarding(socket)) {
+    socket.destroy();
+    return;
+  }
   const [status, message] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, 'request head not received in time']
@@ -115,6 +125,49 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     );
   }
   socket.destroy();
+}
+
+/**
+ * Longest path parameter the router takes: above every parameter's own limit (a contract name or
+ * address is at most 128 characters), so those limits are told by the route's schema.
+ */
+const MAX_PATH_PARAMETER_LENGTH = 1024;
+
+/**
+ * The message of a request fastify's router refuses before any route or hook sees it (its
+ * default answer has a shape of its own): a path with a malformed %-escape (`%ZZ`, an escaped
+ * lone surrogate) or a path parameter over `MAX_PATH_PARAMETER_LENGTH`. Undefined for any other.
+ */
+function routerRefusal(error: FastifyError, path: string): string | undefined {
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return `malformed path ${path}: a %-escape that does not decode as UTF-8`;
+  }
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return `path parameter longer than ${MAX_PATH_PARAMETER_LENGTH} characters in ${path.slice(0, 256)}`;
+  }
+  return undefined;
+}
+
+/**
+ * Answers a WebSocket handshake that the ws package refused after the route accepted it, with
+ * the interface's error body and ws's reason (`Missing or invalid Sec-WebSocket-Key header`).
+ */
+function answerHandshakeError(error: Error, socket: Duplex): void {
+  if (socket.destroyed) return;
+  const status = 400;
+  const body = JSON.stringify(errorBody(status, `WebSocket handshake refused: ${error.message}`));
+  const versions = /Sec-WebSocket-Version/.test(error.message)
+    ? 'Sec-WebSocket-Version: 13, 8\r\n'
+    : '';
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${versions}` +
+      `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
 function isUpgrade(request: FastifyRequest): boolean {
@@ -265,6 +318,19 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     keepAliveTimeout: nodeOptions.keepAliveTimeout,
     bodyLimit: maxBodySize,
     clientErrorHandler: answerClientError,
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    frameworkErrors: (error, request, reply) => {
+      const path = (request.raw.url ?? '').split('?')[0];
+      const message = routerRefusal(error, path);
+      if (message === undefined) {
+        logger.error('REST request refused by the router', { path, error: String(error) });
+      }
+      const status = message === undefined ? 500 : 400;
+      return (reply as FastifyReply)
+        .code(status)
+        .header('content-type', JSON_CONTENT_TYPE)
+        .send(errorBody(status, message ?? INTERNAL_ERROR_MESSAGE));
+    },
     exposeHeadRoutes: false,
     logger: false,
     schemaController: {
@@ -301,6 +367,11 @@ async function buildApp(options: RestServerOptions, guard: ListenerGuard) {
     }),
   });
   await app.register(fastifyWebsocket, { options: { maxPayload: WS_MAX_CLIENT_MESSAGE_BYTES } });
+  // A handshake the ws package refuses (a malformed Sec-WebSocket-Key, an unknown version) is
+  // told in the interface's error shape; ws's own answer is a text/html sentence.
+  app.websocketServer.on('wsClientError', (error: Error, socket: Duplex) =>
+    answerHandshakeError(error, socket),
+  );
 
   // Streamed uploads: the handler reads the request itself (RestRoute.rawBody).
   app.addContentTypeParser('application/octet-stream', (_request, payload, done) =>
