@@ -13,12 +13,11 @@ import {
 } from '../client/daemon-connection.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../client/http-transport.js';
 import type { RestClient } from '../client/rest-client.js';
-import { readBoundedTextSync } from '../shared/bounded-read.js';
+import { readBoundedTextSync, SECRET_FILE_MAX_BYTES } from '../shared/bounded-read.js';
 import { parseDuration } from '../shared/duration.js';
 import { BaseCommand } from './base-command.js';
 
 /** A token file holds 64 hex digits; reading stops past this (a --token-file of /dev/zero). */
-const MAX_TOKEN_FILE_BYTES = 64 * 1024;
 
 function urlFlag(name: string, schemes: string[], what: string, env: string) {
   return Flags.string({
@@ -131,7 +130,7 @@ export abstract class NodeCommand extends BaseCommand {
   private readTokenFile(path: string | undefined): string | undefined {
     if (path === undefined) return undefined;
     try {
-      return readBoundedTextSync(path, MAX_TOKEN_FILE_BYTES).trim();
+      return readBoundedTextSync(path, SECRET_FILE_MAX_BYTES).trim();
     } catch (error) {
       throw new Errors.CLIError(
         `cannot read --token-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,

@@ -3,8 +3,8 @@
  * of `--password-file` (geth's convention) for scripts. A script never gets a prompt: without a
  * terminal and without the flag the command fails with a usage error naming the flag.
  */
-import { readFile } from 'node:fs/promises';
 import { Errors, Flags } from '@oclif/core';
+import { readBoundedTextSync, SECRET_FILE_MAX_BYTES } from '../shared/bounded-read.js';
 
 /** The `--password-file` flag. */
 export const passwordFileFlag = Flags.string({
@@ -81,7 +81,7 @@ async function prompt(message: string): Promise<string> {
 async function readPasswordFile(path: string): Promise<string> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readBoundedTextSync(path, SECRET_FILE_MAX_BYTES);
   } catch (error) {
     throw new Errors.CLIError(`cannot read --password-file ${path}: ${(error as Error).message}`, {
       exit: 1,

@@ -4,13 +4,13 @@
  * loaded only then) and the raw transaction is sent; then the receipt, the confirmations, and
  * the result every one of them prints with `--json`.
  */
-import { readFile } from 'node:fs/promises';
 import { Errors } from '@oclif/core';
 import type { Wallet } from 'ethers';
 import { AccountsClient, waitForReceipt } from '../client/accounts-client.js';
 import type { DaemonConnection } from '../client/daemon-connection.js';
 import { EthClient, toQuantity, type Hex, type Receipt } from '../client/eth-client.js';
 import { readPassphrase } from './passphrase-input.js';
+import { KEY_FILE_MAX_BYTES, readBoundedTextSync } from '../shared/bounded-read.js';
 import { withChecksummedAddresses } from './json-conventions.js';
 
 /** The fields of a transaction; fees absent are filled as the node would. */
@@ -59,9 +59,14 @@ export async function openSigner(flags: {
 }): Promise<Signer> {
   if (flags.keystore === undefined) return { address: flags.from as Hex };
   const path = flags.keystore;
-  const json = await readFile(path, 'utf8').catch((error: Error) => {
-    throw new Errors.CLIError(`cannot read the key file ${path}: ${error.message}`, { exit: 1 });
-  });
+  let json: string;
+  try {
+    json = readBoundedTextSync(path, KEY_FILE_MAX_BYTES);
+  } catch (error) {
+    throw new Errors.CLIError(`cannot read the key file ${path}: ${(error as Error).message}`, {
+      exit: 1,
+    });
+  }
   const passphrase = await readPassphrase({
     passwordFile: flags['password-file'],
     message: `Passphrase of ${path}`,

@@ -5,6 +5,11 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 
+/** The bound of a file holding one secret: a password or a token. */
+export const SECRET_FILE_MAX_BYTES = 64 * 1024;
+/** The bound of a key file (a JSON keystore, or a raw private key). */
+export const KEY_FILE_MAX_BYTES = 1024 * 1024;
+
 /**
  * The UTF-8 text of `path`, at most `maxBytes` long.
  *

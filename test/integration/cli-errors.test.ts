@@ -177,6 +177,28 @@ describe('CLI errors', () => {
     const token = await runCli(['node', 'status', '--token-file', '/dev/zero', ...rest]);
     expect(token.code).toBe(1);
     expect(token.message).toContain('cannot read --token-file /dev/zero: longer than 64 KiB');
+    const keyFile = await runCli(['account', 'import', '/dev/zero', ...rest]);
+    expect(keyFile.code).toBe(1);
+    expect(keyFile.message).toContain('cannot read /dev/zero: longer than 1 MiB');
+    const dir = mkdtempSync(join(tmpdir(), 'node-cli-key-'));
+    try {
+      const key = join(dir, 'key.txt');
+      writeFileSync(key, `${'ab'.repeat(32)}\n`);
+      const password = await runCli([
+        'account',
+        'import',
+        key,
+        '--password-file',
+        '/dev/zero',
+        ...rest,
+      ]);
+      expect(password.code).toBe(1);
+      expect(password.message).toContain(
+        'cannot read --password-file /dev/zero: longer than 64 KiB',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 30_000);
 
   it('reports a failure without a stack trace, and the cause chain with --verbose', async () => {

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { Args, Errors } from '@oclif/core';
 import { Wallet } from 'ethers';
 import { NodeCommand } from '../../cli/node-command.js';
+import { KEY_FILE_MAX_BYTES, readBoundedTextSync } from '../../shared/bounded-read.js';
 import { checksumAddress } from '../../shared/address.js';
 import {
   allowEmptyPassphraseFlag,
@@ -45,11 +45,14 @@ export default class AccountImport extends NodeCommand {
 
   async run(): Promise<AccountImportResult> {
     const { args, flags } = await this.parse(AccountImport);
-    const content = (
-      await readFile(args.file, 'utf8').catch((error: Error) => {
-        throw new Errors.CLIError(`cannot read ${args.file}: ${error.message}`, { exit: 1 });
-      })
-    ).trim();
+    let content: string;
+    try {
+      content = readBoundedTextSync(args.file, KEY_FILE_MAX_BYTES).trim();
+    } catch (error) {
+      throw new Errors.CLIError(`cannot read ${args.file}: ${(error as Error).message}`, {
+        exit: 1,
+      });
+    }
     const source = content.startsWith('{') ? 'keystore' : 'private-key';
     if (source === 'private-key' && !RAW_KEY.test(content)) {
       throw new Errors.CLIError(

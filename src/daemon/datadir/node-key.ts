@@ -7,7 +7,7 @@
  * not change behind the operator's back.
  */
 import { readFileSync } from 'node:fs';
-import { readBoundedTextSync } from '../../shared/bounded-read.js';
+import { readBoundedTextSync, SECRET_FILE_MAX_BYTES } from '../../shared/bounded-read.js';
 import {
   addressOfPublicKey,
   assertValidPrivateKey,
@@ -107,11 +107,10 @@ export interface NodeKeyProtection {
 }
 
 /** A password file holds one line; one longer than this is no password file (/dev/zero). */
-const MAX_PASSWORD_FILE_BYTES = 64 * 1024;
 
 function readPassphrase(passwordFile: string): string {
   try {
-    return readBoundedTextSync(passwordFile, MAX_PASSWORD_FILE_BYTES).split(/\r?\n/)[0];
+    return readBoundedTextSync(passwordFile, SECRET_FILE_MAX_BYTES).split(/\r?\n/)[0];
   } catch (error) {
     throw new ServerError(
       `cannot read ${PASSWORD_FLAG} ${passwordFile}: ${(error as Error).message}`,
