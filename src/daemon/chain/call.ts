@@ -10,7 +10,7 @@ import { createBlock } from '@ethereumjs/block';
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
-import type { EVMMockBlockchainInterface, ExecResult, InterpreterStep } from '@ethereumjs/evm';
+import type { EVM, EVMMockBlockchainInterface, ExecResult, InterpreterStep } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import {
   createAccessList2930Tx,
@@ -36,6 +36,11 @@ import { rejectionReason } from './executor.js';
 import { LruCache } from './lru-cache.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
 import { applyStateOverrides, type StateOverrides } from './state-overrides.js';
+import {
+  overriddenCallBlock,
+  zeroForMissingBlocks,
+  type BlockOverrides,
+} from './block-overrides.js';
 import type { TrieNodeReader } from './trie-node-overlay.js';
 
 /** An unsigned transaction request (`eth_call` / `eth_estimateGas` call object). */
@@ -58,6 +63,8 @@ export interface CallRequest {
   authorizationList?: EOACode7702AuthorizationList;
   /** geth's state overrides, written into the call's state before it runs. */
   stateOverrides?: StateOverrides;
+  /** geth's block overrides: header fields of the block the call runs in. */
+  blockOverrides?: BlockOverrides;
 }
 
 /**
@@ -345,7 +352,7 @@ export async function runOnce(
   gasLimit: bigint,
   onStep?: (step: InterpreterStep) => void,
 ): Promise<RunTxResult> {
-  const block = env.vms.blockFor(env, hasFee(request), gasLimit);
+  const block = blockOf(env, request, hasFee(request), gasLimit);
   return runOn(env, request, async (vm) => {
     if (onStep !== undefined) vm.evm.events!.on('step', onStep);
     try {
@@ -366,19 +373,47 @@ export async function runOnce(
 }
 
 /**
+ * The block a call runs in: the selected block's (`CallVmCache.blockFor`), or a new one with
+ * the request's block overrides.
+ */
+function blockOf(
+  env: CallEnvironment,
+  request: CallRequest,
+  withFee: boolean,
+  gasLimit: bigint,
+): Block {
+  const overrides = request.blockOverrides;
+  return overrides === undefined
+    ? env.vms.blockFor(env, withFee, gasLimit)
+    : overriddenCallBlock(env.common, env.block.header, overrides, withFee, gasLimit);
+}
+
+/**
  * Runs `task` on the VM for `env`'s state with the request's state overrides written in: inside
- * the checkpoint every call's state writes are reverted from, so they go with it.
+ * the checkpoint every call's state writes are reverted from, so they go with it. With block
+ * overrides, BLOCKHASH of a block the chain does not have answers zero for the run.
  */
 async function runOn<T>(
   env: CallEnvironment,
   request: CallRequest,
   task: (vm: VM) => Promise<T>,
 ): Promise<T> {
-  const overrides = request.stateOverrides;
-  if (overrides === undefined) return env.vms.run(env, task);
+  const { stateOverrides, blockOverrides } = request;
+  if (stateOverrides === undefined && blockOverrides === undefined) {
+    return env.vms.run(env, task);
+  }
   return env.vms.run(env, async (vm) => {
-    await applyStateOverrides(vm.stateManager, overrides);
-    return task(vm);
+    if (stateOverrides !== undefined) await applyStateOverrides(vm.stateManager, stateOverrides);
+    if (blockOverrides === undefined) return task(vm);
+    // The VM's own EVM, whose BLOCKHASH source is read as each message starts.
+    const evm = vm.evm as EVM;
+    const blockchain = evm.blockchain;
+    evm.blockchain = zeroForMissingBlocks(blockchain);
+    try {
+      return await task(vm);
+    } finally {
+      evm.blockchain = blockchain;
+    }
   });
 }
 
@@ -419,11 +454,13 @@ function outcomeKey(env: CallEnvironment, request: CallRequest): string | undefi
   const { data } = request;
   if (data !== undefined && data.length > CACHED_CALL_MAX_BYTES) return undefined;
   // Calls with an access list or authorizations are rare, and the list would make the key as
-  // large as data; overrides change the state, which the key takes from the block hash alone.
+  // large as data; overrides change the state and the block, which the key takes from the
+  // block hash alone.
   if (
     request.accessList !== undefined ||
     request.authorizationList !== undefined ||
-    request.stateOverrides !== undefined
+    request.stateOverrides !== undefined ||
+    request.blockOverrides !== undefined
   ) {
     return undefined;
   }
@@ -583,7 +620,7 @@ function warmAsTransactionStart(
 async function runFeelessCall(env: CallEnvironment, request: CallRequest): Promise<CallOutcome> {
   const gasLimit = callGasLimit(env, request);
   await refuseUnaffordable(env, request, gasLimit);
-  const block = env.vms.blockFor(env, false, gasLimit);
+  const block = blockOf(env, request, false, gasLimit);
   const caller = request.from ?? createZeroAddress();
   const data = request.data ?? new Uint8Array();
   const executionGas = gasAfterIntrinsic(env.common, data, request.to === undefined, gasLimit);
@@ -644,7 +681,8 @@ async function hasNoCode(
  */
 export async function estimateGas(env: CallEnvironment, request: CallRequest): Promise<bigint> {
   let hi = callGasLimit(env, request);
-  if (request.gas === undefined && env.block.header.gasLimit < hi) hi = env.block.header.gasLimit;
+  const blockGasLimit = request.blockOverrides?.gasLimit ?? env.block.header.gasLimit;
+  if (request.gas === undefined && blockGasLimit < hi) hi = blockGasLimit;
   // The gas the caller named must be affordable; without it, as geth does, a fee-paying
   // estimate searches only up to the gas the sender can pay for.
   const price = feeCap(request);
