@@ -129,6 +129,7 @@ export function buildTx(
   env: Pick<CallEnvironment, 'common'>,
   request: CallRequest,
   gasLimit: bigint,
+  nonce = 0n,
 ): TypedTransaction {
   const base = {
     to: request.to,
@@ -137,8 +138,8 @@ export function buildTx(
     gasLimit,
     // Calls skip the nonce check and a transaction's nonce changes nothing in its execution;
     // the request's is left out so that 2^64-1, which EIP-2681 forbids in a transaction, is
-    // answered like any other.
-    nonce: 0n,
+    // answered like any other. A simulated transaction gives its own, for its hash.
+    nonce,
   };
   const opts = { common: env.common, freeze: false };
   const { accessList, authorizationList } = request;
@@ -530,7 +531,7 @@ async function balanceOf(
 }
 
 /** The price the sender must be able to pay per gas: the fee cap, as geth checks it. */
-function feeCap(request: CallRequest): bigint {
+export function feeCap(request: CallRequest): bigint {
   return request.maxFeePerGas ?? request.maxPriorityFeePerGas ?? request.gasPrice ?? 0n;
 }
 

@@ -37,6 +37,7 @@ import {
 import { createAccessList, type AccessListResult } from './access-list.js';
 import { CallVmCache, estimateGas, executeCall, runCall } from './call.js';
 import type { CallEnvironment, CallOutcome, CallRequest, CallResult } from './call.js';
+import { simulate, type SimulatedBlock, type SimulationRequest } from './simulate.js';
 import { createChainCommon } from './common.js';
 import { FlatStateView } from './flat-state.js';
 import { FlatStateManager } from './flat-state-manager.js';
@@ -526,6 +527,15 @@ export class ChainReader {
   /** Estimates gas on this thread. */
   estimateGasHere(request: CallRequest, blockNumber: bigint): Promise<bigint> {
     return estimateGas(this.callEnvironment(blockNumber), request);
+  }
+
+  /**
+   * Simulates blocks of calls on the state after block `blockNumber` (`simulate.ts`), on this
+   * thread; nothing of it is kept.
+   */
+  simulate(request: SimulationRequest, blockNumber: bigint): Promise<SimulatedBlock[]> {
+    const env = { ...this.callEnvironment(blockNumber), baseFeeFloor: this.minGasPrice };
+    return simulate(env, request);
   }
 
   /** Finds an access list on this thread. */
