@@ -1,7 +1,8 @@
 /**
  * eth_simulateV1 as geth answers it: blocks of calls on top of a block, numbered and timed by
  * geth's rules, the state carried from call to call and block to block, nothing persisted;
- * invalid calls and out-of-order blocks refused with the execution-apis codes.
+ * invalid calls and out-of-order blocks refused with the execution-apis codes. A simulation
+ * runs on a call thread as calls do, or on the main thread without them.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Wallet } from 'ethers';
@@ -44,14 +45,17 @@ interface SimulatedBlockJson {
   calls: SimulatedCallJson[];
 }
 
-describe('eth_simulateV1', () => {
+describe.each([
+  ['on the main thread', '0'],
+  ['on a call thread', '1'],
+])('eth_simulateV1 %s', (_where, threads) => {
   let daemon: TestDaemon;
   let head: { number: string; hash: string; timestamp: string; stateRoot: string };
   const simulate = (payload: unknown, block: unknown = head.number) =>
     daemon.rpc.call<SimulatedBlockJson[]>('eth_simulateV1', [payload, block]);
 
   beforeAll(async () => {
-    daemon = await startTestDaemon(['--block-time', '0']);
+    daemon = await startTestDaemon(['--block-time', '0', '--json-rpc.evm-threads', threads]);
     head = await daemon.rpc.call('eth_getBlockByNumber', ['latest', false]);
   });
   afterAll(() => daemon?.stop());

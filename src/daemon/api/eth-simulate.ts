@@ -7,7 +7,7 @@ import { UnsupportedError } from '../../shared/errors.js';
 import type { SimulatedBlock, SimulatedCall } from '../chain/simulate.js';
 import type { StateOverrides } from '../chain/state-overrides.js';
 import { checkStateOverrides } from '../chain/state-overrides.js';
-import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
+import { callerOf, defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import {
   blockOverridesSchema,
@@ -81,7 +81,7 @@ export function ethSimulateMethods({ chain, format }: ChainView): MethodDefiniti
         { name: 'payload', schema: simulatePayloadSchema },
         { name: 'block', schema: blockSelectorSchema, optional: true },
       ],
-      handler: async ([payload, selector]) => {
+      handler: async ([payload, selector], context) => {
         for (const option of ['traceTransfers', 'returnFullTransactions'] as const) {
           if (payload[option] === true) {
             throw new UnsupportedError(`eth_simulateV1: ${option} is not supported by this node`);
@@ -101,6 +101,7 @@ export function ethSimulateMethods({ chain, format }: ChainView): MethodDefiniti
         const simulated = await chain.simulate(
           { blocks, validation: payload.validation === true },
           requireBlockNumber(chain, selector),
+          callerOf(context),
         );
         return simulated.map((block) => blockJson(block, format));
       },

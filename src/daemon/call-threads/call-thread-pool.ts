@@ -59,6 +59,11 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { AccessListResult } from '../chain/access-list.js';
 import type { CallOutcome, CallRequest } from '../chain/call.js';
 import type { CallExecution } from '../chain/chain-reader.js';
+import {
+  simulationData,
+  type SimulatedBlockData,
+  type SimulationRequest,
+} from '../chain/simulate.js';
 import { LimitExceededError } from '../../shared/errors.js';
 import type { Logger } from '../logger.js';
 import { AnswerPacer } from './answer-pacer.js';
@@ -69,8 +74,9 @@ import {
   requestData,
   type CallThreadData,
   type JobAnswer,
+  type CallJobKind,
   type JobData,
-  type JobKind,
+  type JobInputData,
   type MainMessage,
   type ThreadMessage,
 } from './protocol.js';
@@ -145,16 +151,25 @@ const MAX_RESTART_DELAY_MS = 30_000;
 /** A thread that ran this long before dying is restarted after the first delay again. */
 const STABLE_RUN_MS = 60_000;
 
-type JobResult = CallOutcome | bigint | AccessListResult;
+type JobResult = CallOutcome | bigint | AccessListResult | SimulatedBlockData[];
+
+/** What a job runs. */
+type JobInput =
+  { kind: CallJobKind; request: CallRequest } | { kind: 'simulate'; simulation: SimulationRequest };
 
 /** A job: what it is, and how it is answered. */
-interface Job {
-  kind: JobKind;
+type Job = JobInput & {
   caller: string;
-  request: CallRequest;
   blockNumber: bigint;
   resolve(value: JobResult): void;
   reject(error: Error): void;
+};
+
+/** What a job runs, as it crosses to its thread. */
+function inputData(job: Job): JobInputData {
+  return job.kind === 'simulate'
+    ? { kind: job.kind, simulation: simulationData(job.simulation) }
+    : { kind: job.kind, request: requestData(job.request) };
 }
 
 /** Main-thread time per event-loop turn that answers of the threads may take at once. */
@@ -197,6 +212,8 @@ function settleJob(job: Job, answer: JobAnswer): void {
       return job.resolve(answer.gas);
     case 'accessListed':
       return job.resolve(answer.result);
+    case 'simulated':
+      return job.resolve(answer.blocks);
     case 'failed':
       return job.reject(errorOf(answer.failure));
   }
@@ -307,8 +324,7 @@ class CallThread {
       this.nextJobId = JobBoard.next(id);
       this.pending.set(id, job);
       this.board.offer(id);
-      const { kind, caller, request, blockNumber } = job;
-      batch.push({ id, caller, kind, request: requestData(request), blockNumber });
+      batch.push({ id, caller: job.caller, blockNumber: job.blockNumber, ...inputData(job) });
     }
     this.worker!.postMessage({ type: 'jobs', jobs: batch } satisfies MainMessage);
     const { timeoutMs } = this.options;
@@ -545,11 +561,11 @@ export class CallThreadPool implements CallExecution {
   }
 
   call(request: CallRequest, blockNumber: bigint, caller?: string): Promise<CallOutcome> {
-    return this.enqueue('call', request, blockNumber, caller) as Promise<CallOutcome>;
+    return this.enqueue({ kind: 'call', request }, blockNumber, caller) as Promise<CallOutcome>;
   }
 
   estimateGas(request: CallRequest, blockNumber: bigint, caller?: string): Promise<bigint> {
-    return this.enqueue('estimateGas', request, blockNumber, caller) as Promise<bigint>;
+    return this.enqueue({ kind: 'estimateGas', request }, blockNumber, caller) as Promise<bigint>;
   }
 
   createAccessList(
@@ -557,7 +573,21 @@ export class CallThreadPool implements CallExecution {
     blockNumber: bigint,
     caller?: string,
   ): Promise<AccessListResult> {
-    return this.enqueue('accessList', request, blockNumber, caller) as Promise<AccessListResult>;
+    return this.enqueue(
+      { kind: 'accessList', request },
+      blockNumber,
+      caller,
+    ) as Promise<AccessListResult>;
+  }
+
+  simulate(
+    simulation: SimulationRequest,
+    blockNumber: bigint,
+    caller?: string,
+  ): Promise<SimulatedBlockData[]> {
+    return this.enqueue({ kind: 'simulate', simulation }, blockNumber, caller) as Promise<
+      SimulatedBlockData[]
+    >;
   }
 
   /**
@@ -588,8 +618,7 @@ export class CallThreadPool implements CallExecution {
   }
 
   private enqueue(
-    kind: JobKind,
-    request: CallRequest,
+    input: JobInput,
     blockNumber: bigint,
     caller = UNNAMED_CALLER,
   ): Promise<JobResult> {
@@ -618,9 +647,8 @@ export class CallThreadPool implements CallExecution {
     };
     return new Promise((resolve, reject) => {
       this.queue.push(caller, {
-        kind,
+        ...input,
         caller,
-        request,
         blockNumber,
         resolve: (value) => {
           settled();
@@ -708,12 +736,19 @@ export class CallThreadPool implements CallExecution {
   }
 
   private runHere(job: Job): void {
-    const running: Promise<JobResult> =
-      job.kind === 'call'
-        ? this.local.call(job.request, job.blockNumber)
-        : job.kind === 'accessList'
-          ? this.local.createAccessList(job.request, job.blockNumber)
-          : this.local.estimateGas(job.request, job.blockNumber);
-    running.then(job.resolve, job.reject);
+    this.runLocally(job).then(job.resolve, job.reject);
+  }
+
+  private runLocally(job: Job): Promise<JobResult> {
+    switch (job.kind) {
+      case 'call':
+        return this.local.call(job.request, job.blockNumber);
+      case 'accessList':
+        return this.local.createAccessList(job.request, job.blockNumber);
+      case 'estimateGas':
+        return this.local.estimateGas(job.request, job.blockNumber);
+      case 'simulate':
+        return this.local.simulate(job.simulation, job.blockNumber);
+    }
   }
 }

@@ -21,7 +21,7 @@ import {
 import type { AccessList, TypedTransaction } from '@ethereumjs/tx';
 import { ValueEncoding, bytesToHex, createZeroAddress } from '@ethereumjs/util';
 import type { EOACode7702AuthorizationList } from '@ethereumjs/util';
-import type { Address } from '@ethereumjs/util';
+import { Address } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { ExecutionRevertedError, TransactionRejectedError } from '../../shared/errors.js';
@@ -65,6 +65,24 @@ export interface CallRequest {
   stateOverrides?: StateOverrides;
   /** geth's block overrides: header fields of the block the call runs in. */
   blockOverrides?: BlockOverrides;
+}
+
+/** A call request with its addresses as bytes (class instances do not cross threads). */
+export type CallRequestData = Omit<CallRequest, 'from' | 'to'> & {
+  from?: Uint8Array;
+  to?: Uint8Array;
+};
+
+export function callRequestData(request: CallRequest): CallRequestData {
+  return { ...request, from: request.from?.bytes, to: request.to?.bytes };
+}
+
+export function callRequestOf(data: CallRequestData): CallRequest {
+  return {
+    ...data,
+    from: data.from === undefined ? undefined : new Address(data.from),
+    to: data.to === undefined ? undefined : new Address(data.to),
+  };
 }
 
 /**

@@ -7,7 +7,8 @@
  * The simulated blocks are real blocks of their own: state, transaction and receipt roots,
  * bloom and hash, each the parent of the next, and BLOCKHASH inside them sees the earlier ones.
  */
-import { Block, createBlock, createBlockHeader } from '@ethereumjs/block';
+import { Block, createBlock, createBlockHeader, createBlockHeaderFromRLP } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
 import type { BlockHeader } from '@ethereumjs/block';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
@@ -27,8 +28,11 @@ import {
   buildTx,
   decodeRevertReason,
   feeCap,
+  callRequestData,
+  callRequestOf,
   type CallEnvironment,
   type CallRequest,
+  type CallRequestData,
 } from './call.js';
 import { openTrie } from './chain-reader.js';
 import { checksumAddress } from './checksum-address.js';
@@ -418,5 +422,75 @@ function callResults(ran: RanCall[], header: BlockHeader, hash: Uint8Array): Sim
       call.error = { code: VM_ERROR_CODE, message: gethError(failure) };
     }
     return call;
+  });
+}
+
+/** A simulated call as plain data: its logs' addresses as bytes. */
+export type SimulatedCallData = Omit<SimulatedCall, 'logs'> & {
+  logs: Array<Omit<ChainLog, 'address'> & { address: Uint8Array }>;
+};
+
+/**
+ * A simulated block as plain data, to cross from a call thread (class instances do not): its
+ * header as RLP, read back with the chain's `Common` by {@link simulatedOf}.
+ */
+export interface SimulatedBlockData {
+  header: Uint8Array;
+  hash: Uint8Array;
+  size: number;
+  transactionHashes: readonly string[];
+  calls: SimulatedCallData[];
+}
+
+/** A simulation request as plain data: its calls' addresses as bytes. */
+export interface SimulationRequestData {
+  blocks: Array<Omit<SimulatedBlockInput, 'calls'> & { calls: CallRequestData[] }>;
+  validation: boolean;
+}
+
+export function simulationData(request: SimulationRequest): SimulationRequestData {
+  return {
+    ...request,
+    blocks: request.blocks.map((block) => ({ ...block, calls: block.calls.map(callRequestData) })),
+  };
+}
+
+export function simulationOf(data: SimulationRequestData): SimulationRequest {
+  return {
+    ...data,
+    blocks: data.blocks.map((block) => ({ ...block, calls: block.calls.map(callRequestOf) })),
+  };
+}
+
+export function simulatedData(blocks: SimulatedBlock[]): SimulatedBlockData[] {
+  return blocks.map(({ outline, calls }) => ({
+    header: outline.header.serialize(),
+    hash: outline.hash,
+    size: outline.size,
+    transactionHashes: outline.transactionHashes,
+    calls: calls.map((call) => ({
+      ...call,
+      logs: call.logs.map((log) => ({ ...log, address: log.address.bytes })),
+    })),
+  }));
+}
+
+export function simulatedOf(data: SimulatedBlockData[], common: Common): SimulatedBlock[] {
+  return data.map((block) => {
+    const header = createBlockHeaderFromRLP(block.header, { common });
+    return {
+      outline: {
+        header,
+        number: header.number,
+        hash: block.hash,
+        hashHex: bytesToHex(block.hash),
+        size: block.size,
+        transactionHashes: block.transactionHashes,
+      },
+      calls: block.calls.map((call) => ({
+        ...call,
+        logs: call.logs.map((log) => ({ ...log, address: new Address(log.address) })),
+      })),
+    };
   });
 }
