@@ -287,6 +287,19 @@ describe.each([
     });
     expect(valid[0].calls.map((c) => c.status)).toEqual(['0x1', '0x1']);
     expect(BigInt(valid[0].baseFeePerGas)).toBeGreaterThan(0n);
+    // A sender with code is refused (geth lets one through without validation): a known gap.
+    const contract = await rpcError(
+      simulate({
+        blockStateCalls: [
+          {
+            stateOverrides: { [CONTRACT]: { code: '0x00' } },
+            calls: [{ from: CONTRACT, to: POOR }],
+          },
+        ],
+      }),
+    );
+    expect(contract.code).toBe(-32603);
+    expect(contract.message).toMatch(/^err: sender not an eoa \(supplied gas \d+\)$/);
     const full = await refused([{ from: DEV, to: POOR, gas: '0xffffffffffff' }]);
     expect(full.code).toBe(-38015);
     expect(full.message).toMatch(/^block gas limit reached: 0 >= \d+$/);

@@ -74,9 +74,8 @@ import {
   requestData,
   type CallThreadData,
   type JobAnswer,
-  type CallJobKind,
   type JobData,
-  type JobInputData,
+  type JobKind,
   type MainMessage,
   type ThreadMessage,
 } from './protocol.js';
@@ -153,23 +152,28 @@ const STABLE_RUN_MS = 60_000;
 
 type JobResult = CallOutcome | bigint | AccessListResult | SimulatedBlockData[];
 
-/** What a job runs. */
-type JobInput =
-  { kind: CallJobKind; request: CallRequest } | { kind: 'simulate'; simulation: SimulationRequest };
-
-/** A job: what it is, and how it is answered. */
-type Job = JobInput & {
+/**
+ * A job: what it is, and how it is answered. One flat object, made once per call: a call's
+ * queueing allocates nothing for the simulations it is not.
+ */
+interface Job {
+  kind: JobKind;
+  /** What a call, estimate or access list runs. */
+  request: CallRequest | undefined;
+  /** What a simulation runs. */
+  simulation: SimulationRequest | undefined;
   caller: string;
   blockNumber: bigint;
   resolve(value: JobResult): void;
   reject(error: Error): void;
-};
+}
 
 /** What a job runs, as it crosses to its thread. */
-function inputData(job: Job): JobInputData {
-  return job.kind === 'simulate'
-    ? { kind: job.kind, simulation: simulationData(job.simulation) }
-    : { kind: job.kind, request: requestData(job.request) };
+function jobData(id: number, job: Job): JobData {
+  const { kind, caller, blockNumber } = job;
+  return kind === 'simulate'
+    ? { id, caller, kind, simulation: simulationData(job.simulation!), blockNumber }
+    : { id, caller, kind, request: requestData(job.request!), blockNumber };
 }
 
 /** Main-thread time per event-loop turn that answers of the threads may take at once. */
@@ -324,7 +328,7 @@ class CallThread {
       this.nextJobId = JobBoard.next(id);
       this.pending.set(id, job);
       this.board.offer(id);
-      batch.push({ id, caller: job.caller, blockNumber: job.blockNumber, ...inputData(job) });
+      batch.push(jobData(id, job));
     }
     this.worker!.postMessage({ type: 'jobs', jobs: batch } satisfies MainMessage);
     const { timeoutMs } = this.options;
@@ -561,11 +565,11 @@ export class CallThreadPool implements CallExecution {
   }
 
   call(request: CallRequest, blockNumber: bigint, caller?: string): Promise<CallOutcome> {
-    return this.enqueue({ kind: 'call', request }, blockNumber, caller) as Promise<CallOutcome>;
+    return this.enqueue('call', request, undefined, blockNumber, caller) as Promise<CallOutcome>;
   }
 
   estimateGas(request: CallRequest, blockNumber: bigint, caller?: string): Promise<bigint> {
-    return this.enqueue({ kind: 'estimateGas', request }, blockNumber, caller) as Promise<bigint>;
+    return this.enqueue('estimateGas', request, undefined, blockNumber, caller) as Promise<bigint>;
   }
 
   createAccessList(
@@ -574,7 +578,9 @@ export class CallThreadPool implements CallExecution {
     caller?: string,
   ): Promise<AccessListResult> {
     return this.enqueue(
-      { kind: 'accessList', request },
+      'accessList',
+      request,
+      undefined,
       blockNumber,
       caller,
     ) as Promise<AccessListResult>;
@@ -585,7 +591,7 @@ export class CallThreadPool implements CallExecution {
     blockNumber: bigint,
     caller?: string,
   ): Promise<SimulatedBlockData[]> {
-    return this.enqueue({ kind: 'simulate', simulation }, blockNumber, caller) as Promise<
+    return this.enqueue('simulate', undefined, simulation, blockNumber, caller) as Promise<
       SimulatedBlockData[]
     >;
   }
@@ -618,7 +624,9 @@ export class CallThreadPool implements CallExecution {
   }
 
   private enqueue(
-    input: JobInput,
+    kind: JobKind,
+    request: CallRequest | undefined,
+    simulation: SimulationRequest | undefined,
     blockNumber: bigint,
     caller = UNNAMED_CALLER,
   ): Promise<JobResult> {
@@ -647,7 +655,9 @@ export class CallThreadPool implements CallExecution {
     };
     return new Promise((resolve, reject) => {
       this.queue.push(caller, {
-        ...input,
+        kind,
+        request,
+        simulation,
         caller,
         blockNumber,
         resolve: (value) => {
@@ -742,13 +752,13 @@ export class CallThreadPool implements CallExecution {
   private runLocally(job: Job): Promise<JobResult> {
     switch (job.kind) {
       case 'call':
-        return this.local.call(job.request, job.blockNumber);
+        return this.local.call(job.request!, job.blockNumber);
       case 'accessList':
-        return this.local.createAccessList(job.request, job.blockNumber);
+        return this.local.createAccessList(job.request!, job.blockNumber);
       case 'estimateGas':
-        return this.local.estimateGas(job.request, job.blockNumber);
+        return this.local.estimateGas(job.request!, job.blockNumber);
       case 'simulate':
-        return this.local.simulate(job.simulation, job.blockNumber);
+        return this.local.simulate(job.simulation!, job.blockNumber);
     }
   }
 }
