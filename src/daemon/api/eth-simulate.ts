@@ -82,11 +82,6 @@ export function ethSimulateMethods({ chain, format }: ChainView): MethodDefiniti
         { name: 'block', schema: blockSelectorSchema, optional: true },
       ],
       handler: async ([payload, selector], context) => {
-        for (const option of ['traceTransfers', 'returnFullTransactions'] as const) {
-          if (payload[option] === true) {
-            throw new UnsupportedError(`eth_simulateV1: ${option} is not supported by this node`);
-          }
-        }
         const blocks = payload.blockStateCalls.map((entry) => {
           if (entry.stateOverrides !== undefined) checkStateOverrides(entry.stateOverrides);
           return {
@@ -103,6 +98,13 @@ export function ethSimulateMethods({ chain, format }: ChainView): MethodDefiniti
           requireBlockNumber(chain, selector),
           callerOf(context),
         );
+        // Refused once the simulation has run: a simulation geth refuses (funds, nonces, order)
+        // gets geth's code for it, whether or not it asked for these.
+        for (const option of ['traceTransfers', 'returnFullTransactions'] as const) {
+          if (payload[option] === true) {
+            throw new UnsupportedError(`eth_simulateV1: ${option} is not supported by this node`);
+          }
+        }
         return simulated.map((block) => blockJson(block, format));
       },
     }),
