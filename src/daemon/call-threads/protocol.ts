@@ -1,7 +1,7 @@
 /**
- * What crosses between the main thread and the call threads: the jobs (a call, a gas estimate
- * or an access list at a committed block), handed over in batches, their results, sent back
- * several to a message, and their failures as the node's own errors.
+ * What crosses between the main thread and the call threads: the jobs (a call, a gas estimate,
+ * an access list or a simulation at a committed block), handed over in batches, their results,
+ * sent back several to a message, and their failures as the node's own errors.
  */
 import type { CodeCacheUse } from '../../shared/bundle-script.js';
 import type { MessagePort } from 'node:worker_threads';
