@@ -24,6 +24,8 @@ const REVERTER =
   '0x6308c379a060e01b6000526020600452600260245261' + '6e6f60f01b604452606460' + '00fd';
 const CONTRACT = '0x00000000000000000000000000000000000000c1';
 const POOR = '0xc000000000000000000000000000000000000000';
+/** Fees above the dev chain's base fee. */
+const FEES = { maxFeePerGas: '0xe8d4a51000', maxPriorityFeePerGas: '0x0' };
 
 interface SimulatedCallJson {
   returnData: string;
@@ -252,13 +254,12 @@ describe.each([
     expect(baseFee.message).toMatch(
       /^err: max fee per gas less than block base fee: address 0x[0-9a-fA-F]{40}, maxFeePerGas: 0, baseFee: [1-9]\d* \(supplied gas \d+\)$/,
     );
-    const price = { maxFeePerGas: '0xe8d4a51000', maxPriorityFeePerGas: '0x0' };
-    const low = await refused([{ from: rich, to: POOR, nonce: '0x4', ...price }], true);
+    const low = await refused([{ from: rich, to: POOR, nonce: '0x4', ...FEES }], true);
     expect(low.code).toBe(-38010);
     expect(low.message).toMatch(
       /^err: nonce too low: address 0x0+[aA]{2}, tx: 4 state: 5 \(supplied/,
     );
-    const high = await refused([{ from: rich, to: POOR, nonce: '0x7', ...price }], true);
+    const high = await refused([{ from: rich, to: POOR, nonce: '0x7', ...FEES }], true);
     expect(high.code).toBe(-38011);
     expect(high.message).toMatch(
       /^err: nonce too high: address 0x0+[aA]{2}, tx: 7 state: 5 \(supplied/,
@@ -278,8 +279,8 @@ describe.each([
       blockStateCalls: [
         {
           calls: [
-            { from: DEV, to: POOR, ...price },
-            { from: DEV, to: POOR, ...price },
+            { from: DEV, to: POOR, ...FEES },
+            { from: DEV, to: POOR, ...FEES },
           ],
         },
       ],
@@ -287,22 +288,60 @@ describe.each([
     });
     expect(valid[0].calls.map((c) => c.status)).toEqual(['0x1', '0x1']);
     expect(BigInt(valid[0].baseFeePerGas)).toBeGreaterThan(0n);
-    // A sender with code is refused (geth lets one through without validation): a known gap.
-    const contract = await rpcError(
-      simulate({
-        blockStateCalls: [
-          {
-            stateOverrides: { [CONTRACT]: { code: '0x00' } },
-            calls: [{ from: CONTRACT, to: POOR }],
-          },
-        ],
-      }),
-    );
-    expect(contract.code).toBe(-32603);
-    expect(contract.message).toMatch(/^err: sender not an eoa \(supplied gas \d+\)$/);
     const full = await refused([{ from: DEV, to: POOR, gas: '0xffffffffffff' }]);
     expect(full.code).toBe(-38015);
     expect(full.message).toMatch(/^block gas limit reached: 0 >= \d+$/);
+  });
+
+  it('runs calls from an account with code, as geth', async () => {
+    const target = '0x00000000000000000000000000000000000000c2';
+    // CALLER EXTCODESIZE: the size of the sender's code, as the call sees it.
+    const callerCodeSize = '0x333b60005260206000f3';
+    const [block] = await simulate({
+      blockStateCalls: [
+        {
+          stateOverrides: {
+            [CONTRACT]: { code: REVERTER, balance: '0x100' },
+            [target]: { code: callerCodeSize },
+          },
+          calls: [
+            { from: CONTRACT, to: target },
+            { from: CONTRACT, to: POOR, value: '0x10' },
+            { to: target },
+          ],
+        },
+      ],
+    });
+    const codeSize = BigInt((REVERTER.length - 2) / 2);
+    expect(block.calls.map((c) => c.status)).toEqual(['0x1', '0x1', '0x1']);
+    expect(block.calls[0].returnData).toBe(word(codeSize));
+    // The sender's code is still there after its calls; the zero address has none.
+    expect(block.calls[2].returnData).toBe(word(0n));
+    const [after] = await simulate({
+      blockStateCalls: [
+        {
+          stateOverrides: { [CONTRACT]: { code: REVERTER, balance: '0x100' } },
+          calls: [
+            { from: CONTRACT, to: POOR, value: '0x10' },
+            { data: `0x73${CONTRACT.slice(2)}3b60005260206000f3` },
+            { data: balanceProbe(CONTRACT) },
+          ],
+        },
+      ],
+    });
+    expect(after.calls[1].returnData).toBe(word(codeSize));
+    expect(after.calls[2].returnData).toBe(word(0x100n - 0x10n));
+    // With validation too: geth's simulation does not hold senders to EIP-3607.
+    const [validated] = await simulate({
+      blockStateCalls: [
+        {
+          stateOverrides: { [CONTRACT]: { code: REVERTER, balance: '0xffffffffffffffffffff' } },
+          calls: [{ from: CONTRACT, to: target, ...FEES }],
+        },
+      ],
+      validation: true,
+    });
+    expect(validated.calls[0].status).toBe('0x1');
   });
 
   it('refuses what it does not do: traceTransfers, returnFullTransactions, withdrawals', async () => {

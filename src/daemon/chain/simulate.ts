@@ -13,7 +13,7 @@ import type { BlockHeader } from '@ethereumjs/block';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToHex, createZeroAddress } from '@ethereumjs/util';
+import { Address, KECCAK256_NULL, bytesToHex, createZeroAddress } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import {
@@ -225,6 +225,52 @@ async function refuseInvalid(
   }
 }
 
+/** The first bytes of an EIP-7702 delegation, which a transaction's sender may have as code. */
+const DELEGATION_PREFIX = '0xef0100';
+
+const isDelegation = (code: Uint8Array) => bytesToHex(code.subarray(0, 3)) === DELEGATION_PREFIX;
+
+/**
+ * Runs a transaction of `sender` even when the sender holds code, as geth's simulation does
+ * (with validation too): `runTx` refuses such a sender (EIP-3607) and has no option to skip the
+ * check. The
+ * code hash is hidden while `runTx` checks the sender and is back as its message starts (so a
+ * call back into the sender runs its code), and again after, whatever happened in between.
+ */
+async function runFromAnySender(
+  vm: VM,
+  sender: Address,
+  run: () => Promise<RunTxResult>,
+): Promise<RunTxResult> {
+  const state = vm.stateManager;
+  const account = await state.getAccount(sender);
+  if (account === undefined || !account.isContract()) return run();
+  if (isDelegation(await state.getCode(sender))) return run();
+  const { codeHash } = account;
+  const setCodeHash = async (hash: Uint8Array) => {
+    const current = (await state.getAccount(sender)) ?? account;
+    current.codeHash = hash;
+    await state.putAccount(sender, current);
+  };
+  await setCodeHash(KECCAK256_NULL);
+  const events = vm.evm.events!;
+  let restored = false;
+  const restore = async (_message: unknown, resolve?: (result?: unknown) => void) => {
+    if (!restored) {
+      restored = true;
+      await setCodeHash(codeHash);
+    }
+    resolve?.();
+  };
+  events.on('beforeMessage', restore);
+  try {
+    return await run();
+  } finally {
+    events.off('beforeMessage', restore);
+    await setCodeHash(codeHash);
+  }
+}
+
 /** What a call's run gives back, its logs still without their block's hash. */
 interface RanCall {
   tx: TypedTransaction;
@@ -303,9 +349,8 @@ export async function simulate(
               overrides.blobBaseFee,
             ))
           : block;
-      let result: RunTxResult;
-      try {
-        result = await runTx(vm, {
+      const run = () =>
+        runTx(vm, {
           tx,
           block: runIn,
           blockGasUsed: gasUsed,
@@ -314,6 +359,9 @@ export async function simulate(
           skipBlockGasLimitValidation: true,
           skipHardForkValidation: true,
         });
+      let result: RunTxResult;
+      try {
+        result = await runFromAnySender(vm, sender, run);
       } catch (error) {
         throw refusal('invalidTransaction', rejectionReason(error), gas);
       }
