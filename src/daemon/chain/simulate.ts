@@ -233,9 +233,9 @@ const isDelegation = (code: Uint8Array) => bytesToHex(code.subarray(0, 3)) === D
 /**
  * Runs a transaction of `sender` even when the sender holds code, as geth's simulation does
  * (with validation too): `runTx` refuses such a sender (EIP-3607) and has no option to skip the
- * check. The
- * code hash is hidden while `runTx` checks the sender and is back as its message starts (so a
- * call back into the sender runs its code), and again after, whatever happened in between.
+ * check. The code hash is hidden while `runTx` checks the sender and is back as its message
+ * starts (so a call back into the sender runs its code), and again after, whatever happened in
+ * between.
  */
 async function runFromAnySender(
   vm: VM,
