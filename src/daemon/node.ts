@@ -22,6 +22,7 @@ import { BURST_HEAP_GROWING_PERCENT, raiseHeapGrowth } from './heap-growth.js';
 import { Chain } from './chain/chain.js';
 import { ConsensusEngine } from './chain/consensus.js';
 import { ProductionHealth } from './chain/production-health.js';
+import { simulatedData } from './chain/simulate.js';
 import { DEV_ADDRESSES } from './chain/genesis.js';
 import { loadGenesis } from './chain/genesis-source.js';
 import type { NodeConfig } from '../shared/config/options.js';
@@ -294,6 +295,8 @@ async function startCallThreads(
       call: (request, blockNumber) => chain.runCallHere(request, blockNumber),
       estimateGas: (request, blockNumber) => chain.estimateGasHere(request, blockNumber),
       createAccessList: (request, blockNumber) => chain.createAccessListHere(request, blockNumber),
+      simulate: (request, blockNumber) =>
+        chain.simulateHere(request, blockNumber).then(simulatedData),
     },
     recovery: parts.senderRecovery,
     timeoutMs: parts.timeoutMs,

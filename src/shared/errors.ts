@@ -45,6 +45,33 @@ export class ExecutionRevertedError extends NodeError {
   }
 }
 
+/**
+ * Why `eth_simulateV1` refused a whole simulation: a call that is not a valid transaction in
+ * its block, blocks out of order, or too many of them. Each has its own JSON-RPC code in the
+ * execution-apis (`rpc/error-mapping.ts`).
+ */
+export type SimulationFailure =
+  | 'nonceTooLow'
+  | 'nonceTooHigh'
+  | 'baseFeeTooLow'
+  | 'intrinsicGas'
+  | 'insufficientFunds'
+  | 'blockGasLimitReached'
+  | 'blockNumberOrder'
+  | 'blockTimestampOrder'
+  | 'clientLimitExceeded'
+  | 'invalidTransaction';
+
+/** A simulation `eth_simulateV1` refuses, and why. */
+export class SimulationRefusedError extends NodeError {
+  constructor(
+    readonly failure: SimulationFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** A configured limit was hit; the message names the limit and the flag that sets it. */
 export class LimitExceededError extends NodeError {}
 

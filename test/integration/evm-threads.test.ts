@@ -2,7 +2,8 @@
  * Call threads against the real daemon: `eth_call` and `eth_estimateGas` run on worker threads,
  * so a long call holds up nothing else, and a call right after a block sees that block's state
  * (the threads follow the producer's head). A daemon without call threads answers the same.
- * A call past `--json-rpc.evm-timeout` is aborted, and the daemon goes on answering calls.
+ * A call (or simulation) past `--json-rpc.evm-timeout` is aborted, and the daemon goes on
+ * answering calls.
  * Threads start on the first call or submitted transaction and stop after `--json-rpc.evm-idle`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -179,6 +180,13 @@ describe('the call time limit', () => {
     ]);
     expect(aborted).toMatchObject(limitError);
     expect(BigInt(behind)).toBeGreaterThan(21_000n);
+  });
+
+  it('aborts an eth_simulateV1 the same way: a simulation runs on a call thread', async () => {
+    const gasLimit = `0x${UNENDING_CALL_GAS.toString(16)}`;
+    const simulation = { blockStateCalls: [{ blockOverrides: { gasLimit }, calls: [unending] }] };
+    const aborted = await daemon.rpc.call('eth_simulateV1', [simulation]).catch((e) => e);
+    expect(aborted).toMatchObject(limitError);
   });
 });
 

@@ -23,6 +23,7 @@ const local: CallExecution = {
   call: async () => ({ result: { returnData: new Uint8Array([0x11]), gasUsed: 1n } }),
   estimateGas: async () => 99n,
   createAccessList: async () => ({ accessList: [], gasUsed: 0n }),
+  simulate: async () => [],
 };
 
 const to = new Address(new Uint8Array(20).fill(0xaa));

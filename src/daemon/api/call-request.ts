@@ -7,9 +7,11 @@ import type { AccessList } from '@ethereumjs/tx';
 import {
   createZeroAddress,
   hexToBytes,
+  setLengthLeft,
   type EOACode7702AuthorizationList,
   type PrefixedHexString,
 } from '@ethereumjs/util';
+import type { BlockOverrides } from '../chain/block-overrides.js';
 import type { CallRequest } from '../chain/call.js';
 import { checksumAddress } from '../chain/checksum-address.js';
 import { InvalidInputError, TransactionRejectedError } from '../../shared/errors.js';
@@ -130,6 +132,106 @@ export const stateOverridesSchema: JsonSchema = {
     'state overrides: an object of addresses to {balance, nonce, code, state, stateDiff}',
 };
 
+/** geth's block overrides as JSON (`coinbase` and `random` are older geth's names). */
+export interface BlockOverridesJson {
+  number?: string;
+  time?: string;
+  gasLimit?: string;
+  feeRecipient?: string;
+  coinbase?: string;
+  prevRandao?: string;
+  random?: string;
+  baseFeePerGas?: string;
+  baseFee?: string;
+  blobBaseFee?: string;
+  difficulty?: string;
+  beaconRoot?: string;
+  withdrawals?: unknown[];
+}
+
+/** A 32-byte word given as a hash or as a QUANTITY (viem sends `prevRandao` as a number). */
+const wordSchema: JsonSchema = {
+  anyOf: [hash32Schema, uint256Schema],
+  description: 'a 32-byte hash or a hex QUANTITY of at most 256 bits',
+};
+
+/** geth's block overrides: the fourth parameter of eth_call and eth_estimateGas. */
+export const blockOverridesSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    number: uint64Schema,
+    time: uint64Schema,
+    gasLimit: uint64Schema,
+    feeRecipient: addressSchema,
+    coinbase: addressSchema,
+    prevRandao: wordSchema,
+    random: wordSchema,
+    baseFeePerGas: uint256Schema,
+    baseFee: uint256Schema,
+    blobBaseFee: uint256Schema,
+    difficulty: uint256Schema,
+    beaconRoot: hash32Schema,
+    withdrawals: { type: 'array', description: 'an array of withdrawals' },
+  },
+  additionalProperties: false,
+  description:
+    'block overrides {number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas, blobBaseFee}',
+};
+
+/**
+ * One field given under either of its names (a newer and an older geth's).
+ *
+ * @throws InvalidInputError when both are given and differ.
+ */
+function eitherName(
+  json: BlockOverridesJson,
+  name: keyof BlockOverridesJson,
+  alias: keyof BlockOverridesJson,
+): string | undefined {
+  const value = json[name] as string | undefined;
+  const aliased = json[alias] as string | undefined;
+  if (value !== undefined && aliased !== undefined && BigInt(value) !== BigInt(aliased)) {
+    throw new InvalidInputError(
+      `invalid params: block overrides "${name}" and "${alias}" are both set and differ`,
+    );
+  }
+  return value ?? aliased;
+}
+
+/**
+ * Block overrides in the chain's form. `difficulty` is accepted and has no effect (after the
+ * merge DIFFICULTY reads `prevRandao`), as in geth.
+ *
+ * @throws InvalidInputError for `withdrawals` and `beaconRoot`, which a call has no use for.
+ */
+export function toBlockOverrides(json: BlockOverridesJson): BlockOverrides {
+  for (const field of ['withdrawals', 'beaconRoot'] as const) {
+    if (json[field] !== undefined) {
+      throw new InvalidInputError(
+        `invalid params: block override "${field}" is not supported for this RPC method`,
+      );
+    }
+  }
+  const feeRecipient = eitherName(json, 'feeRecipient', 'coinbase');
+  const prevRandao = eitherName(json, 'prevRandao', 'random');
+  return {
+    number: toBigInt(json.number),
+    time: toBigInt(json.time),
+    gasLimit: toBigInt(json.gasLimit),
+    feeRecipient: feeRecipient === undefined ? undefined : toAddress(feeRecipient).bytes,
+    prevRandao:
+      prevRandao === undefined ? undefined : setLengthLeft(hexToBytes(evenHex(prevRandao)), 32),
+    baseFeePerGas: toBigInt(eitherName(json, 'baseFeePerGas', 'baseFee')),
+    blobBaseFee: toBigInt(json.blobBaseFee),
+  };
+}
+
+/** A hex string of an even number of digits, for a QUANTITY read as bytes. */
+function evenHex(value: string): PrefixedHexString {
+  const digits = value.slice(2);
+  return `0x${digits.length % 2 === 0 ? digits : `0${digits}`}`;
+}
+
 const toBigInt = (value: string | undefined) => (value === undefined ? undefined : BigInt(value));
 
 /**
@@ -216,17 +318,22 @@ function toAuthorizationList(call: CallObject): EOACode7702AuthorizationList | u
 
 /**
  * The request of eth_call and eth_estimateGas: the call, run on the state with geth's
- * `overrides` applied when given.
+ * `overrides` applied and in a block with its `blockOverrides`, when given.
  *
  * @throws InvalidInputError for what geth refuses in overrides beyond the schema.
  */
 export function toOverriddenCallRequest(
   call: CallObject,
   overrides: StateOverrides | undefined,
+  blockOverrides?: BlockOverridesJson,
 ): CallRequest {
-  if (overrides === undefined) return toCallRequest(call);
-  checkStateOverrides(overrides);
-  return { ...toCallRequest(call), stateOverrides: overrides };
+  if (overrides === undefined && blockOverrides === undefined) return toCallRequest(call);
+  if (overrides !== undefined) checkStateOverrides(overrides);
+  return {
+    ...toCallRequest(call),
+    stateOverrides: overrides,
+    blockOverrides: blockOverrides === undefined ? undefined : toBlockOverrides(blockOverrides),
+  };
 }
 
 /** An access list in the library's form: lowercase hex, as it keys accounts and slots. */

@@ -5,10 +5,12 @@ import { callerOf, defineMethod, type MethodDefinition } from '../rpc/registry.j
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { JsonText } from '../rpc/dispatcher.js';
 import {
+  blockOverridesSchema,
   callObjectSchema,
   stateOverridesSchema,
   toCallRequest,
   toOverriddenCallRequest,
+  type BlockOverridesJson,
   type CallObject,
 } from './call-request.js';
 import type { StateOverrides } from '../chain/state-overrides.js';
@@ -20,6 +22,7 @@ import type { ChainView } from './services.js';
 const address = { name: 'address', schema: addressSchema };
 const block = { name: 'block', schema: blockSelectorSchema, optional: true };
 const stateOverrides = { name: 'stateOverrides', schema: stateOverridesSchema, optional: true };
+const blockOverrides = { name: 'blockOverrides', schema: blockOverridesSchema, optional: true };
 
 /** Storage keys: QUANTITY-like or 32-byte DATA; at most 32 bytes. */
 const storageKeySchema = {
@@ -165,12 +168,17 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
           keys,
         ),
     }),
-    defineMethod<[CallObject, BlockSelector?, StateOverrides?]>({
+    defineMethod<[CallObject, BlockSelector?, StateOverrides?, BlockOverridesJson?]>({
       name: 'eth_call',
-      params: [{ name: 'transaction', schema: callObjectSchema }, block, stateOverrides],
-      handler: async ([call, selector, overrides], context) => {
+      params: [
+        { name: 'transaction', schema: callObjectSchema },
+        block,
+        stateOverrides,
+        blockOverrides,
+      ],
+      handler: async ([call, selector, overrides, headerOverrides], context) => {
         const result = await chain.call(
-          toOverriddenCallRequest(call, overrides),
+          toOverriddenCallRequest(call, overrides, headerOverrides),
           requireBlockNumber(chain, selector),
           callerOf(context),
         );
@@ -196,13 +204,18 @@ export function ethStateMethods({ chain }: ChainView): MethodDefinition[] {
         };
       },
     }),
-    defineMethod<[CallObject, BlockSelector?, StateOverrides?]>({
+    defineMethod<[CallObject, BlockSelector?, StateOverrides?, BlockOverridesJson?]>({
       name: 'eth_estimateGas',
-      params: [{ name: 'transaction', schema: callObjectSchema }, block, stateOverrides],
-      handler: async ([call, selector, overrides], context) =>
+      params: [
+        { name: 'transaction', schema: callObjectSchema },
+        block,
+        stateOverrides,
+        blockOverrides,
+      ],
+      handler: async ([call, selector, overrides, headerOverrides], context) =>
         quantity(
           await chain.estimateGas(
-            toOverriddenCallRequest(call, overrides),
+            toOverriddenCallRequest(call, overrides, headerOverrides),
             requireBlockNumber(chain, selector),
             callerOf(context),
           ),

@@ -9,6 +9,7 @@ import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rp
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { ethBlockMethods } from './eth-blocks.js';
 import { ethPoolMethods } from './eth-pool.js';
+import { ethSimulateMethods } from './eth-simulate.js';
 import { ethStateMethods } from './eth-state.js';
 import type { FeeOracle } from './fee-oracle.js';
 import { quantity } from './formatters.js';
@@ -125,6 +126,7 @@ function ethChainMethods(view: ChainView, fees: FeeOracle): MethodDefinition[] {
     ...chainInfoMethods(view, fees),
     ...ethBlockMethods(view),
     ...ethStateMethods(view),
+    ...ethSimulateMethods(view),
     ...proofOfWorkMethods(),
   ];
 }

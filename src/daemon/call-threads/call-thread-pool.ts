@@ -59,6 +59,11 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { AccessListResult } from '../chain/access-list.js';
 import type { CallOutcome, CallRequest } from '../chain/call.js';
 import type { CallExecution } from '../chain/chain-reader.js';
+import {
+  simulationData,
+  type SimulatedBlockData,
+  type SimulationRequest,
+} from '../chain/simulate.js';
 import { LimitExceededError } from '../../shared/errors.js';
 import type { Logger } from '../logger.js';
 import { AnswerPacer } from './answer-pacer.js';
@@ -145,16 +150,30 @@ const MAX_RESTART_DELAY_MS = 30_000;
 /** A thread that ran this long before dying is restarted after the first delay again. */
 const STABLE_RUN_MS = 60_000;
 
-type JobResult = CallOutcome | bigint | AccessListResult;
+type JobResult = CallOutcome | bigint | AccessListResult | SimulatedBlockData[];
 
-/** A job: what it is, and how it is answered. */
+/**
+ * A job: what it is, and how it is answered. One flat object, made once per call: a call's
+ * queueing allocates nothing for the simulations it is not.
+ */
 interface Job {
   kind: JobKind;
+  /** What a call, estimate or access list runs. */
+  request: CallRequest | undefined;
+  /** What a simulation runs. */
+  simulation: SimulationRequest | undefined;
   caller: string;
-  request: CallRequest;
   blockNumber: bigint;
   resolve(value: JobResult): void;
   reject(error: Error): void;
+}
+
+/** What a job runs, as it crosses to its thread. */
+function jobData(id: number, job: Job): JobData {
+  const { kind, caller, blockNumber } = job;
+  return kind === 'simulate'
+    ? { id, caller, kind, simulation: simulationData(job.simulation!), blockNumber }
+    : { id, caller, kind, request: requestData(job.request!), blockNumber };
 }
 
 /** Main-thread time per event-loop turn that answers of the threads may take at once. */
@@ -197,6 +216,8 @@ function settleJob(job: Job, answer: JobAnswer): void {
       return job.resolve(answer.gas);
     case 'accessListed':
       return job.resolve(answer.result);
+    case 'simulated':
+      return job.resolve(answer.blocks);
     case 'failed':
       return job.reject(errorOf(answer.failure));
   }
@@ -307,8 +328,7 @@ class CallThread {
       this.nextJobId = JobBoard.next(id);
       this.pending.set(id, job);
       this.board.offer(id);
-      const { kind, caller, request, blockNumber } = job;
-      batch.push({ id, caller, kind, request: requestData(request), blockNumber });
+      batch.push(jobData(id, job));
     }
     this.worker!.postMessage({ type: 'jobs', jobs: batch } satisfies MainMessage);
     const { timeoutMs } = this.options;
@@ -545,11 +565,11 @@ export class CallThreadPool implements CallExecution {
   }
 
   call(request: CallRequest, blockNumber: bigint, caller?: string): Promise<CallOutcome> {
-    return this.enqueue('call', request, blockNumber, caller) as Promise<CallOutcome>;
+    return this.enqueue('call', request, undefined, blockNumber, caller) as Promise<CallOutcome>;
   }
 
   estimateGas(request: CallRequest, blockNumber: bigint, caller?: string): Promise<bigint> {
-    return this.enqueue('estimateGas', request, blockNumber, caller) as Promise<bigint>;
+    return this.enqueue('estimateGas', request, undefined, blockNumber, caller) as Promise<bigint>;
   }
 
   createAccessList(
@@ -557,7 +577,23 @@ export class CallThreadPool implements CallExecution {
     blockNumber: bigint,
     caller?: string,
   ): Promise<AccessListResult> {
-    return this.enqueue('accessList', request, blockNumber, caller) as Promise<AccessListResult>;
+    return this.enqueue(
+      'accessList',
+      request,
+      undefined,
+      blockNumber,
+      caller,
+    ) as Promise<AccessListResult>;
+  }
+
+  simulate(
+    simulation: SimulationRequest,
+    blockNumber: bigint,
+    caller?: string,
+  ): Promise<SimulatedBlockData[]> {
+    return this.enqueue('simulate', undefined, simulation, blockNumber, caller) as Promise<
+      SimulatedBlockData[]
+    >;
   }
 
   /**
@@ -589,7 +625,8 @@ export class CallThreadPool implements CallExecution {
 
   private enqueue(
     kind: JobKind,
-    request: CallRequest,
+    request: CallRequest | undefined,
+    simulation: SimulationRequest | undefined,
     blockNumber: bigint,
     caller = UNNAMED_CALLER,
   ): Promise<JobResult> {
@@ -619,8 +656,9 @@ export class CallThreadPool implements CallExecution {
     return new Promise((resolve, reject) => {
       this.queue.push(caller, {
         kind,
-        caller,
         request,
+        simulation,
+        caller,
         blockNumber,
         resolve: (value) => {
           settled();
@@ -708,12 +746,19 @@ export class CallThreadPool implements CallExecution {
   }
 
   private runHere(job: Job): void {
-    const running: Promise<JobResult> =
-      job.kind === 'call'
-        ? this.local.call(job.request, job.blockNumber)
-        : job.kind === 'accessList'
-          ? this.local.createAccessList(job.request, job.blockNumber)
-          : this.local.estimateGas(job.request, job.blockNumber);
-    running.then(job.resolve, job.reject);
+    this.runLocally(job).then(job.resolve, job.reject);
+  }
+
+  private runLocally(job: Job): Promise<JobResult> {
+    switch (job.kind) {
+      case 'call':
+        return this.local.call(job.request!, job.blockNumber);
+      case 'accessList':
+        return this.local.createAccessList(job.request!, job.blockNumber);
+      case 'estimateGas':
+        return this.local.estimateGas(job.request!, job.blockNumber);
+      case 'simulate':
+        return this.local.simulate(job.simulation!, job.blockNumber);
+    }
   }
 }

@@ -9,6 +9,7 @@
 import '../hex-builtins.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChainReader } from '../chain/chain-reader.js';
+import { simulatedData, simulationOf } from '../chain/simulate.js';
 import { serveRecoveries } from '../crypto/recovery-service.js';
 import type { ThreadServeOptions } from '../thread-bundle.js';
 import { AnswerBatch } from './answer-batch.js';
@@ -38,8 +39,12 @@ const post = (message: ThreadMessage) => port.postMessage(message);
 const board = new JobBoard(data.board);
 
 async function run(reader: ChainReader, job: JobData): Promise<JobAnswer> {
-  const request = requestOf(job.request);
   try {
+    if (job.kind === 'simulate') {
+      const blocks = await reader.simulateHere(simulationOf(job.simulation), job.blockNumber);
+      return { type: 'simulated', id: job.id, blocks: simulatedData(blocks) };
+    }
+    const request = requestOf(job.request);
     if (job.kind === 'call') {
       return {
         type: 'called',

@@ -1,21 +1,30 @@
 /**
- * What crosses between the main thread and the call threads: the jobs (a call, a gas estimate
- * or an access list at a committed block), handed over in batches, their results, sent back
- * several to a message, and their failures as the node's own errors.
+ * What crosses between the main thread and the call threads: the jobs (a call, a gas estimate,
+ * an access list or a simulation at a committed block), handed over in batches, their results,
+ * sent back several to a message, and their failures as the node's own errors.
  */
 import type { CodeCacheUse } from '../../shared/bundle-script.js';
 import type { MessagePort } from 'node:worker_threads';
-import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { AccessListResult } from '../chain/access-list.js';
-import type { CallOutcome, CallRequest } from '../chain/call.js';
+import type { CallOutcome, CallRequestData } from '../chain/call.js';
 import { decodeRevertReason } from '../chain/call.js';
+import type { SimulatedBlockData, SimulationRequestData } from '../chain/simulate.js';
 import type { ChainParameters } from '../chain/chain-reader.js';
 import {
   ExecutionRevertedError,
   LimitExceededError,
   NotFoundError,
+  SimulationRefusedError,
   TransactionRejectedError,
+  type SimulationFailure,
 } from '../../shared/errors.js';
+
+export {
+  callRequestData as requestData,
+  callRequestOf as requestOf,
+  type CallRequestData,
+} from '../chain/call.js';
 
 /** The `workerData` of a call thread. */
 export interface CallThreadData {
@@ -31,13 +40,14 @@ export interface CallThreadData {
   board: SharedArrayBuffer;
 }
 
-/** A call request with its addresses as bytes (class instances do not cross threads). */
-export type CallRequestData = Omit<CallRequest, 'from' | 'to'> & {
-  from?: Uint8Array;
-  to?: Uint8Array;
-};
+/** The jobs that run one call request; a simulation runs many. */
+export type CallJobKind = 'call' | 'estimateGas' | 'accessList';
+export type JobKind = CallJobKind | 'simulate';
 
-export type JobKind = 'call' | 'estimateGas' | 'accessList';
+/** What a job runs, as it crosses to the thread. */
+export type JobInputData =
+  | { kind: CallJobKind; request: CallRequestData }
+  | { kind: 'simulate'; simulation: SimulationRequestData };
 
 /** Why a job failed. */
 export type JobFailure =
@@ -47,16 +57,16 @@ export type JobFailure =
   | { kind: 'notFound'; message: string }
   /** A limit of the job's own, such as a trace's result size. */
   | { kind: 'limit'; message: string }
+  /** eth_simulateV1 refused the simulation. */
+  | { kind: 'simulation'; failure: SimulationFailure; message: string }
   | { kind: 'internal'; message: string };
 
-export interface JobData {
+export type JobData = JobInputData & {
   id: number;
   /** Whom the job is for (`call-thread-pool.ts`): answers of two callers are not held together. */
   caller: string;
-  kind: JobKind;
-  request: CallRequestData;
   blockNumber: bigint;
-}
+};
 
 /** A batch of jobs, to run in their order; each only if claimed on the board first. */
 export type MainMessage = { type: 'jobs'; jobs: JobData[] } | { type: 'close' };
@@ -66,6 +76,7 @@ export type JobAnswer =
   | { type: 'called'; id: number; outcome: CallOutcome }
   | { type: 'estimated'; id: number; gas: bigint }
   | { type: 'accessListed'; id: number; result: AccessListResult }
+  | { type: 'simulated'; id: number; blocks: SimulatedBlockData[] }
   | { type: 'failed'; id: number; failure: JobFailure };
 
 export type ThreadMessage =
@@ -73,18 +84,6 @@ export type ThreadMessage =
   | { type: 'ready'; codeCache: CodeCacheUse }
   | { type: 'answers'; answers: JobAnswer[] }
   | { type: 'closed' };
-
-export function requestData(request: CallRequest): CallRequestData {
-  return { ...request, from: request.from?.bytes, to: request.to?.bytes };
-}
-
-export function requestOf(data: CallRequestData): CallRequest {
-  return {
-    ...data,
-    from: data.from === undefined ? undefined : new Address(data.from),
-    to: data.to === undefined ? undefined : new Address(data.to),
-  };
-}
 
 /** How a job's error travels: reverts and refusals as such, anything else by its message. */
 export function failureOf(error: unknown): JobFailure {
@@ -94,6 +93,9 @@ export function failureOf(error: unknown): JobFailure {
     return { kind: 'rejected', message: error.message };
   if (error instanceof NotFoundError) return { kind: 'notFound', message: error.message };
   if (error instanceof LimitExceededError) return { kind: 'limit', message: error.message };
+  if (error instanceof SimulationRefusedError) {
+    return { kind: 'simulation', failure: error.failure, message: error.message };
+  }
   return { kind: 'internal', message: String((error as Error)?.stack ?? error) };
 }
 
@@ -110,6 +112,8 @@ export function errorOf(failure: JobFailure): Error {
       return new NotFoundError(failure.message);
     case 'limit':
       return new LimitExceededError(failure.message);
+    case 'simulation':
+      return new SimulationRefusedError(failure.failure, failure.message);
     case 'internal':
       return new Error(`call thread: ${failure.message}`);
   }

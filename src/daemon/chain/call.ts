@@ -10,7 +10,7 @@ import { createBlock } from '@ethereumjs/block';
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
-import type { EVMMockBlockchainInterface, ExecResult, InterpreterStep } from '@ethereumjs/evm';
+import type { EVM, EVMMockBlockchainInterface, ExecResult, InterpreterStep } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import {
   createAccessList2930Tx,
@@ -21,7 +21,7 @@ import {
 import type { AccessList, TypedTransaction } from '@ethereumjs/tx';
 import { ValueEncoding, bytesToHex, createZeroAddress } from '@ethereumjs/util';
 import type { EOACode7702AuthorizationList } from '@ethereumjs/util';
-import type { Address } from '@ethereumjs/util';
+import { Address } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { ExecutionRevertedError, TransactionRejectedError } from '../../shared/errors.js';
@@ -36,6 +36,11 @@ import { rejectionReason } from './executor.js';
 import { LruCache } from './lru-cache.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
 import { applyStateOverrides, type StateOverrides } from './state-overrides.js';
+import {
+  overriddenCallBlock,
+  zeroForMissingBlocks,
+  type BlockOverrides,
+} from './block-overrides.js';
 import type { TrieNodeReader } from './trie-node-overlay.js';
 
 /** An unsigned transaction request (`eth_call` / `eth_estimateGas` call object). */
@@ -58,6 +63,26 @@ export interface CallRequest {
   authorizationList?: EOACode7702AuthorizationList;
   /** geth's state overrides, written into the call's state before it runs. */
   stateOverrides?: StateOverrides;
+  /** geth's block overrides: header fields of the block the call runs in. */
+  blockOverrides?: BlockOverrides;
+}
+
+/** A call request with its addresses as bytes (class instances do not cross threads). */
+export type CallRequestData = Omit<CallRequest, 'from' | 'to'> & {
+  from?: Uint8Array;
+  to?: Uint8Array;
+};
+
+export function callRequestData(request: CallRequest): CallRequestData {
+  return { ...request, from: request.from?.bytes, to: request.to?.bytes };
+}
+
+export function callRequestOf(data: CallRequestData): CallRequest {
+  return {
+    ...data,
+    from: data.from === undefined ? undefined : new Address(data.from),
+    to: data.to === undefined ? undefined : new Address(data.to),
+  };
 }
 
 /**
@@ -122,6 +147,7 @@ export function buildTx(
   env: Pick<CallEnvironment, 'common'>,
   request: CallRequest,
   gasLimit: bigint,
+  nonce = 0n,
 ): TypedTransaction {
   const base = {
     to: request.to,
@@ -130,8 +156,8 @@ export function buildTx(
     gasLimit,
     // Calls skip the nonce check and a transaction's nonce changes nothing in its execution;
     // the request's is left out so that 2^64-1, which EIP-2681 forbids in a transaction, is
-    // answered like any other.
-    nonce: 0n,
+    // answered like any other. A simulated transaction gives its own, for its hash.
+    nonce,
   };
   const opts = { common: env.common, freeze: false };
   const { accessList, authorizationList } = request;
@@ -345,7 +371,7 @@ export async function runOnce(
   gasLimit: bigint,
   onStep?: (step: InterpreterStep) => void,
 ): Promise<RunTxResult> {
-  const block = env.vms.blockFor(env, hasFee(request), gasLimit);
+  const block = blockOf(env, request, hasFee(request), gasLimit);
   return runOn(env, request, async (vm) => {
     if (onStep !== undefined) vm.evm.events!.on('step', onStep);
     try {
@@ -366,19 +392,47 @@ export async function runOnce(
 }
 
 /**
+ * The block a call runs in: the selected block's (`CallVmCache.blockFor`), or a new one with
+ * the request's block overrides.
+ */
+function blockOf(
+  env: CallEnvironment,
+  request: CallRequest,
+  withFee: boolean,
+  gasLimit: bigint,
+): Block {
+  const overrides = request.blockOverrides;
+  return overrides === undefined
+    ? env.vms.blockFor(env, withFee, gasLimit)
+    : overriddenCallBlock(env.common, env.block.header, overrides, withFee, gasLimit);
+}
+
+/**
  * Runs `task` on the VM for `env`'s state with the request's state overrides written in: inside
- * the checkpoint every call's state writes are reverted from, so they go with it.
+ * the checkpoint every call's state writes are reverted from, so they go with it. With block
+ * overrides, BLOCKHASH of a block the chain does not have answers zero for the run.
  */
 async function runOn<T>(
   env: CallEnvironment,
   request: CallRequest,
   task: (vm: VM) => Promise<T>,
 ): Promise<T> {
-  const overrides = request.stateOverrides;
-  if (overrides === undefined) return env.vms.run(env, task);
+  const { stateOverrides, blockOverrides } = request;
+  if (stateOverrides === undefined && blockOverrides === undefined) {
+    return env.vms.run(env, task);
+  }
   return env.vms.run(env, async (vm) => {
-    await applyStateOverrides(vm.stateManager, overrides);
-    return task(vm);
+    if (stateOverrides !== undefined) await applyStateOverrides(vm.stateManager, stateOverrides);
+    if (blockOverrides === undefined) return task(vm);
+    // The VM's own EVM, whose BLOCKHASH source is read as each message starts.
+    const evm = vm.evm as EVM;
+    const blockchain = evm.blockchain;
+    evm.blockchain = zeroForMissingBlocks(blockchain);
+    try {
+      return await task(vm);
+    } finally {
+      evm.blockchain = blockchain;
+    }
   });
 }
 
@@ -419,11 +473,13 @@ function outcomeKey(env: CallEnvironment, request: CallRequest): string | undefi
   const { data } = request;
   if (data !== undefined && data.length > CACHED_CALL_MAX_BYTES) return undefined;
   // Calls with an access list or authorizations are rare, and the list would make the key as
-  // large as data; overrides change the state, which the key takes from the block hash alone.
+  // large as data; overrides change the state and the block, which the key takes from the
+  // block hash alone.
   if (
     request.accessList !== undefined ||
     request.authorizationList !== undefined ||
-    request.stateOverrides !== undefined
+    request.stateOverrides !== undefined ||
+    request.blockOverrides !== undefined
   ) {
     return undefined;
   }
@@ -493,7 +549,7 @@ async function balanceOf(
 }
 
 /** The price the sender must be able to pay per gas: the fee cap, as geth checks it. */
-function feeCap(request: CallRequest): bigint {
+export function feeCap(request: CallRequest): bigint {
   return request.maxFeePerGas ?? request.maxPriorityFeePerGas ?? request.gasPrice ?? 0n;
 }
 
@@ -583,7 +639,7 @@ function warmAsTransactionStart(
 async function runFeelessCall(env: CallEnvironment, request: CallRequest): Promise<CallOutcome> {
   const gasLimit = callGasLimit(env, request);
   await refuseUnaffordable(env, request, gasLimit);
-  const block = env.vms.blockFor(env, false, gasLimit);
+  const block = blockOf(env, request, false, gasLimit);
   const caller = request.from ?? createZeroAddress();
   const data = request.data ?? new Uint8Array();
   const executionGas = gasAfterIntrinsic(env.common, data, request.to === undefined, gasLimit);
@@ -644,7 +700,8 @@ async function hasNoCode(
  */
 export async function estimateGas(env: CallEnvironment, request: CallRequest): Promise<bigint> {
   let hi = callGasLimit(env, request);
-  if (request.gas === undefined && env.block.header.gasLimit < hi) hi = env.block.header.gasLimit;
+  const blockGasLimit = request.blockOverrides?.gasLimit ?? env.block.header.gasLimit;
+  if (request.gas === undefined && blockGasLimit < hi) hi = blockGasLimit;
   // The gas the caller named must be affordable; without it, as geth does, a fee-paying
   // estimate searches only up to the gas the sender can pay for.
   const price = feeCap(request);

@@ -37,6 +37,13 @@ import {
 import { createAccessList, type AccessListResult } from './access-list.js';
 import { CallVmCache, estimateGas, executeCall, runCall } from './call.js';
 import type { CallEnvironment, CallOutcome, CallRequest, CallResult } from './call.js';
+import {
+  simulate,
+  simulatedOf,
+  type SimulatedBlock,
+  type SimulatedBlockData,
+  type SimulationRequest,
+} from './simulate.js';
 import { createChainCommon } from './common.js';
 import { FlatStateView } from './flat-state.js';
 import { FlatStateManager } from './flat-state-manager.js';
@@ -89,6 +96,12 @@ export interface CallExecution {
     blockNumber: bigint,
     caller?: string,
   ): Promise<AccessListResult>;
+  /** Simulates blocks of calls (`simulate.ts`); the blocks come back as plain data. */
+  simulate(
+    request: SimulationRequest,
+    blockNumber: bigint,
+    caller?: string,
+  ): Promise<SimulatedBlockData[]>;
 }
 
 export interface FollowerOptions {
@@ -526,6 +539,26 @@ export class ChainReader {
   /** Estimates gas on this thread. */
   estimateGasHere(request: CallRequest, blockNumber: bigint): Promise<bigint> {
     return estimateGas(this.callEnvironment(blockNumber), request);
+  }
+
+  /**
+   * Simulates blocks of calls on the state after block `blockNumber` (`simulate.ts`), where
+   * `runCallsOn` says; nothing of it is kept.
+   */
+  async simulate(
+    request: SimulationRequest,
+    blockNumber: bigint,
+    caller?: string,
+  ): Promise<SimulatedBlock[]> {
+    if (this.callExecution === undefined) return this.simulateHere(request, blockNumber);
+    const blocks = await this.callExecution.simulate(request, blockNumber, caller);
+    return simulatedOf(blocks, this.common);
+  }
+
+  /** Simulates blocks of calls on this thread. */
+  simulateHere(request: SimulationRequest, blockNumber: bigint): Promise<SimulatedBlock[]> {
+    const env = { ...this.callEnvironment(blockNumber), baseFeeFloor: this.minGasPrice };
+    return simulate(env, request);
   }
 
   /** Finds an access list on this thread. */

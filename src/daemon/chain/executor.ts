@@ -118,6 +118,20 @@ export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint
   return tx.gasPrice;
 }
 
+/**
+ * The header fields of what this chain's blocks never carry: withdrawals, blobs, a beacon root
+ * and execution-layer requests.
+ */
+export function emptyBlockFields(common: Common): HeaderData {
+  return {
+    withdrawalsRoot: KECCAK256_RLP,
+    blobGasUsed: 0n,
+    excessBlobGas: 0n,
+    parentBeaconBlockRoot: EMPTY_BYTES32,
+    requestsHash: genRequestsRoot([], common.customCrypto.sha256!),
+  };
+}
+
 export class BlockExecutor {
   private readonly trieRoot: OrderedTrieRoot;
 
@@ -243,11 +257,7 @@ export class BlockExecutor {
       mixHash: this.common.customCrypto.keccak256!(
         concatBytes(context.parentHash, intToBytes(Number(context.number))),
       ),
-      withdrawalsRoot: KECCAK256_RLP,
-      blobGasUsed: 0n,
-      excessBlobGas: 0n,
-      parentBeaconBlockRoot: EMPTY_BYTES32,
-      requestsHash: genRequestsRoot([], this.common.customCrypto.sha256!),
+      ...emptyBlockFields(this.common),
     };
   }
 

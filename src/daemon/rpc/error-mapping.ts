@@ -9,8 +9,10 @@ import {
   LimitExceededError,
   NodeError,
   NotFoundError,
+  SimulationRefusedError,
   TransactionNotReadyError,
   TransactionRejectedError,
+  type SimulationFailure,
   UnauthorizedError,
   UnsupportedError,
 } from '../../shared/errors.js';
@@ -30,6 +32,20 @@ const CODE_BY_CLASS: ReadonlyArray<[abstract new (...args: never[]) => NodeError
   [ConflictError, RpcErrorCode.serverError],
 ];
 
+/** eth_simulateV1's codes, as the execution-apis and geth give them. */
+const SIMULATION_CODES: Record<SimulationFailure, number> = {
+  nonceTooLow: -38010,
+  nonceTooHigh: -38011,
+  baseFeeTooLow: -38012,
+  intrinsicGas: -38013,
+  insufficientFunds: -38014,
+  blockGasLimitReached: -38015,
+  blockNumberOrder: -38020,
+  blockTimestampOrder: -38021,
+  clientLimitExceeded: -38026,
+  invalidTransaction: RpcErrorCode.internalError,
+};
+
 /**
  * Converts anything thrown by a handler. Unknown errors become `-32603` with a generic message
  * (their detail goes to the log, not to the caller); `onInternal` receives them for logging.
@@ -37,6 +53,9 @@ const CODE_BY_CLASS: ReadonlyArray<[abstract new (...args: never[]) => NodeError
  */
 export function toRpcError(error: unknown, onInternal?: (error: unknown) => void): RpcError {
   if (error instanceof RpcError) return error;
+  if (error instanceof SimulationRefusedError) {
+    return new RpcError(SIMULATION_CODES[error.failure], error.message, error.data);
+  }
   if (error instanceof NodeError) {
     const entry = CODE_BY_CLASS.find(([errorClass]) => error instanceof errorClass);
     return new RpcError(entry ? entry[1] : RpcErrorCode.serverError, error.message, error.data);
