@@ -74,6 +74,17 @@ describe('round trips', () => {
     ROUND_TRIP_TIMEOUT_MS,
   );
 
+  it('files add stores a file whose size says 0 but which has content (/proc)', async () => {
+    const [file] = await runCliJson<FileDetail[]>([
+      'files',
+      'add',
+      '/proc/self/status',
+      ...datadir,
+    ]);
+    expect(file.ul_status).toBe('uploaded');
+    expect(file.size).toBeGreaterThan(0);
+  });
+
   it(
     'files get --encoding writes base64, hex, binary and utf-8 that decode to the bytes',
     async () => {

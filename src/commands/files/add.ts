@@ -83,7 +83,8 @@ export default class FilesAdd extends NodeCommand {
             redundancy: flags.redundancy,
             expires,
             autorenew: flags.autorenew,
-            size: sizes[position],
+            // A size of 0 may hide content (files of /proc and /sys): sent without a length.
+            size: sizes[position] > 0 ? sizes[position] : undefined,
           });
           added.push(file);
           this.log(`${file.id}  ${file.ul_status}  ${file.size} bytes  ${path}`);
