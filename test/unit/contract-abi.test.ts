@@ -108,6 +108,8 @@ describe('resolveMethod, encodeCall, decodeResults', () => {
     );
     expect(encodeCall(resolveMethod(entries, 'flag', 'C'), ['true']).at(-1)).toBe(1);
     expect(() => encodeCall(pick, ['x'])).toThrow(/^params do not fit pick\(uint256\)/);
+    // Without ethers' bookkeeping (code=…, version=…), keeping what it says of the value.
+    expect(() => encodeCall(pick, ['x'])).toThrow(/value="x"\)$/);
   });
 
   it('decodes integers to decimal strings and addresses checksummed', () => {

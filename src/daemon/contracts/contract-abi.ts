@@ -15,6 +15,7 @@ import {
   type JsonFragment,
 } from 'ethers';
 import { InvalidInputError } from '../../shared/errors.js';
+import { ethersReason } from '../../shared/ethers-reason.js';
 
 /** One ABI entry as JSON. */
 export type AbiEntry = Record<string, unknown>;
@@ -45,7 +46,7 @@ export function parseAbi(abi: unknown, field: string): AbiEntry[] {
       Fragment.from(entry as JsonFragment);
     } catch (error) {
       throw new InvalidInputError(
-        `${field} is not a valid ABI: entry ${index}: ${(error as Error).message}`,
+        `${field} is not a valid ABI: entry ${index}: ${ethersReason(error)}`,
       );
     }
   });
@@ -204,7 +205,7 @@ export function encodeCall(fragment: FunctionFragment, params: readonly unknown[
     return Buffer.from(data.slice(2), 'hex');
   } catch (error) {
     throw new InvalidInputError(
-      `params do not fit ${fragment.format('sighash')}: ${(error as Error).message}`,
+      `params do not fit ${fragment.format('sighash')}: ${ethersReason(error)}`,
     );
   }
 }
