@@ -13,6 +13,7 @@ import {
 } from '@ethereumjs/util';
 import type { BlockOverrides } from '../chain/block-overrides.js';
 import type { CallRequest } from '../chain/call.js';
+import type { RpcAuthorization } from '../txpool/transaction-json.js';
 import { checksumAddress } from '../chain/checksum-address.js';
 import { InvalidInputError, TransactionRejectedError } from '../../shared/errors.js';
 import { checkStateOverrides, type StateOverrides } from '../chain/state-overrides.js';
@@ -30,14 +31,7 @@ import {
 export type AccessListJson = Array<{ address: string; storageKeys: string[] }>;
 
 /** An EIP-7702 authorization list as JSON, in geth's form: numbers as quantities. */
-export type AuthorizationListJson = Array<{
-  chainId: string;
-  address: string;
-  nonce: string;
-  yParity: string;
-  r: string;
-  s: string;
-}>;
+export type AuthorizationListJson = RpcAuthorization[];
 
 export interface CallObject {
   from?: string;
