@@ -343,21 +343,24 @@ describe('bad input', () => {
   });
 });
 
+/** The head of an upload of `length` bytes, as a raw connection sends it. */
+function uploadHead(query: string, length: number): string {
+  return [
+    `POST /v1/api/storage/files${query} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    `Authorization: Bearer ${daemon.token}`,
+    'Content-Type: application/octet-stream',
+    `Content-Length: ${length}`,
+    '',
+    '',
+  ].join('\r\n');
+}
+
 describe('an upload refused as too large while its body is still to come', () => {
   it('gets its 413 at once, before the body, on the open connection', async () => {
     const connection = await RawConnection.open(daemon.endpoints.rest as string);
     try {
-      connection.write(
-        [
-          'POST /v1/api/storage/files HTTP/1.1',
-          'Host: 127.0.0.1',
-          `Authorization: Bearer ${daemon.token}`,
-          'Content-Type: application/octet-stream',
-          `Content-Length: ${MAX_UPLOAD + 1}`,
-          '',
-          '',
-        ].join('\r\n'),
-      );
+      connection.write(uploadHead('', MAX_UPLOAD + 1));
       // Not one byte of the body is sent: the answer cannot wait for it.
       const [answer] = await connection.responses(1);
       expect(answer?.status).toBe(413);
@@ -372,17 +375,7 @@ describe('an upload refused while its body is still to come, then cut short', ()
   it('gets one answer: the refusal, not a second 400 for the missing bytes', async () => {
     const connection = await RawConnection.open(daemon.endpoints.rest as string);
     try {
-      connection.write(
-        [
-          'POST /v1/api/storage/files?expires=-1 HTTP/1.1',
-          'Host: 127.0.0.1',
-          `Authorization: Bearer ${daemon.token}`,
-          'Content-Type: application/octet-stream',
-          'Content-Length: 5000',
-          '',
-          'abc',
-        ].join('\r\n'),
-      );
+      connection.write(`${uploadHead('?expires=-1', 5000)}abc`);
       const [refusal] = await connection.responses(1);
       expect(refusal?.status).toBe(400);
       expect(refusal?.body).toMatch(/querystring\/expires must be >= 0/);
