@@ -2,6 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { ContractFactory } from 'ethers';
 import type { BaseContract, Contract, InterfaceAbi, Wallet } from 'ethers';
+import type { HttpRpcClient } from '../../src/client/http-rpc-client.js';
+import { sendAndWait, signDynamicFeeTx, type RawReceipt } from './dev-chain.js';
 import { waitFor } from './processes.js';
 
 /** A compiled contract as scripts/compile-contracts.js writes it. */
@@ -38,4 +40,18 @@ export async function deployFixture(
   const provider = deployer.provider!;
   await waitFor(async () => (await provider.getTransactionReceipt(hash)) !== null, 20_000, hash);
   return contract as Contract;
+}
+
+/**
+ * Deploys fixture `name` from `wallet` (offline) as its transaction `nonce`, through
+ * eth_sendRawTransaction, and answers the creation's receipt once mined.
+ */
+export async function deployFixtureRaw(
+  rpc: HttpRpcClient,
+  name: FixtureContractName,
+  wallet: Wallet,
+  nonce: number,
+): Promise<RawReceipt> {
+  const data = loadContract(name).bytecode;
+  return sendAndWait(rpc, await signDynamicFeeTx(wallet, { nonce, data, gasLimit: 1_000_000n }));
 }

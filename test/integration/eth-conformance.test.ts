@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Interface, Wallet, zeroPadValue } from 'ethers';
-import { loadContract } from '../helpers/contracts.js';
+import { deployFixtureRaw, loadContract } from '../helpers/contracts.js';
 import { loadIoCases, resultViolations, type IoCase } from '../helpers/conformance.js';
 import {
   devWallet,
@@ -74,6 +74,18 @@ const CALLS: ConformanceCall[] = [
     params: (s) => [{ [s.fixture]: [SLOT_0, UNKNOWN_HASH], [s.sender]: [SLOT_0] }, 'latest'],
   },
   { label: '', method: 'txpool_contentFrom', params: (s) => [s.sender] },
+  { label: '', method: 'eth_config', params: () => [] },
+  { label: '', method: 'eth_capabilities', params: () => [] },
+  {
+    label: 'dynamic fee',
+    method: 'eth_fillTransaction',
+    params: (s) => [{ from: s.sender, to: s.recipient, value: '0x1' }],
+  },
+  {
+    label: 'legacy',
+    method: 'eth_fillTransaction',
+    params: (s) => [{ from: s.sender, to: s.recipient, gasPrice: '0x3b9aca00' }],
+  },
   {
     label: '',
     method: 'eth_simulateV1',
@@ -225,14 +237,7 @@ describe('conformance with the execution-apis reference data', () => {
     daemon = await startTestDaemon(['--block-time', '0']);
     const wallet = devWallet(4);
     const recipient = Wallet.createRandom().address;
-    const deploy = await sendAndWait(
-      daemon.rpc,
-      await signDynamicFeeTx(wallet, {
-        nonce: 0,
-        data: loadContract('Fixture').bytecode,
-        gasLimit: 1_000_000n,
-      }),
-    );
+    const deploy = await deployFixtureRaw(daemon.rpc, 'Fixture', wallet, 0);
     const fixture = deploy.contractAddress as string;
     const set = await sendAndWait(
       daemon.rpc,

@@ -134,6 +134,14 @@ export class TransactionSigner {
     return this.acknowledged(await this.serial.run(() => this.fillSignAndAdmit(fields, key)));
   }
 
+  /**
+   * `fields` filled as a send would fill them, unsigned (eth_fillTransaction): neither a key nor
+   * a managed sender is needed, and the nonce is not taken from other sends.
+   */
+  async fillUnsigned(fields: TransactionFields): Promise<TypedTransaction> {
+    return createTx(await this.fill(fields), { common: this.deps.common });
+  }
+
   /** The hash to answer with, once the transaction is on disk and its send may be answered. */
   private async acknowledged({ pooled, durable }: Admission): Promise<string> {
     await durable;

@@ -8,6 +8,7 @@ import { UnsupportedError } from '../../shared/errors.js';
 import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rpc/registry.js';
 import { requireBlockNumber, type BlockSelector } from './block-selector.js';
 import { ethBlockMethods } from './eth-blocks.js';
+import { ethConfigMethods } from './eth-config.js';
 import { ethPoolMethods } from './eth-pool.js';
 import { ethSimulateMethods } from './eth-simulate.js';
 import { ethStateMethods } from './eth-state.js';
@@ -124,6 +125,7 @@ function proofOfWorkMethods(): MethodDefinition[] {
 function ethChainMethods(view: ChainView, fees: FeeOracle): MethodDefinition[] {
   return [
     ...chainInfoMethods(view, fees),
+    ...ethConfigMethods(view),
     ...ethBlockMethods(view),
     ...ethStateMethods(view),
     ...ethSimulateMethods(view),

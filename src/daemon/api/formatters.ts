@@ -7,6 +7,7 @@ import type { BlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bigIntToHex, type Address } from '@ethereumjs/util';
 import type { BlockOutline, ChainLog, ChainReceipt, StoredBlock } from '../chain/types.js';
+import { keccak256 } from '../crypto/wasm-crypto.js';
 import { authorizationListJson } from '../txpool/transaction-json.js';
 
 export interface FormatOptions {
@@ -60,6 +61,10 @@ export function formatTransaction(
   location?: TxLocation,
 ): Record<string, unknown> {
   const json = tx.toJSON() as Record<string, unknown>;
+  // An unsigned transaction (eth_fillTransaction) is shown as geth shows it: a zero signature,
+  // and the hash of its encoding with that signature.
+  const signed = tx.isSigned();
+  const unsignedZero = signed ? undefined : '0x0';
   const formatted: Record<string, unknown> = {
     blockHash: location ? hex(location.blockHash) : null,
     blockNumber: location ? quantity(location.blockNumber) : null,
@@ -67,16 +72,16 @@ export function formatTransaction(
     from: sender.toString(),
     gas: json.gasLimit,
     gasPrice: quantity(effectiveGasPrice(tx, location?.baseFee)),
-    hash: hex(tx.hash()),
+    hash: hex(signed ? tx.hash() : keccak256(tx.serialize())),
     input: json.data,
     nonce: json.nonce,
     to: json.to ?? null,
     transactionIndex: location ? quantity(location.index) : null,
     value: json.value,
     type: json.type,
-    v: json.v,
-    r: json.r,
-    s: json.s,
+    v: json.v ?? unsignedZero,
+    r: json.r ?? unsignedZero,
+    s: json.s ?? unsignedZero,
   };
   if (json.chainId !== undefined && tx.type !== 0) formatted.chainId = json.chainId;
   if (tx.type === 0 && tx.supports(155)) formatted.chainId = json.chainId;
@@ -85,6 +90,7 @@ export function formatTransaction(
   if (json.maxPriorityFeePerGas !== undefined)
     formatted.maxPriorityFeePerGas = json.maxPriorityFeePerGas;
   if (json.yParity !== undefined) formatted.yParity = json.yParity;
+  else if (!signed && tx.type !== 0) formatted.yParity = unsignedZero;
   const authorizationList = authorizationListJson(tx);
   if (authorizationList !== undefined) formatted.authorizationList = authorizationList;
   return formatted;

@@ -12,6 +12,7 @@ import { debugRuntimeMethods } from './debug-runtime.js';
 import { devNamespace } from './dev-methods.js';
 import { debugTraceMethods } from './debug-trace.js';
 import { ethAccountsNamespace } from './eth-accounts.js';
+import { ethFillTransactionMethod } from './eth-fill-transaction.js';
 import { ethFilterMethods } from './eth-filters.js';
 import { ethLogMethods } from './eth-logs.js';
 import { ethSubscribeMethods } from './eth-subscribe.js';
@@ -63,6 +64,7 @@ export function namespaceModules(
       ...ethSubscribeMethods(services, {
         maxPerConnection: services.config['json-rpc.ws-max-subscriptions'],
       }),
+      ethFillTransactionMethod(services, signer),
     ]),
     txpoolNamespace(services),
     ethAccountsNamespace(accounts, signer),
