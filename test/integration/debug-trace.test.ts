@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   Interface,
   JsonRpcProvider,
+  concat,
   decodeRlp,
   encodeRlp,
   getAddress,
@@ -32,6 +33,7 @@ import type {
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { deployFixture, loadContract } from '../helpers/contracts.js';
 import { devWallet, type RawReceipt } from '../helpers/dev-chain.js';
+import { rpcError } from '../helpers/rpc-errors.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const CAST = fileURLToPath(new URL('../../node_modules/.bin/cast', import.meta.url));
@@ -526,6 +528,34 @@ describe('debug tracing', () => {
     ]);
     expect(frame.output).toBe(zeroPadValue('0x2a', 32));
     expect(frame.from).toBe(stranger);
+  });
+
+  it('applies block overrides to a traced call, as eth_call does', async () => {
+    // Runtime code that returns NUMBER ‖ COINBASE, two words.
+    const probeHeader = '0x436000524160205260406000f3';
+    const probeAddress = '0x00000000000000000000000000000000000000ce';
+    const feeRecipient = '0x00000000000000000000000000000000000000fe';
+    const frame = await trace<Frame>('debug_traceCall', [
+      { to: probeAddress },
+      'latest',
+      {
+        tracer: 'callTracer',
+        stateOverrides: { [probeAddress]: { code: probeHeader } },
+        blockOverrides: { number: '0x12345', feeRecipient },
+      },
+    ]);
+    expect(frame.output).toBe(
+      concat([zeroPadValue('0x012345', 32), zeroPadValue(feeRecipient, 32)]),
+    );
+    const refused = await rpcError(
+      trace('debug_traceCall', [
+        { to: probeAddress },
+        'latest',
+        { blockOverrides: { withdrawals: [] } },
+      ]),
+    );
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toMatch(/withdrawals/);
   });
 
   it('traces whole blocks by number, by hash and as RLP', async () => {

@@ -10,20 +10,22 @@ import { encodeReceipt } from '@ethereumjs/vm';
 import { requestData } from '../call-threads/protocol.js';
 import type { ChainReader } from '../chain/chain-reader.js';
 import type { StoredBlock } from '../chain/types.js';
-import { InvalidInputError, NotFoundError, UnsupportedError } from '../../shared/errors.js';
+import { InvalidInputError, NotFoundError } from '../../shared/errors.js';
 import type { JsonSchema } from '../rpc/params.js';
 import { defineMethod, type MethodDefinition } from '../rpc/registry.js';
 import { TRACE_THREAD_ENTRY } from '../thread-entries.js';
 import { refuseGenesis } from '../trace/replay.js';
-import { checkStateOverrides, type StateOverrides } from '../chain/state-overrides.js';
+import type { StateOverrides } from '../chain/state-overrides.js';
 import { traceOptions, type TraceConfig } from '../trace/trace-options.js';
 import type { TraceJob } from '../trace/trace-protocol.js';
 import { TraceThreads } from '../trace/trace-threads.js';
 import { resolveBlockNumber, type BlockSelector } from './block-selector.js';
 import {
+  blockOverridesSchema,
   callObjectSchema,
   stateOverridesSchema,
-  toCallRequest,
+  toOverriddenCallRequest,
+  type BlockOverridesJson,
   type CallObject,
 } from './call-request.js';
 import { hex } from './formatters.js';
@@ -52,7 +54,7 @@ const traceConfigSchema: JsonSchema = {
     limit: { type: 'integer', minimum: 0 },
     reexec: { type: 'integer', minimum: 0 },
     stateOverrides: stateOverridesSchema,
-    blockOverrides: { type: 'object' },
+    blockOverrides: blockOverridesSchema,
   },
   additionalProperties: false,
   description:
@@ -61,7 +63,7 @@ const traceConfigSchema: JsonSchema = {
 
 type TraceCallConfig = TraceConfig & {
   stateOverrides?: StateOverrides;
-  blockOverrides?: Record<string, unknown>;
+  blockOverrides?: BlockOverridesJson;
 };
 
 const configParam = { name: 'config', schema: traceConfigSchema, optional: true };
@@ -157,20 +159,11 @@ export function debugTraceMethods(services: NodeServices): MethodDefinition[] {
         configParam,
       ],
       handler: ([call, selector, config]) => {
-        if (config?.blockOverrides !== undefined) {
-          throw new UnsupportedError('blockOverrides are not supported by this node');
-        }
-        const overrides = config?.stateOverrides;
-        if (overrides !== undefined) checkStateOverrides(overrides);
-        const { stateOverrides: _s, blockOverrides: _b, ...rest } = config ?? {};
+        const { stateOverrides, blockOverrides, ...rest } = config ?? {};
+        const request = toOverriddenCallRequest(call, stateOverrides, blockOverrides);
         const stored = storedBlock(chain, selector ?? 'latest');
         return threads.run(
-          {
-            kind: 'call',
-            request: requestData(toCallRequest(call)),
-            blockNumber: stored.number,
-            overrides,
-          },
+          { kind: 'call', request: requestData(request), blockNumber: stored.number },
           traceOptions(rest),
         );
       },

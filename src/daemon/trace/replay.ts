@@ -25,7 +25,8 @@ import {
   NotFoundError,
   TransactionRejectedError,
 } from '../../shared/errors.js';
-import { applyStateOverrides, type StateOverrides } from '../chain/state-overrides.js';
+import { overriddenCallBlock, zeroForMissingBlocks } from '../chain/block-overrides.js';
+import { applyStateOverrides } from '../chain/state-overrides.js';
 import type { ResultBudget } from './result-budget.js';
 import type { TraceOptions } from './trace-options.js';
 import type { TracedTx, TxTracer } from './tracer.js';
@@ -152,12 +153,14 @@ export async function traceBlock(
   return results;
 }
 
-/** Traces a call on the state after block `blockNumber`, with geth's state overrides. */
+/**
+ * Traces a call on the state after block `blockNumber`, with geth's state and block overrides
+ * as `eth_call` applies them.
+ */
 export async function traceCall(
   reader: ChainReader,
   request: CallRequest,
   blockNumber: bigint,
-  overrides: StateOverrides | undefined,
   options: TraceOptions,
   started: TxStarted,
   budget: ResultBudget,
@@ -165,7 +168,8 @@ export async function traceCall(
   const stored = reader.getBlockByNumber(blockNumber);
   if (stored === undefined) throw new NotFoundError(`block #${blockNumber} not found`);
   const vm = await vmAt(reader, stored.block.header.stateRoot);
-  if (overrides !== undefined) await applyStateOverrides(vm.stateManager, overrides);
+  const { stateOverrides, blockOverrides } = request;
+  if (stateOverrides !== undefined) await applyStateOverrides(vm.stateManager, stateOverrides);
   const cap = reader.parameters.callGasCap;
   const gasLimit = request.gas !== undefined && request.gas < cap ? request.gas : cap;
   const withFee = hasFee(request);
@@ -176,7 +180,16 @@ export async function traceCall(
     request,
     gasLimit,
   );
-  const block = callBlock(reader.common, stored.block.header, withFee, gasLimit);
+  let block: Block;
+  if (blockOverrides === undefined) {
+    block = callBlock(reader.common, stored.block.header, withFee, gasLimit);
+  } else {
+    const header = stored.block.header;
+    block = overriddenCallBlock(reader.common, header, blockOverrides, withFee, gasLimit);
+    // This VM serves this trace alone: BLOCKHASH past the chain answers zero, as for eth_call.
+    const evm = vm.evm as EVM;
+    evm.blockchain = zeroForMissingBlocks(evm.blockchain);
+  }
   const tx = buildTx(reader, request, gasLimit);
   const tracer = createTracer(
     options.tracer,
@@ -187,7 +200,7 @@ export async function traceCall(
       gasPrice: withFee ? effectiveGasPrice(tx, block.header.baseFeePerGas ?? 0n) : 0n,
       value: request.value ?? 0n,
       coinbase: block.header.coinbase,
-      blockNumber: stored.number,
+      blockNumber: block.header.number,
       blockHash: stored.hash,
       index: 0,
     },

@@ -5,7 +5,6 @@
 import type { CodeCacheUse } from '../../shared/bundle-script.js';
 import type { ChainParameters } from '../chain/chain-reader.js';
 import type { CallRequestData, JobFailure } from '../call-threads/protocol.js';
-import type { StateOverrides } from '../chain/state-overrides.js';
 import type { TraceOptions } from './trace-options.js';
 
 export type TraceJob =
@@ -13,12 +12,8 @@ export type TraceJob =
   | { kind: 'block'; number: bigint; only?: number }
   /** A block given as RLP, on top of its parent in the chain. */
   | { kind: 'blockRlp'; rlp: Uint8Array }
-  | {
-      kind: 'call';
-      request: CallRequestData;
-      blockNumber: bigint;
-      overrides?: StateOverrides;
-    };
+  /** A call, with its state and block overrides, on the state after block `blockNumber`. */
+  | { kind: 'call'; request: CallRequestData; blockNumber: bigint };
 
 /** The `workerData` of a trace thread. */
 export interface TraceThreadData {

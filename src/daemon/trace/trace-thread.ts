@@ -63,15 +63,7 @@ async function runJob(
       return traceBlock(reader, block, options, undefined, started, budget);
     }
     case 'call':
-      return traceCall(
-        reader,
-        requestOf(job.request),
-        job.blockNumber,
-        job.overrides,
-        options,
-        started,
-        budget,
-      );
+      return traceCall(reader, requestOf(job.request), job.blockNumber, options, started, budget);
   }
 }
 
