@@ -344,12 +344,100 @@ describe.each([
     expect(validated.calls[0].status).toBe('0x1');
   });
 
-  it('refuses what it does not do: traceTransfers, returnFullTransactions, withdrawals', async () => {
-    for (const option of ['traceTransfers', 'returnFullTransactions']) {
-      const error = await rpcError(simulate({ blockStateCalls: [], [option]: true }));
-      expect(error.code).toBe(-32000);
-      expect(error.message).toBe(`eth_simulateV1: ${option} is not supported by this node`);
-    }
+  it('logs transfers of ether among the logs, in order, with traceTransfers', async () => {
+    const forwarder = '0x00000000000000000000000000000000000000f1';
+    const reverter = '0x00000000000000000000000000000000000000f2';
+    const logger = '0x00000000000000000000000000000000000000f3';
+    const log1 = (topic: number) => `60${topic.toString(16).padStart(2, '0')}60006000a1`;
+    const callWithValue = (value: number, to: string) =>
+      `600060006000600060${value.toString(16).padStart(2, '0')}73${to.slice(2)}5af150`;
+    const delegateCall = (to: string) => `6000600060006000${`73${to.slice(2)}`}5af450`;
+    // LOG 1, send 5 to POOR, send 1 to a reverter (undone), DELEGATECALL a LOG 3, LOG 2.
+    const forwarderCode = `0x${log1(1)}${callWithValue(5, POOR)}${callWithValue(1, reverter)}${delegateCall(logger)}${log1(2)}00`;
+    const payload = (traceTransfers: boolean) => ({
+      blockStateCalls: [
+        {
+          stateOverrides: {
+            [forwarder]: { code: forwarderCode },
+            [reverter]: { code: REVERTER },
+            [logger]: { code: `0x${log1(3)}00` },
+          },
+          calls: [
+            { from: DEV, to: forwarder, value: '0x10' },
+            { from: DEV, to: POOR, value: '0x7' },
+          ],
+        },
+      ],
+      traceTransfers,
+    });
+    const pad = (address: string) => `0x${address.slice(2).padStart(64, '0')}`;
+    const transfer = (from: string, to: string, value: bigint) => ({
+      address: '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee',
+      topics: [
+        '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+        pad(from),
+        pad(to),
+      ],
+      data: word(value),
+    });
+    const logged = (topic: number) => ({
+      address: forwarder,
+      topics: [word(BigInt(topic))],
+      data: '0x',
+    });
+    const summary = (log: Record<string, unknown>) => ({
+      address: log.address,
+      topics: log.topics,
+      data: log.data,
+    });
+    const [traced] = await simulate(payload(true));
+    expect(traced.calls.map((call) => call.status)).toEqual(['0x1', '0x1']);
+    expect(traced.calls[0].logs.map(summary)).toEqual([
+      transfer(DEV, forwarder, 0x10n),
+      logged(1),
+      transfer(forwarder, POOR, 5n),
+      logged(3),
+      logged(2),
+    ]);
+    expect(traced.calls[1].logs.map(summary)).toEqual([transfer(DEV, POOR, 7n)]);
+    expect(traced.calls[1].logs[0].logIndex).toBe('0x5');
+    const [plain] = await simulate(payload(false));
+    expect(plain.calls[0].logs.map(summary)).toEqual([logged(1), logged(3), logged(2)]);
+    expect(plain.calls[1].logs).toEqual([]);
+    // The block itself is the same: its receipts hold the real logs only.
+    expect(traced.hash).toBe(plain.hash);
+  });
+
+  it('answers the calls as unsigned transactions with returnFullTransactions', async () => {
+    const payload = (returnFullTransactions: boolean) => ({
+      blockStateCalls: [{ calls: [{ from: DEV, to: POOR, value: '0x1' }, { data: probe('43') }] }],
+      returnFullTransactions,
+    });
+    const [hashes] = await simulate(payload(false));
+    const [full] = (await simulate(payload(true))) as unknown as Array<
+      Omit<SimulatedBlockJson, 'transactions'> & { transactions: Array<Record<string, unknown>> }
+    >;
+    expect(full.hash).toBe(hashes.hash);
+    expect(full.transactions.map((tx) => tx.hash)).toEqual(hashes.transactions);
+    expect(full.transactions[0]).toMatchObject({
+      from: DEV,
+      to: POOR,
+      value: '0x1',
+      blockHash: full.hash,
+      blockNumber: full.number,
+      transactionIndex: '0x0',
+      v: '0x0',
+      r: '0x0',
+      s: '0x0',
+    });
+    expect(full.transactions[1]).toMatchObject({
+      from: '0x0000000000000000000000000000000000000000',
+      to: null,
+      transactionIndex: '0x1',
+    });
+  });
+
+  it('refuses block overrides a simulation cannot apply', async () => {
     const withdrawals = await rpcError(
       simulate({ blockStateCalls: [{ blockOverrides: { withdrawals: [] } }] }),
     );
@@ -364,10 +452,17 @@ describe.each([
     });
     expect(block.calls[0].status).toBe('success');
     expect(block.calls[0].gasUsed).toBe(21000n);
-    const { results } = await client.simulateCalls({
+    const { results, assetChanges } = await client.simulateCalls({
       account: DEV as `0x${string}`,
       calls: [{ to: target, value: 1n }],
+      traceAssetChanges: true,
+      traceTransfers: true,
     });
     expect(results[0].status).toBe('success');
+    expect(results[0].logs?.map((log) => log.address)).toEqual([
+      '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee',
+    ]);
+    const ether = assetChanges.find((change) => change.token.symbol === 'ETH');
+    expect(ether?.value.diff).toBe(-1n);
   });
 });

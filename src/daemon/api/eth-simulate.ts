@@ -1,9 +1,10 @@
 /**
  * eth_simulateV1 (execution-apis): blocks of calls simulated on top of a block, as geth runs
- * them (`chain/simulate.ts`). `traceTransfers` and `returnFullTransactions` are refused rather
- * than half done.
+ * them (`chain/simulate.ts`), with geth's `traceTransfers` (`chain/transfer-logs.ts`) and
+ * `returnFullTransactions`: each call as its block's unsigned transaction, `from` its sender.
  */
-import { UnsupportedError } from '../../shared/errors.js';
+import type { Common } from '@ethereumjs/common';
+import { createTxFromRLP } from '@ethereumjs/tx';
 import type { SimulatedBlock, SimulatedCall } from '../chain/simulate.js';
 import type { StateOverrides } from '../chain/state-overrides.js';
 import { checkStateOverrides } from '../chain/state-overrides.js';
@@ -18,7 +19,15 @@ import {
   type BlockOverridesJson,
   type CallObject,
 } from './call-request.js';
-import { formatBlockOutline, formatLog, hex, quantity, type FormatOptions } from './formatters.js';
+import {
+  formatBlockOutline,
+  formatLog,
+  formatTransaction,
+  hex,
+  locationInBlock,
+  quantity,
+  type FormatOptions,
+} from './formatters.js';
 import { blockSelectorSchema, booleanSchema } from './hex-schemas.js';
 import type { ChainView } from './services.js';
 
@@ -69,8 +78,23 @@ function callJson(call: SimulatedCall): Record<string, unknown> {
   };
 }
 
-function blockJson(block: SimulatedBlock, format: FormatOptions): Record<string, unknown> {
-  return { ...formatBlockOutline(block.outline, format), calls: block.calls.map(callJson) };
+/** A simulated block as geth answers it; `common` decodes its transactions when they are full. */
+function blockJson(
+  block: SimulatedBlock,
+  format: FormatOptions,
+  fullTransactionsWith: Common | undefined,
+): Record<string, unknown> {
+  const json = formatBlockOutline(block.outline, format);
+  if (fullTransactionsWith !== undefined) {
+    json.transactions = block.transactions.map(({ encoded, sender }, index) =>
+      formatTransaction(
+        createTxFromRLP(encoded, { common: fullTransactionsWith }),
+        sender,
+        locationInBlock(block.outline, index),
+      ),
+    );
+  }
+  return { ...json, calls: block.calls.map(callJson) };
 }
 
 export function ethSimulateMethods({ chain, format }: ChainView): MethodDefinition[] {
@@ -94,18 +118,16 @@ export function ethSimulateMethods({ chain, format }: ChainView): MethodDefiniti
           };
         });
         const simulated = await chain.simulate(
-          { blocks, validation: payload.validation === true },
+          {
+            blocks,
+            validation: payload.validation === true,
+            traceTransfers: payload.traceTransfers === true,
+          },
           requireBlockNumber(chain, selector),
           callerOf(context),
         );
-        // Refused once the simulation has run: a simulation geth refuses (funds, nonces, order)
-        // gets geth's code for it, whether or not it asked for these.
-        for (const option of ['traceTransfers', 'returnFullTransactions'] as const) {
-          if (payload[option] === true) {
-            throw new UnsupportedError(`eth_simulateV1: ${option} is not supported by this node`);
-          }
-        }
-        return simulated.map((block) => blockJson(block, format));
+        const full = payload.returnFullTransactions === true ? chain.common : undefined;
+        return simulated.map((block) => blockJson(block, format, full));
       },
     }),
   ];

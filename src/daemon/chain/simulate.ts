@@ -10,7 +10,7 @@
 import { Block, createBlock, createBlockHeader, createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { BlockHeader } from '@ethereumjs/block';
-import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
+import type { EVM, EVMMockBlockchainInterface, Log } from '@ethereumjs/evm';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, KECCAK256_NULL, bytesToHex, createZeroAddress } from '@ethereumjs/util';
@@ -40,6 +40,7 @@ import { gethError } from './evm-errors.js';
 import { MIN_TX_GAS, emptyBlockFields, rejectionReason } from './executor.js';
 import { OrderedTrieRoot } from './ordered-trie-root.js';
 import { applyStateOverrides, type StateOverrides } from './state-overrides.js';
+import { TransferLogRecorder } from './transfer-logs.js';
 import { TrieNodeOverlay } from './trie-node-overlay.js';
 import type { BlockOutline, ChainLog } from './types.js';
 
@@ -63,6 +64,8 @@ export interface SimulationRequest {
   blocks: SimulatedBlockInput[];
   /** Check nonces, base fees and funds as a real block would (geth's `validation`). */
   validation: boolean;
+  /** Log movements of ether among the calls' logs (geth's `traceTransfers`, `transfer-logs.ts`). */
+  traceTransfers?: boolean;
 }
 
 export interface SimulatedCall {
@@ -74,8 +77,18 @@ export interface SimulatedCall {
   error?: { code: number; message: string; data?: string };
 }
 
+/**
+ * A call as the transaction of its simulated block: its unsigned encoding (decoded only when
+ * asked for, by `returnFullTransactions`) and the call's sender.
+ */
+export interface SimulatedTransaction {
+  encoded: Uint8Array;
+  sender: Address;
+}
+
 export interface SimulatedBlock {
   outline: BlockOutline;
+  transactions: SimulatedTransaction[];
   calls: SimulatedCall[];
 }
 
@@ -274,8 +287,12 @@ async function runFromAnySender(
 /** What a call's run gives back, its logs still without their block's hash. */
 interface RanCall {
   tx: TypedTransaction;
+  encoded: Uint8Array;
+  sender: Address;
   hash: Uint8Array;
   result: RunTxResult;
+  /** The logs with the transfers, when they are traced. */
+  logs?: Log[];
 }
 
 /** Runs the planned blocks; refuses the whole simulation at the first invalid call. */
@@ -359,15 +376,21 @@ export async function simulate(
           skipBlockGasLimitValidation: true,
           skipHardForkValidation: true,
         });
+      const transfers = request.traceTransfers
+        ? new TransferLogRecorder(vm.evm as EVM, sender)
+        : undefined;
       let result: RunTxResult;
       try {
         result = await runFromAnySender(vm, sender, run);
       } catch (error) {
         throw refusal('invalidTransaction', rejectionReason(error), gas);
+      } finally {
+        transfers?.detach();
       }
       gasUsed += result.blockGasSpent;
       budget -= result.totalGasSpent;
-      ran.push({ tx, hash: keccak256(tx.serialize()), result });
+      const encoded = tx.serialize();
+      ran.push({ tx, encoded, sender, hash: keccak256(encoded), result, logs: transfers?.logs() });
     }
     const header = await assembleHeader(env, vm, trieRoot, fields, ran, gasUsed);
     const hash = header.hash();
@@ -386,6 +409,7 @@ export async function simulate(
         ).serialize().length,
         transactionHashes: ran.map((r) => bytesToHex(r.hash)),
       },
+      transactions: ran.map(({ encoded, sender }) => ({ encoded, sender })),
       calls: callResults(ran, header, hash),
     });
     parent = header;
@@ -426,7 +450,7 @@ async function assembleHeader(
     {
       ...fields,
       stateRoot: await vm.stateManager.getStateRoot(),
-      transactionsTrie: trieRoot.ofList(ran.map((r) => r.tx.serialize())),
+      transactionsTrie: trieRoot.ofList(ran.map((r) => r.encoded)),
       receiptTrie: trieRoot.ofList(ran.map((r) => encodeReceipt(r.result.receipt, r.tx.type))),
       logsBloom: bloom.bitvector,
       gasUsed,
@@ -438,13 +462,13 @@ async function assembleHeader(
 /** Each call's outcome in geth's form, its logs placed in the block. */
 function callResults(ran: RanCall[], header: BlockHeader, hash: Uint8Array): SimulatedCall[] {
   let logIndex = 0;
-  return ran.map(({ hash: txHash, result }, index) => {
+  return ran.map(({ hash: txHash, result, logs: recorded }, index) => {
     const { execResult } = result;
     const failure = execResult.exceptionError?.error;
     const logs =
       failure !== undefined
         ? []
-        : (execResult.logs ?? []).map(([address, topics, data]) => ({
+        : (recorded ?? execResult.logs ?? []).map(([address, topics, data]) => ({
             address: new Address(address),
             topics,
             data,
@@ -487,6 +511,8 @@ export interface SimulatedBlockData {
   hash: Uint8Array;
   size: number;
   transactionHashes: readonly string[];
+  /** Each transaction's unsigned encoding and its sender's 20 bytes. */
+  transactions: Array<Omit<SimulatedTransaction, 'sender'> & { sender: Uint8Array }>;
   calls: SimulatedCallData[];
 }
 
@@ -511,11 +537,12 @@ export function simulationOf(data: SimulationRequestData): SimulationRequest {
 }
 
 export function simulatedData(blocks: SimulatedBlock[]): SimulatedBlockData[] {
-  return blocks.map(({ outline, calls }) => ({
+  return blocks.map(({ outline, transactions, calls }) => ({
     header: outline.header.serialize(),
     hash: outline.hash,
     size: outline.size,
     transactionHashes: outline.transactionHashes,
+    transactions: transactions.map(({ encoded, sender }) => ({ encoded, sender: sender.bytes })),
     calls: calls.map((call) => ({
       ...call,
       logs: call.logs.map((log) => ({ ...log, address: log.address.bytes })),
@@ -535,6 +562,10 @@ export function simulatedOf(data: SimulatedBlockData[], common: Common): Simulat
         size: block.size,
         transactionHashes: block.transactionHashes,
       },
+      transactions: block.transactions.map(({ encoded, sender }) => ({
+        encoded,
+        sender: new Address(sender),
+      })),
       calls: block.calls.map((call) => ({
         ...call,
         logs: call.logs.map((log) => ({ ...log, address: new Address(log.address) })),

@@ -11,7 +11,6 @@ import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
 import { listenToEvm, memorySlice, stackItem } from './evm-events.js';
 import { gethError } from '../chain/evm-errors.js';
-import type { TracedTx } from './tracer.js';
 
 export type FrameType =
   'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2' | 'SELFDESTRUCT';
@@ -70,8 +69,9 @@ export class CallFrameRecorder {
   private readonly opAt: number[] = [];
   private root: CallFrame | undefined;
 
+  /** `from`: the sender of the transaction whose frames are recorded. */
   constructor(
-    private readonly tx: TracedTx,
+    private readonly from: Address,
     private readonly options: { logs: boolean },
   ) {}
 
@@ -107,7 +107,7 @@ export class CallFrameRecorder {
     const to = byCode ? message.codeAddress : message.to;
     const frame: CallFrame = {
       type,
-      from: parent === undefined ? this.tx.from : parent.context!,
+      from: parent === undefined ? this.from : parent.context!,
       to,
       // Copied: the message's data is a view of its caller's memory, which changes later.
       input: message.data.slice(),

@@ -74,7 +74,7 @@ export class CallTracer implements TxTracer {
     private readonly tx: TracedTx,
     private readonly options: CallTracerOptions,
   ) {
-    this.recorder = new CallFrameRecorder(tx, { logs: options.withLog });
+    this.recorder = new CallFrameRecorder(tx.from, { logs: options.withLog });
   }
 
   attach(evm: EVM): () => void {

@@ -85,7 +85,7 @@ export class FlatCallTracer implements TxTracer {
     private readonly tx: TracedTx,
     private readonly options: FlatCallTracerOptions,
   ) {
-    this.recorder = new CallFrameRecorder(tx, { logs: false });
+    this.recorder = new CallFrameRecorder(tx.from, { logs: false });
   }
 
   attach(evm: EVM): () => void {

@@ -22,7 +22,7 @@ export class FourByteTracer implements TxTracer {
   private readonly recorder: CallFrameRecorder;
 
   constructor(tx: TracedTx) {
-    this.recorder = new CallFrameRecorder(tx, { logs: false });
+    this.recorder = new CallFrameRecorder(tx.from, { logs: false });
   }
 
   attach(evm: EVM): () => void {
