@@ -1,7 +1,7 @@
 /**
  * eth_call and eth_estimateGas take geth's state override set as their third parameter: per
- * address a balance, nonce, code, and the whole storage (`state`) or some slots (`stateDiff`).
- * The overrides hold for that call only: neither the next call nor the kept call outcomes see
+ * address a balance, nonce, code, and the whole storage (`state`) or some slots (`stateDiff`),
+ * and `movePrecompileToAddress`. The overrides hold for that call only: neither the next call nor the kept call outcomes see
  * them.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -74,6 +74,33 @@ describe('state overrides of eth_call and eth_estimateGas', () => {
     expect(poor.message).toMatch(/^insufficient funds/);
     const rich = { [pauper]: { balance: '0xde0b6b3a7640000' } };
     expect(await daemon.rpc.call('eth_estimateGas', [transfer, 'latest', rich])).toBe('0x5208');
+  });
+
+  it('moves a precompile and runs code put at its address, for that call only', async () => {
+    const sha256 = '0x0000000000000000000000000000000000000002';
+    const moved = '0x00000000000000000000000000000000000000c3';
+    const emptySha256 = '0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+    const answers42 = '0x602a60005260206000f3';
+    expect(await call([{ to: sha256 }, 'latest'])).toBe(emptySha256);
+    const overrides = { [sha256]: { movePrecompileToAddress: moved, code: answers42 } };
+    expect(await call([{ to: moved }, 'latest', overrides])).toBe(emptySha256);
+    expect(Number(await call([{ to: sha256 }, 'latest', overrides]))).toBe(42);
+    // The next calls (another gas: not a kept outcome) see the precompile where it was.
+    expect(await call([{ to: sha256, gas: '0x186a0' }, 'latest'])).toBe(emptySha256);
+    expect(await call([{ to: moved, gas: '0x186a0' }, 'latest'])).toBe('0x');
+    const notPrecompile = await rpcError(
+      call([{ to: moved }, 'latest', { [moved]: { movePrecompileToAddress: sha256 } }]),
+    );
+    expect(notPrecompile.code).toBe(-32000);
+    expect(notPrecompile.message).toMatch(/^account 0x0{38}[cC]3 is not a precompile$/);
+    const targetOverridden = await rpcError(
+      call([
+        { to: moved },
+        'latest',
+        { [sha256]: { movePrecompileToAddress: moved }, [moved]: { balance: '0x1' } },
+      ]),
+    );
+    expect(targetOverridden.message).toMatch(/is already overridden$/);
   });
 
   it('refuses an account with both state and stateDiff, as geth', async () => {

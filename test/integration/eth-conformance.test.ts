@@ -179,15 +179,6 @@ const CHAIN_DEPENDENT_CASES = new Set([
   'eth_estimateGas/estimate-call-abi-error.io',
   'eth_estimateGas/estimate-failed-call.io',
 ]);
-/**
- * Cases of what this node refuses as unknown (`-32602`) where geth answers otherwise: the
- * `movePrecompileToAddress` state override of eth_simulateV1 (docs/json-rpc.md, "Simulation").
- */
-const UNSUPPORTED_CASES = new Set([
-  'eth_simulateV1/ethSimulate-move-to-address-itself-reference-38022.io',
-  'eth_simulateV1/ethSimulate-move-two-non-precompiles-accounts-to-same.io',
-  'eth_simulateV1/ethSimulate-try-to-move-non-precompile.io',
-]);
 /** Cases whose result is the reference chain's own value: only success and the schema count. */
 const CHAIN_VALUED_RESULTS = new Set(['net_version/get-network-id.io']);
 
@@ -209,7 +200,7 @@ const IMPLEMENTED_METHODS = [
   'eth_simulateV1',
 ];
 const IO_CASES = loadIoCases(IMPLEMENTED_METHODS).filter(
-  (ioCase) => !CHAIN_DEPENDENT_CASES.has(ioCase.file) && !UNSUPPORTED_CASES.has(ioCase.file),
+  (ioCase) => !CHAIN_DEPENDENT_CASES.has(ioCase.file),
 );
 
 /** Polling-filter calls, in order: each step may use the filter ids the earlier ones returned. */

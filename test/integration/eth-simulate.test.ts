@@ -437,6 +437,29 @@ describe.each([
     });
   });
 
+  it('keeps a moved precompile where it was moved for the blocks after', async () => {
+    const sha256 = '0x0000000000000000000000000000000000000002';
+    const moved = '0x00000000000000000000000000000000000000c3';
+    const emptySha256 = '0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+    const blocks = await simulate({
+      blockStateCalls: [
+        { stateOverrides: { [sha256]: { movePrecompileToAddress: moved } }, calls: [] },
+        { calls: [{ to: moved }, { to: sha256 }] },
+      ],
+    });
+    expect(blocks[1].calls.map((call) => call.returnData)).toEqual([emptySha256, '0x']);
+    const again = await rpcError(
+      simulate({
+        blockStateCalls: [
+          { stateOverrides: { [sha256]: { movePrecompileToAddress: moved } } },
+          { stateOverrides: { [sha256]: { movePrecompileToAddress: CONTRACT } } },
+        ],
+      }),
+    );
+    expect(again.code).toBe(-32000);
+    expect(again.message).toMatch(/is not a precompile$/);
+  });
+
   it('refuses block overrides a simulation cannot apply', async () => {
     const withdrawals = await rpcError(
       simulate({ blockStateCalls: [{ blockOverrides: { withdrawals: [] } }] }),

@@ -118,12 +118,14 @@ export const stateOverridesSchema: JsonSchema = {
       code: dataSchema,
       state: slotsSchema,
       stateDiff: slotsSchema,
+      movePrecompileToAddress: addressSchema,
     },
     additionalProperties: false,
-    description: 'an account override {balance, nonce, code, state, stateDiff}',
+    description:
+      'an account override {balance, nonce, code, state, stateDiff, movePrecompileToAddress}',
   },
   description:
-    'state overrides: an object of addresses to {balance, nonce, code, state, stateDiff}',
+    'state overrides: an object of addresses to {balance, nonce, code, state, stateDiff, movePrecompileToAddress}',
 };
 
 /** geth's block overrides as JSON (`coinbase` and `random` are older geth's names). */

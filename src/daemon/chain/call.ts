@@ -422,15 +422,16 @@ async function runOn<T>(
     return env.vms.run(env, task);
   }
   return env.vms.run(env, async (vm) => {
-    if (stateOverrides !== undefined) await applyStateOverrides(vm.stateManager, stateOverrides);
-    if (blockOverrides === undefined) return task(vm);
     // The VM's own EVM, whose BLOCKHASH source is read as each message starts.
     const evm = vm.evm as EVM;
     const blockchain = evm.blockchain;
-    evm.blockchain = zeroForMissingBlocks(blockchain);
+    let unroute = () => {};
     try {
+      if (stateOverrides !== undefined) unroute = await applyStateOverrides(vm, stateOverrides);
+      if (blockOverrides !== undefined) evm.blockchain = zeroForMissingBlocks(blockchain);
       return await task(vm);
     } finally {
+      unroute();
       evm.blockchain = blockchain;
     }
   });

@@ -311,7 +311,7 @@ export async function simulate(
   for (const plan of planned) {
     const overrides = plan.input.blockOverrides ?? {};
     if (plan.input.stateOverrides !== undefined) {
-      await applyStateOverrides(vm.stateManager, plan.input.stateOverrides);
+      await applyStateOverrides(vm, plan.input.stateOverrides);
     }
     const fields = {
       ...emptyBlockFields(env.common),

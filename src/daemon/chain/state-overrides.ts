@@ -1,9 +1,12 @@
 /**
  * geth's state overrides of `debug_traceCall` (and the third parameter of `eth_call` and
  * `eth_estimateGas`): per address a `balance`, `nonce`, `code`, and either `state` (the whole
- * storage) or `stateDiff` (some slots).
+ * storage) or `stateDiff` (some slots); `movePrecompileToAddress` moves a precompile
+ * (`precompile-overrides.ts`).
  */
 import type { StateManagerInterface } from '@ethereumjs/common';
+import type { EVM } from '@ethereumjs/evm';
+import type { VM } from '@ethereumjs/vm';
 import {
   Account,
   Address,
@@ -13,6 +16,7 @@ import {
   type PrefixedHexString,
 } from '@ethereumjs/util';
 import { InvalidInputError } from '../../shared/errors.js';
+import { routePrecompiles } from './precompile-overrides.js';
 
 export interface AccountOverride {
   balance?: string;
@@ -20,6 +24,8 @@ export interface AccountOverride {
   code?: string;
   state?: Record<string, string>;
   stateDiff?: Record<string, string>;
+  /** Where the precompile at this address answers instead. */
+  movePrecompileToAddress?: string;
 }
 
 export type StateOverrides = Record<string, AccountOverride>;
@@ -45,8 +51,7 @@ async function putSlots(
   }
 }
 
-/** Writes `overrides` into `state` (a throw-away state: the call's). */
-export async function applyStateOverrides(
+async function writeOverrides(
   state: StateManagerInterface,
   overrides: StateOverrides,
 ): Promise<void> {
@@ -63,4 +68,19 @@ export async function applyStateOverrides(
     }
     if (override.stateDiff !== undefined) await putSlots(state, address, override.stateDiff);
   }
+}
+
+/**
+ * Writes `overrides` into `vm`'s state (a throw-away state: the call's) and routes its
+ * precompiles; answers what undoes the routing, for a VM that serves other calls afterwards.
+ */
+export async function applyStateOverrides(vm: VM, overrides: StateOverrides): Promise<() => void> {
+  const unroute = routePrecompiles(vm.evm as EVM, overrides);
+  try {
+    await writeOverrides(vm.stateManager, overrides);
+  } catch (error) {
+    unroute();
+    throw error;
+  }
+  return unroute;
 }

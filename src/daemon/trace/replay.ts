@@ -169,7 +169,7 @@ export async function traceCall(
   if (stored === undefined) throw new NotFoundError(`block #${blockNumber} not found`);
   const vm = await vmAt(reader, stored.block.header.stateRoot);
   const { stateOverrides, blockOverrides } = request;
-  if (stateOverrides !== undefined) await applyStateOverrides(vm.stateManager, stateOverrides);
+  if (stateOverrides !== undefined) await applyStateOverrides(vm, stateOverrides);
   const cap = reader.parameters.callGasCap;
   const gasLimit = request.gas !== undefined && request.gas < cap ? request.gas : cap;
   const withFee = hasFee(request);
