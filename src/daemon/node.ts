@@ -504,8 +504,14 @@ export async function startNode(
       logger,
     });
     shutdownSteps.push(() => accounts.close());
+    const nodeKey = await openNodeKey(layout.nodeKeyFile, {
+      passwordFile: config['node-key.password-file'],
+      kdf: config['keystore.light-kdf'] ? 'light' : 'standard',
+    });
     const signing = accountSigning(services, accounts);
-    for (const module of namespaceModules(services, accounts, signing)) registry.register(module);
+    for (const module of namespaceModules(services, accounts, nodeKey, signing)) {
+      registry.register(module);
+    }
     const dispatcher = new RpcDispatcher(
       registry,
       {
@@ -571,10 +577,6 @@ export async function startNode(
       probe.addListener('json-rpc ws', ws.listening);
       metrics.read({ metric: 'connections', socket: 'json_rpc', read: ws.connections });
     }
-    const nodeKey = await openNodeKey(layout.nodeKeyFile, {
-      passwordFile: config['node-key.password-file'],
-      kdf: config['keystore.light-kdf'] ? 'light' : 'standard',
-    });
     const consensusRpc = await startConsensusRpcServer({
       address: config['rpc.laddr'],
       chain: services.chain,

@@ -20,6 +20,7 @@ import {
 import { namespaceModules } from '../../src/daemon/api/namespaces.js';
 import type { NodeServices } from '../../src/daemon/api/services.js';
 import type { AccountManager } from '../../src/daemon/accounts/account-manager.js';
+import type { NodeKey } from '../../src/daemon/datadir/node-key.js';
 import { DEV_PRIVATE_KEYS } from '../../src/daemon/chain/genesis.js';
 
 /** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
@@ -54,6 +55,7 @@ export function servedMethods(): FuzzedMethod[] {
   const modules: NamespaceModule[] = namespaceModules(
     standIn as NodeServices,
     standIn as AccountManager,
+    standIn as NodeKey,
   );
   return modules.flatMap((module) =>
     module.methods.map((method) => ({

@@ -6,7 +6,9 @@
 import { PACKAGE_VERSION } from '../../shared/version.js';
 import type { AccountManager } from '../accounts/account-manager.js';
 import { TransactionSigner } from '../accounts/transaction-signer.js';
+import type { NodeKey } from '../datadir/node-key.js';
 import type { NamespaceModule } from '../rpc/registry.js';
+import { adminNamespace } from './admin.js';
 import { debugLoggingMethods } from './debug-logging.js';
 import { debugRuntimeMethods } from './debug-runtime.js';
 import { devNamespace } from './dev-methods.js';
@@ -24,7 +26,7 @@ import { netNamespace } from './net.js';
 import { personalNamespace } from './personal.js';
 import type { NodeServices } from './services.js';
 import { txpoolNamespace } from './txpool.js';
-import { web3Namespace } from './web3.js';
+import { clientVersion, web3Namespace } from './web3.js';
 import { releaseMemory } from '../heavy-work-release.js';
 
 /** The fee oracle and the signer of the node's accounts, shared by JSON-RPC and REST. */
@@ -52,11 +54,18 @@ export function accountSigning(services: NodeServices, accounts: AccountManager)
 export function namespaceModules(
   services: NodeServices,
   accounts: AccountManager,
+  nodeKey: NodeKey,
   { fees, signer }: AccountSigning = accountSigning(services, accounts),
 ): NamespaceModule[] {
   const chainId = services.chain.chainId;
   return [
     web3Namespace(PACKAGE_VERSION),
+    adminNamespace({
+      view: services,
+      dataDir: services.layout.root,
+      clientVersion: clientVersion(PACKAGE_VERSION),
+      nodeKey,
+    }),
     netNamespace({ networkId: () => chainId.toString(), peerCount: () => 0 }),
     ethNamespace(services, fees, [
       ...ethLogMethods(services.logs.query),

@@ -310,7 +310,8 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
   option({
     key: 'evm.rpc.api',
     defaultText: 'web3,eth,net,txpool,personal,miner,debug',
-    description: 'Comma-separated JSON-RPC namespaces to serve.',
+    description:
+      'Comma-separated JSON-RPC namespaces to serve: web3, eth, net, txpool, personal, miner, debug, admin (admin is left out by default, as in geth).',
     parse: parseList,
   }),
   option({
