@@ -64,7 +64,11 @@ describe('admin namespace', () => {
     const { enr } = await daemon.authedRpc.call<NodeInfo>('admin_nodeInfo', []);
     expect(enr.startsWith('enr:')).toBe(true);
     const [signature, ...content] = decodeRlp(Buffer.from(enr.slice(4), 'base64url')) as string[];
-    expect(content.slice(1, 4).map((item) => toUtf8String(item))).toEqual(['id', 'v4', 'secp256k1']);
+    expect(content.slice(1, 4).map((item) => toUtf8String(item))).toEqual([
+      'id',
+      'v4',
+      'secp256k1',
+    ]);
     expect(content[4]).toBe(nodeKey.compressedPublicKey);
     const digest = keccak256(encodeRlp(content));
     const r = `0x${signature.slice(2, 66)}`;

@@ -167,7 +167,7 @@ describe('call object fields', () => {
     });
   });
 
-  it('applies and charges an EIP-7702 authorization list in eth_call and eth_estimateGas', async () => {
+  it('applies and charges an EIP-7702 authorization list in calls, and signs it into sends', async () => {
     const delegate = Wallet.createRandom().address.toLowerCase();
     await daemon.rpc.call('hardhat_setCode', [delegate, RETURNS_2A]);
     const authority = Wallet.createRandom();
@@ -201,9 +201,20 @@ describe('call object fields', () => {
     );
     expect(creation.code).toBe(-32000);
     expect(creation.message).toMatch(/^EIP-7702 transaction cannot be used to create contract/);
-    // The node signs no set-code transaction: the list is refused, not dropped from the send.
-    const send = await rpcError(daemon.rpc.call('eth_sendTransaction', [call]));
-    expect(send.code).toBe(-32602);
-    expect(send.message).toMatch(/authorizationList is not supported here/);
+    // Signed with a managed key, the list makes a type-4 transaction that delegates on chain.
+    const { raw } = await daemon.rpc.call<{ raw: string }>('eth_signTransaction', [call]);
+    const typed = Transaction.from(raw);
+    expect(typed.type).toBe(4);
+    expect(typed.authorizationList?.[0].address.toLowerCase()).toBe(delegate);
+    const priced = await rpcError(
+      daemon.rpc.call('eth_sendTransaction', [{ ...call, gasPrice: '0x3b9aca00' }]),
+    );
+    expect(priced.code).toBe(-32602);
+    expect(priced.message).toMatch(/EIP-7702 transaction, which takes maxFeePerGas/);
+    const hash = await daemon.rpc.call<string>('eth_sendTransaction', [call]);
+    expect((await waitForReceipt(daemon.rpc, hash)).status).toBe('0x1');
+    const code = await daemon.rpc.call<string>('eth_getCode', [authority.address, 'latest']);
+    expect(code).toBe(`0xef0100${delegate.slice(2)}`);
+    expect(await daemon.rpc.call('eth_call', [{ to: authority.address }, 'latest'])).toBe('0x2a');
   });
 });

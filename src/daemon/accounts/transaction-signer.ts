@@ -6,7 +6,8 @@
  * 90 000 (the spec's default), and fees follow EIP-1559 with the suggested tip
  * (eth_maxPriorityFeePerGas) and a fee cap of twice the next base fee plus the tip, which keeps
  * the transaction includable through several blocks of rising base fee. A `gasPrice` makes a
- * legacy (EIP-155) transaction instead, or an EIP-2930 one when an access list is given.
+ * legacy (EIP-155) transaction instead, or an EIP-2930 one when an access list is given; an
+ * authorization list makes an EIP-7702 transaction (EIP-1559 fees only).
  * Filling, signing and admission run one request at a time, so concurrent sends from one
  * account get consecutive nonces instead of colliding.
  */
@@ -22,6 +23,7 @@ import {
   Address,
   MAX_INTEGER,
   MAX_UINT64,
+  type EOACode7702AuthorizationList,
   bytesToHex,
   hexToBytes,
   type PrefixedHexString,
@@ -53,6 +55,8 @@ export interface TransactionFields {
   chainId?: bigint;
   /** EIP-2930: carried by a type 1 transaction when `gasPrice` is given, type 2 otherwise. */
   accessList?: AccessList;
+  /** EIP-7702: makes a type 4 transaction, which takes EIP-1559 fees only. */
+  authorizationList?: EOACode7702AuthorizationList;
 }
 
 /** What the signer reads from the node. */
@@ -186,7 +190,22 @@ export class TransactionSigner {
     if (base.to === undefined) {
       refuseOversizedInitcode(fields.data?.length ?? 0, common.param('maxInitCodeSize'));
     }
-    const { accessList } = fields;
+    const { accessList, authorizationList } = fields;
+    if (authorizationList !== undefined) {
+      if (fees.type === 0) {
+        throw new InvalidInputError(
+          'an authorizationList makes an EIP-7702 transaction, which takes maxFeePerGas and maxPriorityFeePerGas, not gasPrice',
+        );
+      }
+      return {
+        ...base,
+        ...fees,
+        type: 4,
+        accessList,
+        authorizationList,
+        chainId: common.chainId(),
+      };
+    }
     if (fees.type === 0) {
       // A legacy transaction cannot carry a list: with one, geth sends an EIP-2930 one.
       return accessList === undefined

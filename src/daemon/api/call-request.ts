@@ -286,7 +286,7 @@ export function toCallRequest(call: CallObject): CallRequest {
  *
  * @throws TransactionRejectedError, in geth's words, for a list that is empty or without `to`.
  */
-function toAuthorizationList(call: CallObject): EOACode7702AuthorizationList | undefined {
+export function toAuthorizationList(call: CallObject): EOACode7702AuthorizationList | undefined {
   const list = call.authorizationList;
   if (list === undefined) return undefined;
   const sender = checksumAddress(

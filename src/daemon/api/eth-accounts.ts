@@ -14,7 +14,13 @@ import { InvalidInputError } from '../../shared/errors.js';
 import type { JsonSchema } from '../rpc/params.js';
 import { defineMethod, type MethodDefinition, type NamespaceModule } from '../rpc/registry.js';
 import { formatTransaction, hex } from './formatters.js';
-import { callInput, callObjectSchema, toAccessList, type CallObject } from './call-request.js';
+import {
+  callInput,
+  callObjectSchema,
+  toAccessList,
+  toAuthorizationList,
+  type CallObject,
+} from './call-request.js';
 import { addressSchema, dataSchema, uint64Schema } from './hex-schemas.js';
 
 /** The call/transaction object of eth_sendTransaction and personal_sendTransaction (JSON). */
@@ -44,8 +50,9 @@ const toBigInt = (value: string | undefined): bigint | undefined =>
 /**
  * The parsed fields of a validated transaction object.
  *
- * @throws InvalidInputError when `gas` and `gasLimit`, or `data` and `input`, disagree, or for
- *   an EIP-7702 authorization list, which the node does not sign into a transaction.
+ * @throws InvalidInputError when `gas` and `gasLimit`, or `data` and `input`, disagree;
+ *   TransactionRejectedError, in geth's words, for an empty authorization list or one without
+ *   `to`.
  */
 export function toTransactionFields(request: TransactionObject): TransactionFields {
   if (
@@ -54,12 +61,6 @@ export function toTransactionFields(request: TransactionObject): TransactionFiel
     request.gas !== request.gasLimit
   ) {
     throw new InvalidInputError('invalid params: both "gas" and "gasLimit" are set and differ');
-  }
-  if (request.authorizationList !== undefined) {
-    // The node signs no set-code transactions; dropping the list would send another one.
-    throw new InvalidInputError(
-      'invalid params: authorizationList is not supported here; sign the type-4 transaction and send it with eth_sendRawTransaction',
-    );
   }
   return {
     from: request.from,
@@ -73,6 +74,7 @@ export function toTransactionFields(request: TransactionObject): TransactionFiel
     nonce: toBigInt(request.nonce),
     chainId: toBigInt(request.chainId),
     accessList: toAccessList(request.accessList),
+    authorizationList: toAuthorizationList(request),
   };
 }
 
