@@ -15,6 +15,7 @@ import {
   type Server as NodeServer,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { IncompleteRequestError } from '../../src/daemon/transport/http-request-reader.js';
 import { createHttpServer, type HttpServer } from '../../src/daemon/transport/http-server.js';
 import { exchange, type RawResponse } from '../helpers/raw-http-exchange.js';
 
@@ -389,7 +390,12 @@ function startProjectServer(): HttpServer {
       },
       body: '"ok"',
     }),
-    refuse: (error) => ({ status: error.status, body: JSON.stringify(error.message) }),
+    // A request the half-close cut short is marked as llhttp's end-of-input error is below.
+    refuse: (error) => ({
+      status: error.status,
+      headers: error instanceof IncompleteRequestError ? { 'X-EOF': '1' } : undefined,
+      body: JSON.stringify(error.message),
+    }),
     onHandlerError: (error) => {
       throw error;
     },

@@ -34,6 +34,33 @@ describe('HTTP/1.1 transport of the JSON-RPC endpoint', () => {
     connection.end();
   });
 
+  it('answers what a client sent before closing its side, then closes', async () => {
+    // eth_call is answered asynchronously (on a call thread): its answer comes after the FIN.
+    const callSha256 = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_call',
+      params: [{ to: '0x0000000000000000000000000000000000000002', data: '0x' }, 'latest'],
+    });
+    const complete = await RawConnection.open(daemon.endpoints.http);
+    complete.write(post(callSha256) + post(call(2, 'net_version')));
+    complete.endWriting();
+    const answers = await complete.responses(2);
+    expect(answers.map((answer) => JSON.parse(answer.body).id)).toEqual([1, 2]);
+    expect(JSON.parse(answers[0].body).result).toMatch(/^0xe3b0c442/);
+    expect(await complete.closedByServer()).toBe(true);
+
+    const cutShort = await RawConnection.open(daemon.endpoints.http);
+    cutShort.write(post(call(3, 'net_version')).slice(0, -5));
+    cutShort.endWriting();
+    const [refused] = await cutShort.responses(1);
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body).error.message).toBe(
+      'the client closed its side before the request was complete',
+    );
+    expect(await cutShort.closedByServer()).toBe(true);
+  });
+
   it('closes after a request that asks for it, and serves HTTP/1.0', async () => {
     const closing = await RawConnection.open(daemon.endpoints.http);
     closing.write(post(call(1, 'net_version'), 'Connection: close\r\n'));

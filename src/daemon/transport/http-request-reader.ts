@@ -55,6 +55,14 @@ export class HttpProtocolError extends Error {
   }
 }
 
+/** The client closed its sending side in the middle of a request: answered 400. */
+export class IncompleteRequestError extends HttpProtocolError {
+  constructor() {
+    super(400, 'the client closed its side before the request was complete');
+    this.name = 'IncompleteRequestError';
+  }
+}
+
 export interface RequestReaderLimits {
   /** Largest request line plus headers, in bytes. */
   maxHeaderSize: number;

@@ -21,6 +21,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import {
   HttpProtocolError,
+  IncompleteRequestError,
   HttpRequestReader,
   type HttpRequest,
   type HttpRequestHead,
@@ -225,6 +226,8 @@ class HttpConnection {
   private queuedBytes = 0;
   private answering = false;
   private finished = false;
+  /** The client has closed its side: what it sent is answered, then the connection ends. */
+  private peerEnded = false;
   /** Paused until the next turn: the turn's reading budget is spent. */
   private yielding = false;
   /** When the request being read began; undefined between requests. */
@@ -252,9 +255,23 @@ class HttpConnection {
       this.answer();
     });
     socket.on('error', () => socket.destroy());
+    socket.on('end', () => this.endOfInput());
     socket.on('close', () => {
       this.finished = true;
     });
+  }
+
+  /**
+   * The client has closed its sending side (the server is half-open, so answers can still go
+   * out): the requests it completed are answered, one it left unfinished gets a 400, and then
+   * the connection ends.
+   */
+  private endOfInput(): void {
+    this.peerEnded = true;
+    if (this.reader.readingRequest) {
+      this.enqueue({ kind: 'error', error: new IncompleteRequestError() });
+    }
+    this.answer();
   }
 
   /** Enforces the request deadline and the idle timeout; called by the server's sweep. */
@@ -371,6 +388,10 @@ class HttpConnection {
     }
     if (!this.answering && this.queue.length === 0 && this.requestStart === undefined)
       this.idleSince = Date.now();
+    if (this.peerEnded && !this.answering && this.queue.length === 0 && !this.finished) {
+      this.finished = true;
+      this.socket.end();
+    }
   }
 
   private send(head: HttpRequestHead, response: HttpResponse): void {
@@ -418,7 +439,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const connections = new Set<HttpConnection>();
   let refusing = false;
   let refused = 0;
-  const server = createServer((socket) => {
+  // Half-open: a client that closes its sending side after a request still gets the answer.
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     if (connections.size >= options.maxConnections) {
