@@ -176,6 +176,17 @@ describe('JSON-RPC limits, authentication and CORS', () => {
     expect(lookalike.status).toBe(415);
   });
 
+  it('refuses a compressed body by its encoding, and takes identity', async () => {
+    const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}';
+    const gzipped = await daemon.rpc.post(body, { 'content-encoding': 'gzip' });
+    expect(gzipped.status).toBe(415);
+    expect((gzipped.body as { error: { message: string } }).error.message).toBe(
+      'unsupported content encoding "gzip": send the body uncompressed',
+    );
+    const identity = await daemon.rpc.post(body, { 'content-encoding': 'identity' });
+    expect(identity.status).toBe(200);
+  });
+
   it("takes geth's other JSON-RPC media types, with or without parameters", async () => {
     const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}';
     for (const type of [

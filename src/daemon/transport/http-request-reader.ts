@@ -21,6 +21,7 @@ import { BodyBuffer } from './body-buffer.js';
 export interface RequestHeaders {
   host: string | undefined;
   'content-type': string | undefined;
+  'content-encoding': string | undefined;
   'content-length': string | undefined;
   'transfer-encoding': string | undefined;
   connection: string | undefined;
@@ -185,6 +186,7 @@ function parseHead(text: string): HttpRequestHead {
   const headers: RequestHeaders = {
     host: undefined,
     'content-type': undefined,
+    'content-encoding': undefined,
     'content-length': undefined,
     'transfer-encoding': undefined,
     connection: undefined,
@@ -205,6 +207,9 @@ function parseHead(text: string): HttpRequestHead {
         break;
       case 'content-type':
         headers['content-type'] = joined(headers['content-type'], value);
+        break;
+      case 'content-encoding':
+        headers['content-encoding'] = joined(headers['content-encoding'], value);
         break;
       case 'content-length':
         // Refused even when equal (RFC 9112 §6.3 allows either), as llhttp refuses it: a

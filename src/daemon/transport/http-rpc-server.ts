@@ -146,6 +146,16 @@ export async function startHttpRpcServer(options: HttpRpcServerOptions): Promise
           cors,
         );
       }
+      const encoding = head.headers['content-encoding']?.trim().toLowerCase() ?? 'identity';
+      if (encoding !== 'identity' && encoding !== '') {
+        // The body is read as JSON text as it came: a compressed one would only be a parse error.
+        return jsonError(
+          415,
+          RpcErrorCode.invalidRequest,
+          `unsupported content encoding "${head.headers['content-encoding']}": send the body uncompressed`,
+          cors,
+        );
+      }
       const reply = dispatcher.handleText(body.toString('utf8'), {
         transport: 'http',
         authenticated: isAuthenticated(head, options.token, false),
