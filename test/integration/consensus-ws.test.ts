@@ -401,6 +401,32 @@ describe('consensus RPC (in-process node)', () => {
     probe.ws.close();
   }, 60_000);
 
+  it('echoes request ids exactly, on replies and on the events of a subscription', async () => {
+    const ws = new WebSocket(server.websocketUrl);
+    const texts: string[] = [];
+    ws.on('message', (data: Buffer) => texts.push(data.toString()));
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const big = '18446744073709551615';
+    ws.send(
+      `{"jsonrpc":"2.0","id":${big},"method":"subscribe","params":{"query":"tm.event='NewBlockHeader'"}}`,
+    );
+    ws.send('{"jsonrpc":"2.0","id":1.50,"method":"no_such_method"}');
+    await waitFor(() => texts.length >= 2, 10_000, 'two replies');
+    expect(texts[0]).toBe(`{"jsonrpc":"2.0","id":${big},"result":{}}`);
+    expect(texts[1]).toMatch(/^\{"jsonrpc":"2\.0","id":1\.50,"error":\{"code":-32601,/);
+    await committed([await send(9, devAddress(3))]);
+    const eventStart = `{"jsonrpc":"2.0","id":${big},"result":{"query":"tm.event='NewBlockHeader'"`;
+    await waitFor(
+      () => texts.some((text) => text.startsWith(eventStart)),
+      10_000,
+      'an event with the exact id',
+    );
+    ws.close();
+  });
+
   it('serves the CometBFT routes over GET and POST that cosmjs decodes', async () => {
     const hash = await send(6, devAddress(2));
     await committed([hash]);

@@ -15,27 +15,31 @@ describe('consensus subscriptions', () => {
   it('matches addresses ignoring case and keeps subscription order', () => {
     const subscriptions = new ClientSubscriptions(5);
     subscriptions.add({
-      id: 'a',
+      idText: '"a"',
       queryText: `tm.event='Tx' AND ethereum_tx.recipient='${RECIPIENT.toLowerCase()}'`,
       query: query(`tm.event='Tx' AND ethereum_tx.recipient='${RECIPIENT.toLowerCase()}'`),
     });
-    subscriptions.add({ id: 7, queryText: "tm.event='Tx'", query: query("tm.event='Tx'") });
+    subscriptions.add({ idText: '7', queryText: "tm.event='Tx'", query: query("tm.event='Tx'") });
     const toRecipient = { 'tm.event': ['Tx'], 'ethereum_tx.recipient': [RECIPIENT] };
     const elsewhere = { 'tm.event': ['Tx'], 'ethereum_tx.recipient': ['0x' + '11'.repeat(20)] };
-    expect(subscriptions.matching(toRecipient).map((s) => s.id)).toEqual(['a', 7]);
-    expect(subscriptions.matching(elsewhere).map((s) => s.id)).toEqual([7]);
+    expect(subscriptions.matching(toRecipient).map((s) => s.idText)).toEqual(['"a"', '7']);
+    expect(subscriptions.matching(elsewhere).map((s) => s.idText)).toEqual(['7']);
     expect(subscriptions.matching({ 'tm.event': ['NewBlock'] })).toEqual([]);
   });
 
   it('treats spellings of one query as one subscription, and enforces the limit', () => {
     const subscriptions = new ClientSubscriptions(2);
-    subscriptions.add({ id: 1, queryText: "tm.event='Tx'", query: query("tm.event='Tx'") });
+    subscriptions.add({ idText: '1', queryText: "tm.event='Tx'", query: query("tm.event='Tx'") });
     expect(() =>
-      subscriptions.add({ id: 2, queryText: "tm.event = 'Tx'", query: query("tm.event = 'Tx'") }),
+      subscriptions.add({
+        idText: '2',
+        queryText: "tm.event = 'Tx'",
+        query: query("tm.event = 'Tx'"),
+      }),
     ).toThrow('already subscribed');
-    subscriptions.add({ id: 3, queryText: 'a.b EXISTS', query: query('a.b EXISTS') });
+    subscriptions.add({ idText: '3', queryText: 'a.b EXISTS', query: query('a.b EXISTS') });
     expect(() =>
-      subscriptions.add({ id: 4, queryText: 'c.d EXISTS', query: query('c.d EXISTS') }),
+      subscriptions.add({ idText: '4', queryText: 'c.d EXISTS', query: query('c.d EXISTS') }),
     ).toThrow('max_subscriptions_per_client 2 reached');
     subscriptions.remove(query("tm.event =   'Tx'"));
     expect(subscriptions.size).toBe(1);
@@ -76,7 +80,7 @@ describe('consensus client queries', () => {
         evaluations++;
         return matches(events);
       };
-      client.add({ id: index, queryText: "tm.event='Tx'", query: counted });
+      client.add({ idText: String(index), queryText: "tm.event='Tx'", query: counted });
     }
     const known = new Map<string, boolean>();
     const events = { 'tm.event': ['Tx'] };

@@ -36,14 +36,27 @@ export function cometError(error: unknown, onInternal?: (error: unknown) => void
   };
 }
 
-/** The text of a success response. */
-export function successText(id: RpcId | null, result: unknown): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, result });
+/** How every envelope begins, up to its id's text. */
+const ENVELOPE_START = '{"jsonrpc":"2.0","id":';
+const PLACEHOLDER_START = `${ENVELOPE_START}0`;
+
+/**
+ * An envelope whose id is `idText`, the id's JSON text as the request wrote it
+ * (`rpc/exact-ids.ts`): a number JavaScript does not hold exactly is echoed digit for digit.
+ */
+function envelopeText(idText: string, member: { result: unknown } | { error: CometRpcError }) {
+  const text = JSON.stringify({ jsonrpc: '2.0', id: 0, ...member });
+  return ENVELOPE_START + idText + text.slice(PLACEHOLDER_START.length);
 }
 
-/** The text of an error response. */
-export function errorText(id: RpcId | null, error: CometRpcError): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, error });
+/** The text of a success response; `idText` is the id's JSON text (`"null"` without one). */
+export function successText(idText: string, result: unknown): string {
+  return envelopeText(idText, { result });
+}
+
+/** The text of an error response; `idText` is the id's JSON text (`"null"` without one). */
+export function errorText(idText: string, error: CometRpcError): string {
+  return envelopeText(idText, { error });
 }
 
 /** Whether a value can be a request id (a string or a finite number). */

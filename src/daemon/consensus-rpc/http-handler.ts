@@ -85,7 +85,7 @@ function readBody(request: IncomingMessage, maxBytes: number): Promise<Body> {
 
 /** Answers 413 and closes the connection, whose unread rest is not worth reading. */
 function refuseBody(response: ServerResponse, reason: string): void {
-  const body = errorText(-1, cometError(new LimitExceededError(reason)));
+  const body = errorText('-1', cometError(new LimitExceededError(reason)));
   response.writeHead(413, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
@@ -145,14 +145,14 @@ export function httpHandler(
       context,
     );
     // CometBFT answers URI requests with id -1.
-    sendJson(response, 200, successText(-1, result));
+    sendJson(response, 200, successText('-1', result));
   };
 
   return (request, response) => {
     handle(request, response).catch((error: unknown) => {
       const rpcError = cometError(error, onInternal);
       if (response.headersSent) response.destroy();
-      else sendJson(response, statusOf(rpcError.code), errorText(-1, rpcError));
+      else sendJson(response, statusOf(rpcError.code), errorText('-1', rpcError));
     });
   };
 }

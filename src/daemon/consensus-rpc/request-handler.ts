@@ -4,8 +4,8 @@
  */
 import { exceedsJsonDepth, nestingTooDeepMessage } from '../rpc/json-depth.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
+import { idTextOf, noteExactIds } from '../rpc/exact-ids.js';
 import { cometError, errorText, isRpcId, successText } from './comet-envelope.js';
-import type { RpcId } from './comet-envelope.js';
 
 /** The consensus RPC's request limits, from the option table. */
 export interface RequestLimits {
@@ -17,8 +17,11 @@ export interface RequestLimits {
   batchResponseMaxSize: number;
 }
 
-/** Runs one method; throws the node's errors (or `RpcError`) on failure. */
-export type MethodCall = (method: string, params: unknown, id: RpcId) => unknown;
+/**
+ * Runs one method; throws the node's errors (or `RpcError`) on failure. `idText` is the
+ * request's id as it wrote it (JSON text).
+ */
+export type MethodCall = (method: string, params: unknown, idText: string) => unknown;
 
 function handleOne(
   request: unknown,
@@ -29,7 +32,8 @@ function handleOne(
     typeof request === 'object' && request !== null && !Array.isArray(request)
       ? (request as Record<string, unknown>)
       : undefined;
-  const id = record !== undefined && isRpcId(record.id) ? record.id : null;
+  const hasId = record !== undefined && isRpcId(record.id);
+  const idText = hasId ? idTextOf(record) : 'null';
   try {
     if (record === undefined || record.jsonrpc !== '2.0' || typeof record.method !== 'string') {
       throw new RpcError(
@@ -40,10 +44,10 @@ function handleOne(
     if (record.id !== undefined && record.id !== null && !isRpcId(record.id)) {
       throw new RpcError(RpcErrorCode.invalidRequest, 'id must be a string or a number');
     }
-    if (id === null) return undefined;
-    return successText(id, call(record.method, record.params, id));
+    if (!hasId) return undefined;
+    return successText(idText, call(record.method, record.params, idText));
   } catch (error) {
-    return errorText(id, cometError(error, onInternal));
+    return errorText(idText, cometError(error, onInternal));
   }
 }
 
@@ -66,16 +70,17 @@ export function handleRequestText(
   } catch {
     // CometBFT puts its JSON decoder's error here; V8's would be runtime text, so ours says it.
     return errorText(
-      null,
+      'null',
       cometError(
         new RpcError(RpcErrorCode.parseError, 'error unmarshaling request: not valid JSON'),
       ),
     );
   }
+  noteExactIds(parsed, text);
   if (!Array.isArray(parsed)) return handleOne(parsed, call, onInternal);
   if (parsed.length === 0) {
     return errorText(
-      null,
+      'null',
       cometError(new RpcError(RpcErrorCode.invalidRequest, 'empty batch request')),
     );
   }
@@ -93,7 +98,7 @@ export function handleRequestText(
     if (size + reply.length + 1 > limits.batchResponseMaxSize) {
       const id = (request as { id?: unknown } | null)?.id;
       reply = errorText(
-        isRpcId(id) ? id : null,
+        isRpcId(id) ? idTextOf(request) : 'null',
         cometError(
           new RpcError(
             RpcErrorCode.limitExceeded,
@@ -110,5 +115,5 @@ export function handleRequestText(
 }
 
 function refusal(code: number, message: string): string {
-  return errorText(null, cometError(new RpcError(code, message)));
+  return errorText('null', cometError(new RpcError(code, message)));
 }

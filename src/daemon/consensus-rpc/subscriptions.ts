@@ -4,12 +4,11 @@
  */
 import { ConflictError, LimitExceededError, NotFoundError } from '../../shared/errors.js';
 import type { EventSet, Query } from '../events/query/index.js';
-import type { RpcId } from './comet-envelope.js';
 
 /** One `subscribe` of a client. */
 export interface Subscription {
-  /** Id of the `subscribe` request; every event of the subscription carries it. */
-  id: RpcId;
+  /** Id of the `subscribe` request as it wrote it (JSON text); every event carries it. */
+  idText: string;
   /** The query as the client wrote it, echoed in `result.query`. */
   queryText: string;
   query: Query;

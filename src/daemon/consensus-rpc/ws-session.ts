@@ -13,7 +13,6 @@ import { InvalidInputError } from '../../shared/errors.js';
 import type { Query } from '../events/query/index.js';
 import type { Logger } from '../logger.js';
 import type { PublishedEvent } from './block-events.js';
-import type { RpcId } from './comet-envelope.js';
 import { WsChannel } from '../transport/ws-channel.js';
 import { handleRequestText } from './request-handler.js';
 import type { RequestLimits } from './request-handler.js';
@@ -78,17 +77,17 @@ export class ConsensusWsSession {
     if (this.subscriptions.size === 0) return;
     for (const event of events) {
       for (const subscription of this.subscriptions.matching(event.events, event.matched)) {
-        const message = `{"jsonrpc":"2.0","id":${JSON.stringify(subscription.id)},"result":{"query":${JSON.stringify(subscription.queryText)},${event.payload()}}}`;
+        const message = `{"jsonrpc":"2.0","id":${subscription.idText},"result":{"query":${JSON.stringify(subscription.queryText)},${event.payload()}}}`;
         if (!this.sendEvent(message)) return;
       }
     }
   }
 
-  private call(method: string, params: unknown, id: RpcId): unknown {
+  private call(method: string, params: unknown, idText: string): unknown {
     switch (method) {
       case 'subscribe': {
         const queryText = queryParam(params);
-        this.subscriptions.add({ id, queryText, query: this.parse(queryText) });
+        this.subscriptions.add({ idText, queryText, query: this.parse(queryText) });
         return {};
       }
       case 'unsubscribe':
