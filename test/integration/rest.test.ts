@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import canonicalize from 'canonicalize';
 import { encrypt as eciesEncrypt } from 'eciesjs';
@@ -76,10 +77,14 @@ function nextMessages(socket: WebSocket, count: number): Promise<NodeBlockEvent[
 }
 
 /** Posts a body as written (JSON that JSON.stringify could not produce). */
-async function rawPost(path: string, text: string) {
+async function rawPost(path: string, text: string | Buffer, headers: Record<string, string> = {}) {
   const response = await fetch(`${daemon.endpoints.rest}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${daemon.token}` },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${daemon.token}`,
+      ...headers,
+    },
     body: text,
   });
   return { status: response.status, body: (await response.json()) as unknown };
@@ -212,6 +217,10 @@ describe('crypto/sign and crypto/verify', () => {
     expectError(await post(rest, '/crypto/sign', {}), 400, /required property 'data'/);
     const infinite = await rawPost('/crypto/sign', '{"data":{"amount":1e400}}');
     expectError(infinite, 400, /^request body: the number at "amount" is beyond/);
+    const compressed = await rawPost('/crypto/sign', gzipSync('{"data":{}}'), {
+      'content-encoding': 'gzip',
+    });
+    expectError(compressed, 400, /^Content-Encoding gzip: send the JSON body as it is/);
     expectError(
       await post(rest, '/crypto/verify/0x1234', { data: { signed } }),
       400,

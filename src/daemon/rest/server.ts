@@ -192,6 +192,14 @@ function refuseOtherBodyType(request: FastifyRequest): void {
   if (sent !== expected) {
     throw new InvalidInputError(`request body must be ${expected} (Content-Type)`);
   }
+  // JSON is parsed as it came: a compressed body would only be a parse error full of binary.
+  // (An upload refuses an encoding in its own words, `storage-routes.ts`.)
+  const encoding = request.headers['content-encoding'];
+  if (!streamed && encoding !== undefined && !/^\s*(identity)?\s*$/i.test(encoding)) {
+    throw new InvalidInputError(
+      `Content-Encoding ${encoding}: send the JSON body as it is, without an encoding`,
+    );
+  }
 }
 
 /** The statuses a route can answer besides 200, each with the error body schema. */
