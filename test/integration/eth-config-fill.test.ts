@@ -1,5 +1,5 @@
 /**
- * eth_config, eth_capabilities and eth_fillTransaction against a real daemon: the fork
+ * eth_config, eth_baseFee, eth_capabilities and eth_fillTransaction against a real daemon: the fork
  * configuration is this chain's (its genesis, its chain id), the capabilities follow the head,
  * and a filled transaction, signed elsewhere as it is, is accepted and mined.
  */
@@ -18,14 +18,14 @@ interface Filled {
 
 const fixtureInterface = new Interface(loadContract('Fixture').abi);
 
-describe('eth_config, eth_capabilities and eth_fillTransaction', () => {
+describe('eth_config, eth_baseFee, eth_capabilities and eth_fillTransaction', () => {
   let daemon: TestDaemon;
   let fixture: string;
   const wallet = devWallet(5);
   const recipient = Wallet.createRandom().address;
 
   beforeAll(async () => {
-    daemon = await startTestDaemon(['--block-time', '0']);
+    daemon = await startTestDaemon(['--block-time', '0', '--minimum-gas-prices', '3gwei']);
     fixture = (await deployFixtureRaw(daemon.rpc, 'Fixture', wallet, 0)).contractAddress as string;
   });
   afterAll(() => daemon?.stop());
@@ -54,6 +54,17 @@ describe('eth_config, eth_capabilities and eth_fillTransaction', () => {
     expect(config.current.precompiles.ECREC).toBe(`0x${'00'.repeat(19)}01`);
     expect(config.current.precompiles.BLS12_MAP_FP2_TO_G2).toBe(`0x${'00'.repeat(19)}11`);
     expect(config.current.precompiles.P256VERIFY).toBeUndefined();
+  });
+
+  it('eth_baseFee answers the next block’s base fee, as eth_feeHistory’s last entry', async () => {
+    const baseFee = await daemon.rpc.call<string>('eth_baseFee', []);
+    const history = await daemon.rpc.call<{ baseFeePerGas: string[] }>('eth_feeHistory', [
+      '0x1',
+      'latest',
+    ]);
+    expect(baseFee).toBe(history.baseFeePerGas[1]);
+    // The daemon's floor (--minimum-gas-prices 3gwei) holds the base fee of an idle chain.
+    expect(BigInt(baseFee)).toBe(3_000_000_000n);
   });
 
   it('eth_capabilities names the head and keeps everything from the genesis', async () => {
@@ -106,13 +117,13 @@ describe('eth_config, eth_capabilities and eth_fillTransaction', () => {
   });
 
   it('makes a legacy transaction for a gas price, an EIP-2930 one with an access list', async () => {
-    const legacy = await fill({ from: wallet.address, to: recipient, gasPrice: '0x3b9aca00' });
-    expect(legacy.tx).toMatchObject({ type: '0x0', gasPrice: '0x3b9aca00' });
+    const legacy = await fill({ from: wallet.address, to: recipient, gasPrice: '0x12a05f200' });
+    expect(legacy.tx).toMatchObject({ type: '0x0', gasPrice: '0x12a05f200' });
     const accessList = [{ address: fixture.toLowerCase(), storageKeys: [] }];
     const withList = await fill({
       from: wallet.address,
       to: recipient,
-      gasPrice: '0x3b9aca00',
+      gasPrice: '0x12a05f200',
       accessList,
     });
     expect(withList.tx).toMatchObject({ type: '0x1', accessList });

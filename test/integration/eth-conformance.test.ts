@@ -51,6 +51,7 @@ const CALLS: ConformanceCall[] = [
   { label: '', method: 'eth_gasPrice', params: () => [] },
   { label: '', method: 'eth_maxPriorityFeePerGas', params: () => [] },
   { label: '', method: 'eth_blobBaseFee', params: () => [] },
+  { label: '', method: 'eth_baseFee', params: () => [] },
   { label: '', method: 'eth_feeHistory', params: () => ['0x3', 'latest', [25, 75]] },
   { label: '', method: 'eth_getBalance', params: (s) => [s.sender, 'latest'] },
   { label: 'at a past block', method: 'eth_getBalance', params: (s) => [s.sender, '0x0'] },

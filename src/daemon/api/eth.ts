@@ -35,6 +35,12 @@ function chainInfoMethods({ chain }: ChainView, fees: FeeOracle): MethodDefiniti
       handler: () => quantity(fees.suggestedTip()),
     }),
     defineMethod<[]>({ name: 'eth_blobBaseFee', params: [], handler: () => quantity(0n) }),
+    defineMethod<[]>({
+      name: 'eth_baseFee',
+      params: [],
+      // The next block's base fee, as the pending block's header carries it.
+      handler: () => quantity(chain.nextBaseFee()),
+    }),
     defineMethod<[string, BlockSelector, number[]?]>({
       name: 'eth_feeHistory',
       params: [

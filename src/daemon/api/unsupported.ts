@@ -1,7 +1,9 @@
 /**
  * Methods the spec lists that this node deliberately does not serve (the spec's "no marker"
- * group, except eth_signTransaction, which is implemented). They answer -32601 "the method X
- * is not supported by this node" rather than "does not exist", so callers can tell the two apart.
+ * group, except eth_signTransaction, which is implemented), and the execution-apis methods of a
+ * fork this chain does not run: the block access lists of EIP-7928 (Amsterdam; every block here
+ * runs Prague and has none). They answer -32601 "the method X is not supported by this node"
+ * rather than "does not exist", so callers can tell the two apart.
  */
 export const UNSUPPORTED_METHODS: readonly string[] = [
   'eth_submitHashrate',
@@ -54,4 +56,6 @@ export const UNSUPPORTED_METHODS: readonly string[] = [
   'admin_startWS',
   'admin_stopRPC',
   'admin_stopWS',
+  'eth_getBlockAccessList',
+  'debug_getRawBlockAccessList',
 ];
