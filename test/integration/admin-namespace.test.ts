@@ -35,9 +35,14 @@ describe('admin namespace', () => {
   });
   afterAll(() => daemon?.stop());
 
-  it('names the data directory', async () => {
+  it('names the data directory, and no peers', async () => {
     const dataDir = await daemon.authedRpc.call<string>('admin_datadir', []);
     expect(realpathSync(dataDir)).toBe(realpathSync(daemon.dataDir));
+    expect(await daemon.authedRpc.call('admin_peers', [])).toEqual([]);
+    const addPeer = await rpcError(
+      daemon.authedRpc.call('admin_addPeer', ['enode://00@1.2.3.4:1']),
+    );
+    expect(addPeer.message).toBe('the method admin_addPeer is not supported by this node');
   });
 
   it('describes the node key and the chain in admin_nodeInfo', async () => {

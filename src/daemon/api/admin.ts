@@ -1,8 +1,8 @@
 /**
- * The admin namespace's methods this node can answer truthfully: `admin_datadir` and
- * `admin_nodeInfo`. The peer methods (`admin_addPeer`, `admin_peers`) and the listener switches
- * (`admin_startRPC`, ...) are "not supported" (`unsupported.ts`): a single-validator chain has
- * no peers, and listeners are set at start. The namespace is private (the auth token) and, as
+ * The admin namespace's methods this node can answer truthfully: `admin_datadir`,
+ * `admin_nodeInfo` and `admin_peers` (none: a single-validator chain has no peers).
+ * `admin_addPeer` and the listener switches (`admin_startRPC`, ...) are "not supported"
+ * (`unsupported.ts`): there is no peer-to-peer layer to add to, and listeners are set at start. The namespace is private (the auth token) and, as
  * in geth, served only when `--evm.rpc.api` names it.
  */
 import type { NodeKey } from '../datadir/node-key.js';
@@ -58,6 +58,7 @@ export function adminNamespace({
     access: 'private',
     methods: [
       defineMethod<[]>({ name: 'admin_datadir', params: [], handler: () => dataDir }),
+      defineMethod<[]>({ name: 'admin_peers', params: [], handler: () => [] }),
       defineMethod<[]>({
         name: 'admin_nodeInfo',
         params: [],

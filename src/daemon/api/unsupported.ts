@@ -51,7 +51,6 @@ export const UNSUPPORTED_METHODS: readonly string[] = [
   'les_getCheckpoint',
   'les_getCheckpointContractAddress',
   'admin_addPeer',
-  'admin_peers',
   'admin_startRPC',
   'admin_startWS',
   'admin_stopRPC',
