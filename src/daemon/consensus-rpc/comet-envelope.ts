@@ -38,15 +38,19 @@ export function cometError(error: unknown, onInternal?: (error: unknown) => void
 
 /** How every envelope begins, up to its id's text. */
 const ENVELOPE_START = '{"jsonrpc":"2.0","id":';
-const PLACEHOLDER_START = `${ENVELOPE_START}0`;
+/** The same beginning with the id 0 that `envelopeText` serializes first and then replaces. */
+const ZERO_ID_START = `${ENVELOPE_START}0`;
 
 /**
  * An envelope whose id is `idText`, the id's JSON text as the request wrote it
  * (`rpc/exact-ids.ts`): a number JavaScript does not hold exactly is echoed digit for digit.
  */
-function envelopeText(idText: string, member: { result: unknown } | { error: CometRpcError }) {
+function envelopeText(
+  idText: string,
+  member: { result: unknown } | { error: CometRpcError },
+): string {
   const text = JSON.stringify({ jsonrpc: '2.0', id: 0, ...member });
-  return ENVELOPE_START + idText + text.slice(PLACEHOLDER_START.length);
+  return ENVELOPE_START + idText + text.slice(ZERO_ID_START.length);
 }
 
 /** The text of a success response; `idText` is the id's JSON text (`"null"` without one). */
