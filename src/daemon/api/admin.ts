@@ -5,6 +5,7 @@
  * (`unsupported.ts`): there is no peer-to-peer layer to add to, and listeners are set at start. The namespace is private (the auth token) and, as
  * in geth, served only when `--evm.rpc.api` names it.
  */
+import { unprefixedHex } from '../chain/byte-strings.js';
 import type { NodeKey } from '../datadir/node-key.js';
 import { enodeUrl, nodeId, nodeRecord } from '../identity/node-record.js';
 import { defineMethod, type NamespaceModule } from '../rpc/registry.js';
@@ -65,7 +66,7 @@ export function adminNamespace({
         handler: () => {
           const publicKey = nodeKey.publicKey;
           return {
-            id: hex(nodeId(publicKey)).slice(2),
+            id: unprefixedHex(nodeId(publicKey)),
             name: clientVersion,
             enode: enodeUrl(publicKey),
             enr: nodeRecord(nodeKey.privateKey, publicKey),

@@ -5,12 +5,12 @@
  * names port 0 and the record carries no IP or ports: it only proves the key.
  */
 import { RLP } from '@ethereumjs/rlp';
+import { unprefixedHex } from '../chain/byte-strings.js';
 import { keccak256, secp256k1Expand, secp256k1SignDigest } from '../crypto/wasm-crypto.js';
 
 /** The host an enode URL of a node without a listener names. */
 const NO_LISTENER_HOST = '127.0.0.1';
 
-const hexOf = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 /** The 64-byte public key `x ‖ y` of a 33-byte compressed one. */
@@ -25,7 +25,7 @@ export function nodeId(compressedPublicKey: Uint8Array): Uint8Array {
 
 /** `enode://<public key>@127.0.0.1:0?discport=0`: the key, and no listener. */
 export function enodeUrl(compressedPublicKey: Uint8Array): string {
-  return `enode://${hexOf(publicKey64(compressedPublicKey))}@${NO_LISTENER_HOST}:0?discport=0`;
+  return `enode://${unprefixedHex(publicKey64(compressedPublicKey))}@${NO_LISTENER_HOST}:0?discport=0`;
 }
 
 /**
